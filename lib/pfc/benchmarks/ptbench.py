@@ -1,0 +1,130 @@
+"""PTBench adapter: the official ``data.json`` (or our unified JSONL) into the schema; metric set.
+
+Official record fields used: ``query``, ``user_profile``, ``platforms``, ``tools``,
+``answer`` = ``[platform, [{function: {param: [acceptable values]}}]]``, ``query_params``,
+``profile_params``, and optionally ``user_id`` / ``trained``. A record without ``trained``
+takes it from the directory name (``test_trained_user`` / ``test_untrained_user``).
+The raw answer and parameter lists stay in ``meta`` so ``--compat official`` can score
+exactly as the published evaluator (``pfc.benchmarks.ptbench_official``).
+
+Metric keys are the official CSV headers (PTBench App. A.1, eqs. 2–11, and Fig. 4).
+
+    >>> ADAPTER.metric_keys["tool_param_values"]
+    'function_param_values'
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..schema import Example, GoldCall, Role, SchemaError
+from . import Adapter
+from .common import generic_row, load_predictions, load_unified
+
+METRIC_KEYS = {
+    "format": "format", "platforms": "app", "tool_names": "function_name",
+    "tool_param_names": "function_param_names", "tool_param_values": "function_param_values",
+    "query_params": "query_param_values", "profile_params": "profile_param_values", "overall": "overall",
+    "func_wrong_error": "func_wrong_error", "func_missing_error": "func_missing_error",
+    "func_excessive_error": "func_excessive_error", "param_missing_error": "param_missing_error",
+    "param_excessive_error": "param_excessive_error", "value_error": "value_error",
+}
+
+
+def _trained_from_path(path: Path) -> bool | None:
+    name = str(path.parent.name).lower()
+    if "untrained" in name:
+        return False
+    if "trained" in name:
+        return True
+    return None
+
+
+def gold_from_answer(answer, query_params, profile_params, where: str) -> list[GoldCall]:
+    """Official ``[platform, [{function: {param: [values]}}]]`` -> gold calls with roles."""
+    if not (isinstance(answer, list) and len(answer) == 2 and isinstance(answer[1], list)):
+        raise SchemaError("expected [platform, [{function: {param: [values]}}]]", field=where)
+    platform, funcs = answer
+    calls = []
+    for j, f in enumerate(funcs):
+        if not (isinstance(f, dict) and len(f) >= 1 and isinstance(next(iter(f.values())), dict)):
+            raise SchemaError("expected {function: {param: [values]}}", field=f"{where}[1][{j}]")
+        name, params = next(iter(f.items()))
+        args, alts, roles = {}, {}, {}
+        for p, vals in params.items():
+            if isinstance(vals, list) and vals:
+                args[p], alts[p] = vals[0], list(vals[1:])
+            else:
+                args[p] = None if isinstance(vals, list) else vals
+            src = "query" if p in query_params else "profile" if p in profile_params else "unknown"
+            roles[p] = Role(src, True)
+        calls.append(GoldCall(platform if isinstance(platform, str) else str(platform),
+                              str(name), args, {k: v for k, v in alts.items() if v}, roles))
+    return calls
+
+
+SPLITS = ("test_untrained_user", "test_trained_user")
+
+
+def load_official(path, id_prefix: str = "") -> list[Example]:
+    path = Path(path)
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise SchemaError(f"invalid JSON: {e.msg} (line {e.lineno})", file=str(path)) from None
+    if not isinstance(records, list):
+        raise SchemaError("expected a JSON list of records", file=str(path))
+    default_trained = _trained_from_path(path)
+    out = []
+    for i, r in enumerate(records):
+        try:
+            if not isinstance(r, dict):
+                raise SchemaError("expected an object", field="<record>")
+            for key in ("query", "answer", "query_params", "profile_params"):
+                if key not in r:
+                    raise SchemaError("missing", field=key)
+            gold = gold_from_answer(r["answer"], r["query_params"], r["profile_params"], "answer")
+        except SchemaError as e:
+            raise SchemaError(e.msg, file=str(path), line=f"record {i}", field=e.field) from None
+        trained = r.get("trained", default_trained)
+        out.append(Example(
+            id=id_prefix + str(r.get("id", i)), benchmark="ptbench", query=str(r["query"]), gold=gold,
+            user_id=None if r.get("user_id") is None else str(r.get("user_id")),
+            profile=r.get("user_profile"),
+            meta={"trained": trained if isinstance(trained, bool) else None,
+                  "official_answer": r["answer"], "query_params": r["query_params"],
+                  "profile_params": r["profile_params"], "platforms": r.get("platforms"),
+                  "official_tools": r.get("tools")}))
+    return out
+
+
+def load(examples_path, tools_path=None):
+    """An official ``data.json``, an official directory with both splits, or unified JSONL."""
+    p = Path(examples_path)
+    if p.suffix == ".json":
+        return load_official(p), []
+    if p.is_dir() and any((p / s / "data.json").exists() for s in SPLITS):
+        return [e for s in SPLITS if (p / s / "data.json").exists()
+                for e in load_official(p / s / "data.json", id_prefix=f"{s}/")], []
+    return load_unified(p, tools_path)
+
+
+def load_split_predictions(path, examples):
+    """A predictions file, or an official output directory (``<split>/generation.jsonl``)."""
+    p = Path(path)
+    if not p.is_dir():
+        return load_predictions(p, examples)
+    out = {}
+    for s in SPLITS:
+        part = [e for e in examples if e.id.startswith(f"{s}/")]
+        if part and (p / s / "generation.jsonl").exists():
+            out.update(load_predictions(p / s / "generation.jsonl", part))
+    return out
+
+
+def row(example, result, ctx=None):
+    return generic_row(example, result)
+
+
+ADAPTER = Adapter("ptbench", METRIC_KEYS, load, load_split_predictions, lambda ex, tools: None, row,
+                  style="ptbench", group_by=["trained"])

@@ -1,0 +1,136 @@
+"""The pure matching core: compare one parsed prediction with one example's gold calls.
+
+:func:`compare` aligns predicted calls with gold calls and classifies every argument as
+correct, wrong, missing or excess, with the gold argument's provenance role attached.
+Benchmarks turn a :class:`Comparison` into their metrics (``pfc.benchmarks``) and error
+classes (``pfc.taxonomy``); this module knows no benchmark and does no I/O.
+
+Alignment: each gold call takes the first unused predicted call with the same function
+name (preferring the same app). With ``pair_leftovers`` (single-call benchmarks scored
+per level, like ToolSpectrum) leftover calls are then paired in order.
+
+    >>> from pfc.parsing import parse; from pfc.schema import Example
+    >>> ex = Example.from_dict({"id": "1", "benchmark": "ptbench", "query": "q",
+    ...      "gold": [{"app": "A", "function": "f", "arguments": {"x": 1}}]})
+    >>> compare(ex, parse("A:[f(x=1)]")).overall
+    True
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .matching import norm_app, same_app, value_matches
+from .parsing import ParseResult
+from .schema import Call, Example, GoldCall, Role
+
+STATUSES = ("correct", "wrong", "missing", "excess")
+
+
+@dataclass
+class ArgResult:
+    function: str
+    argument: str
+    status: str                   # correct | wrong | missing | excess
+    gold: list | None = None      # acceptable values (None for excess arguments)
+    pred: object = None
+    role: Role | None = None      # provenance of the gold argument (None for excess)
+    function_matched: bool = True  # False when the argument's call has no same-named partner
+
+
+@dataclass
+class Comparison:
+    parsed: bool
+    parse_error: str | None
+    gold_refusal: bool
+    pred_refusal: bool
+    app_ok: bool = False
+    functions_ok: bool = False
+    param_names_ok: bool = False
+    values_ok: bool = False
+    missing_functions: list[str] = field(default_factory=list)
+    excess_functions: list[str] = field(default_factory=list)
+    args: list[ArgResult] = field(default_factory=list)
+    pred_calls: list[Call] = field(default_factory=list)
+    gold_calls: list[GoldCall] = field(default_factory=list)
+
+    @property
+    def overall(self) -> bool:
+        return self.parsed and self.app_ok and self.functions_ok and self.param_names_ok and self.values_ok
+
+    def count(self, status: str, source: str | None = None, required: bool | None = None,
+              matched_only: bool = False) -> int:
+        return sum(1 for a in self.args if a.status == status
+                   and (source is None or (a.role and a.role.source == source))
+                   and (required is None or (a.role and a.role.required == required))
+                   and (not matched_only or a.function_matched))
+
+
+def align(gold: list[GoldCall], pred: list[Call], pair_leftovers: bool = False):
+    """[(gold, pred | None)], [unmatched pred]; see the module docstring."""
+    used: set[int] = set()
+    pairs: list[tuple[GoldCall, Call | None]] = []
+    for g in gold:
+        same = [i for i, p in enumerate(pred) if i not in used and p.function == g.function]
+        best = next((i for i in same if same_app(pred[i].app, g.app)), same[0] if same else None)
+        if best is not None:
+            used.add(best)
+        pairs.append((g, pred[best] if best is not None else None))
+    left = [p for i, p in enumerate(pred) if i not in used]
+    if pair_leftovers:
+        for k, (g, p) in enumerate(pairs):
+            if p is None and left:
+                pairs[k] = (g, left.pop(0))
+    return pairs, left
+
+
+def compare(example: Example, result: ParseResult, pair_leftovers: bool = False) -> Comparison:
+    gold = example.gold
+    cmp = Comparison(result.ok, None if result.ok else (result.error or "format:unparseable"),
+                     gold is None, result.refusal, pred_calls=list(result.calls),
+                     gold_calls=list(gold or []))
+    if not result.ok:
+        for g in gold or []:
+            cmp.args += [ArgResult(g.function, n, "missing", g.acceptable(n), None, g.role(n), False)
+                         for n in g.arguments]
+        return cmp
+    if gold is None or result.refusal:
+        agree = gold is None and result.refusal
+        cmp.app_ok = cmp.functions_ok = cmp.param_names_ok = cmp.values_ok = agree
+        for g in gold or []:
+            cmp.missing_functions.append(g.function)
+            cmp.args += [ArgResult(g.function, n, "missing", g.acceptable(n), None, g.role(n), False)
+                         for n in g.arguments]
+        for p in result.calls:
+            cmp.excess_functions.append(p.function)
+            cmp.args += [ArgResult(p.function, n, "excess", None, v, None, False) for n, v in p.arguments.items()]
+        return cmp
+
+    pairs, left = align(gold, result.calls, pair_leftovers)
+    cmp.app_ok = {norm_app(g.app) for g in gold} == {norm_app(p.app) for p in result.calls}
+    names_ok = True
+    for g, p in pairs:
+        matched = p is not None and p.function == g.function
+        if not matched:
+            cmp.missing_functions.append(g.function)
+            if p is not None:
+                cmp.excess_functions.append(p.function)
+        for n in g.arguments:
+            acc = g.acceptable(n)
+            if p is None or n not in p.arguments:
+                cmp.args.append(ArgResult(g.function, n, "missing", acc, None, g.role(n), matched))
+                names_ok = False
+            else:
+                ok = value_matches(p.arguments[n], acc)
+                cmp.args.append(ArgResult(g.function, n, "correct" if ok else "wrong", acc,
+                                          p.arguments[n], g.role(n), matched))
+        for n, v in (p.arguments.items() if p is not None else ()):
+            if n not in g.arguments:
+                cmp.args.append(ArgResult(p.function, n, "excess", None, v, None, matched))
+                names_ok = False
+    for p in left:
+        cmp.excess_functions.append(p.function)
+        cmp.args += [ArgResult(p.function, n, "excess", None, v, None, False) for n, v in p.arguments.items()]
+    cmp.functions_ok = not cmp.missing_functions and not cmp.excess_functions
+    cmp.param_names_ok = cmp.functions_ok and names_ok
+    cmp.values_ok = cmp.param_names_ok and not any(a.status == "wrong" for a in cmp.args)
+    return cmp

@@ -1,0 +1,57 @@
+"""Every path the project uses, built from the repository root (no absolute paths elsewhere).
+
+External, third-party data directories are configured by environment variables and are
+never copied into the repository:
+
+- ``PFC_TOOLSPECTRUM_DIR``: the ToolSpectrum public release (default: ``<root>/../shared/data/toolspectrum``).
+- ``PFC_PTBENCH_DIR``: an official PTBench checkout's data (optional; no default).
+
+    >>> from pfc import paths; paths.REPORTS.name
+    'reports'
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LIB = ROOT / "lib"
+DATA = ROOT / "data"
+RAW = DATA / "raw"
+INTERIM = DATA / "interim"
+PROCESSED = DATA / "processed"
+EXTERNAL = DATA / "external"
+EXAMPLES = DATA / "examples"
+PAPER_RESULTS = DATA / "paper_results"
+BENCHMARKS = DATA / "benchmarks"
+RUNS = DATA / "runs"
+FIGURES = ROOT / "figures"
+REPORTS = ROOT / "reports"
+NOTEBOOKS = ROOT / "notebooks"
+TESTS = ROOT / "tests"
+GOLDEN = TESTS / "golden"
+
+
+def _env_dir(var: str, default: Path | None) -> Path | None:
+    value = os.environ.get(var)
+    if value:
+        return Path(value).expanduser()
+    return default
+
+
+def toolspectrum_dir() -> Path | None:
+    """The ToolSpectrum release directory (``PFC_TOOLSPECTRUM_DIR`` or ``../shared/data/toolspectrum``)."""
+    return _env_dir("PFC_TOOLSPECTRUM_DIR", ROOT.parent / "shared" / "data" / "toolspectrum")
+
+
+def ptbench_dir() -> Path | None:
+    """An official PTBench data directory if the user has one (``PFC_PTBENCH_DIR``), else None."""
+    return _env_dir("PFC_PTBENCH_DIR", None)
+
+
+def relative(path: Path) -> str:
+    """``path`` relative to the repo root when inside it (for reports and logs), else as given."""
+    try:
+        return str(Path(path).resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)

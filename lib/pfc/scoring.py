@@ -1,0 +1,127 @@
+"""Score predictions against examples: per-example rows, flat metrics, error rows; write them.
+
+The thin wrapper over the pure core (``pfc.parsing`` -> ``pfc.checker`` -> ``pfc.metrics``,
+``pfc.taxonomy``), with I/O at the edges. Every example gets a row; a missing or
+unparsable prediction is a failure row, never dropped.
+
+    >>> # report = score(examples, {"id": "output text"}, "ptbench"); report.metrics["overall"]
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from . import benchmarks
+from .benchmarks import ptbench_official as official
+from .metrics import compute
+from .parsing import ParseResult, parse
+from .schema import Example
+from .taxonomy import error_rows
+
+
+@dataclass
+class ScoreReport:
+    metrics: dict[str, float]
+    per_example: pd.DataFrame
+    errors: pd.DataFrame
+
+    def write(self, out_dir) -> Path:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        clean = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in self.metrics.items()}
+        (out / "metrics.json").write_text(json.dumps(clean, indent=1, sort_keys=False) + "\n")
+        self.per_example.to_csv(out / "per_example.csv", index=False)
+        self.errors.to_csv(out / "errors.csv", index=False)
+        return out
+
+
+_ERROR_COLUMNS = ["id", "level", "error_type", "function", "argument", "status", "source",
+                  "required", "gold", "predicted", "detail"]
+
+
+def _group_value(ex: Example, key: str):
+    if key == "history_bin":
+        n = ex.meta.get("history_length", len(ex.history) if ex.history else None)
+        return None if n is None else history_bin(int(n))
+    v = ex.meta.get(key)
+    if isinstance(v, list):
+        v = "+".join(map(str, v))
+    return v
+
+
+def history_bin(n: int) -> str:
+    """Bins of history length (records): 0-49, 50-99, 100-199, 200+."""
+    for hi, label in ((50, "0-49"), (100, "50-99"), (200, "100-199")):
+        if n < hi:
+            return label
+    return "200+"
+
+
+def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
+          style: str | None = None, compat: str | None = None) -> ScoreReport:
+    """Score ``outputs`` ({example id: raw output}) on ``examples``."""
+    if compat == "official":
+        if benchmark != "ptbench":
+            raise ValueError("--compat official exists for PTBench only")
+        return _score_official(examples, outputs)
+    if compat not in (None, "robust"):
+        raise ValueError(f"unknown compat mode {compat!r}")
+    adapter = benchmarks.get(benchmark)
+    ctx = adapter.context(examples, tools or [])
+    rows, errs = [], []
+    for ex in examples:
+        out = outputs.get(ex.id)
+        result = parse(out, style or adapter.style) if ex.id in outputs else \
+            ParseResult(False, [], "input:missing_prediction")
+        row, cmp, etype = adapter.row(ex, result, ctx)
+        row = {"id": ex.id, **{k: _group_value(ex, k) for k in adapter.group_by},
+               "error_type": etype or "", "valid": int(etype is None and cmp.overall), **row}
+        rows.append(row)
+        errs += error_rows(ex.id, cmp, etype)
+    df = pd.DataFrame(rows)
+    metrics = compute(adapter.metric_keys, df)
+    for key in adapter.group_by:
+        for value, part in df.groupby(key, dropna=True):
+            metrics.update(compute(adapter.metric_keys, part, prefix=f"{key}={value}/"))
+    return ScoreReport(metrics, df, pd.DataFrame(errs, columns=_ERROR_COLUMNS))
+
+
+def _score_official(examples: list[Example], outputs: dict) -> ScoreReport:
+    """The published PTBench evaluator's numbers (see ``pfc.benchmarks.ptbench_official``)."""
+    rows, by_split = [], {}
+    for ex in examples:
+        answer = ex.meta.get("official_answer")
+        if answer is None:
+            raise ValueError(f"example {ex.id}: --compat official needs the official data.json")
+        params = {"query_params": ex.meta["query_params"], "profile_params": ex.meta["profile_params"]}
+        r = official.score_sample(answer, outputs.get(ex.id), params)
+        rows.append({"id": ex.id, "trained": ex.meta.get("trained"), **r,
+                     "n_query": len(params["query_params"]), "n_profile": len(params["profile_params"])})
+        by_split.setdefault(ex.meta.get("trained"), []).append(rows[-1])
+
+    def agg(rs):
+        return official.aggregate(rs, sum(r["n_query"] for r in rs), sum(r["n_profile"] for r in rs))
+
+    metrics = agg(rows)
+    if set(by_split) == {True, False}:
+        un, tr = agg(by_split[False]), agg(by_split[True])
+        metrics = official.combine(un, tr, len(by_split[False]), len(by_split[True]))
+        metrics.update({f"trained=True/{k}": v for k, v in tr.items()})
+        metrics.update({f"trained=False/{k}": v for k, v in un.items()})
+    df = pd.DataFrame(rows)
+    errs = [{"id": r["id"], "level": "example", "error_type": "format:official" if not r["format"] else
+             next((k for k in official.ERROR_KEYS if r[k]), ""), "detail": r["detail"]}
+            for r in rows if not r["format"] or any(r[k] for k in official.ERROR_KEYS)]
+    return ScoreReport(metrics, df, pd.DataFrame(errs, columns=_ERROR_COLUMNS))
+
+
+def score_files(benchmark: str, examples_path, predictions_path, tools_path=None,
+                style: str | None = None, compat: str | None = None) -> ScoreReport:
+    adapter = benchmarks.get(benchmark)
+    examples, tools = adapter.load(examples_path, tools_path)
+    outputs = adapter.load_predictions(predictions_path, examples)
+    return score(examples, outputs, benchmark, tools, style, compat)

@@ -1,0 +1,150 @@
+"""Text scanning for model output: reasoning blocks, code fences, balanced brackets.
+
+Pure string functions, no parsing of values and no code execution. Every scan is linear
+in the input and bounded in nesting depth.
+
+    >>> strip_reasoning("<think>hmm</think> A:[f()]")
+    (' A:[f()]', None)
+"""
+from __future__ import annotations
+
+import keyword
+import re
+
+_THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.I)
+_THINK_CLOSE = re.compile(r"</(think|thinking|reasoning)>", re.I)
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n?(.*?)```", re.S)
+_TOOL_CALL_TAG = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S)
+_OPENERS, _CLOSERS = "([{", ")]}"
+
+
+def strip_reasoning(text: str) -> tuple[str, str | None]:
+    """Remove ``<think>…</think>`` preambles; returns (rest, error or None).
+
+    A closing tag without an opening one (templates that put ``<think>`` in the prompt)
+    keeps what follows the last closing tag. An opening tag never closed is an error.
+    """
+    closes = list(_THINK_CLOSE.finditer(text))
+    if closes:
+        return text[closes[-1].end():], None
+    if _THINK_OPEN.search(text):
+        return "", "format:unterminated_reasoning"
+    return text, None
+
+
+def fenced_blocks(text: str) -> list[str]:
+    """Contents of Markdown code fences, in order."""
+    return [m.group(2) for m in _FENCE.finditer(text)]
+
+
+def tool_call_tags(text: str) -> list[str]:
+    """Contents of Hermes-style ``<tool_call>…</tool_call>`` tags, in order."""
+    return [m.group(1) for m in _TOOL_CALL_TAG.finditer(text)]
+
+
+def find_balanced(text: str, start: int, max_depth: int) -> int:
+    """Index just past the bracket closing ``text[start]``, skipping string literals.
+
+    Returns -1 if unbalanced; raises ValueError('too_deep') past ``max_depth``.
+    """
+    stack: list[str] = []
+    i, n = start, len(text)
+    while i < n:
+        c = text[i]
+        if c in "'\"":
+            i = skip_string(text, i)
+            if i < 0:
+                return -1
+            continue
+        if c in _OPENERS:
+            stack.append(_CLOSERS[_OPENERS.index(c)])
+            if len(stack) > max_depth:
+                raise ValueError("too_deep")
+        elif c in _CLOSERS:
+            if not stack or stack.pop() != c:
+                return -1
+            if not stack:
+                return i + 1
+        i += 1
+    return -1
+
+
+def skip_string(text: str, i: int) -> int:
+    """Index just past the string literal starting at ``text[i]`` (a quote), or -1."""
+    q = text[i]
+    if text.startswith(q * 3, i):
+        end = text.find(q * 3, i + 3)
+        while end > 0 and _escaped(text, end):
+            end = text.find(q * 3, end + 1)
+        return -1 if end < 0 else end + 3
+    j = i + 1
+    n = len(text)
+    while j < n:
+        c = text[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == q:
+            return j + 1
+        if c == "\n":
+            return -1
+        j += 1
+    return -1
+
+
+def _escaped(text: str, j: int) -> bool:
+    k, count = j - 1, 0
+    while k >= 0 and text[k] == "\\":
+        count, k = count + 1, k - 1
+    return count % 2 == 1
+
+
+def max_nesting(text: str) -> int:
+    """Deepest bracket nesting, ignoring strings only approximately (an upper bound)."""
+    depth = best = 0
+    for c in text:
+        if c in _OPENERS:
+            depth += 1
+            best = max(best, depth)
+        elif c in _CLOSERS:
+            depth = max(0, depth - 1)
+    return best
+
+
+_KW_ARG = re.compile(r"(?<=[(,])(\s*)([A-Za-z_]+)(\s*=)(?!=)")
+KW_PREFIX = "__pfc_kw_"
+
+
+def rename_keyword_args(code: str) -> str:
+    """Rewrite ``f(from='x')`` to ``f(__pfc_kw_from='x')`` outside string literals.
+
+    Python keywords (``from``, ``class``, ``import``…) cannot be argument names in Python
+    syntax, but models (and tool schemas) use them. :func:`restore_keyword` maps back.
+    """
+    out, i, n, seg_start = [], 0, len(code), 0
+    while i < n:
+        if code[i] in "'\"":
+            out.append(_rename(code[seg_start:i]))
+            j = skip_string(code, i)
+            j = n if j < 0 else j
+            out.append(code[i:j])
+            i = seg_start = j
+            continue
+        i += 1
+    out.append(_rename(code[seg_start:]))
+    return "".join(out)
+
+
+def _rename(segment: str) -> str:
+    def sub(m: re.Match) -> str:
+        name = m.group(2)
+        if keyword.iskeyword(name) and name not in ("True", "False", "None"):
+            name = KW_PREFIX + name
+        return m.group(1) + name + m.group(3)
+    return _KW_ARG.sub(sub, segment)
+
+
+def restore_keyword(name: str | None) -> str | None:
+    if name and name.startswith(KW_PREFIX):
+        return name[len(KW_PREFIX):]
+    return name
