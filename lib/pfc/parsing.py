@@ -99,18 +99,25 @@ def _parse(output, style: str) -> ParseResult:
         return _fail("input:too_large", f"{len(output)} characters")
     if "\x00" in output:
         return _fail("input:control_characters", "NUL byte")
-    text, err = strip_reasoning(output)
+    bases, err = strip_reasoning(output)
     if err:
         return _fail(err)
-    text = text.strip()
-    if not text:
+    bases = [b.strip() for b in bases if b.strip()]
+    if not bases:
         return _fail("format:empty")
+    cands: list[str] = []
+    for text in bases:
+        if style == "ptbench":
+            cands += [text, *fenced_blocks(text)]
+        else:
+            cands += [*tool_call_tags(text), *fenced_blocks(text), text]
     if style == "ptbench":
-        return _first([text, *fenced_blocks(text)], [_bracket])
+        return _first(cands, [_bracket])
     if style == "json":
-        return _first([*tool_call_tags(text), *fenced_blocks(text), text], [_json])
-    readers = [_json, _bracket] if text[:1] in "{[`<" or "```" in text else [_bracket, _json]
-    return _first([*tool_call_tags(text), *fenced_blocks(text), text], readers)
+        return _first(cands, [_json])
+    first = bases[0]
+    readers = [_json, _bracket] if first[:1] in "{[`<" or "```" in first else [_bracket, _json]
+    return _first(cands, readers)
 
 
 def _first(candidates: list[str], readers) -> ParseResult:

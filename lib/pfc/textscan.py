@@ -4,7 +4,7 @@ Pure string functions, no parsing of values and no code execution. Every scan is
 in the input and bounded in nesting depth.
 
     >>> strip_reasoning("<think>hmm</think> A:[f()]")
-    (' A:[f()]', None)
+    ([' A:[f()]'], None)
 """
 from __future__ import annotations
 
@@ -18,18 +18,25 @@ _TOOL_CALL_TAG = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S)
 _OPENERS, _CLOSERS = "([{", ")]}"
 
 
-def strip_reasoning(text: str) -> tuple[str, str | None]:
-    """Remove ``<think>…</think>`` preambles; returns (rest, error or None).
+def strip_reasoning(text: str) -> tuple[list[str], str | None]:
+    """Texts to try once ``<think>…</think>`` preambles are removed; (candidates, error).
 
-    A closing tag without an opening one (templates that put ``<think>`` in the prompt)
-    keeps what follows the last closing tag. An opening tag never closed is an error.
+    An output that opens with a think tag keeps what follows the first closing tag (an
+    opening tag never closed is an error). A closing tag with no opening one (templates
+    that put ``<think>`` in the prompt) gives two candidates: after it, and the whole text
+    (in case the tag sits inside a string value).
     """
-    closes = list(_THINK_CLOSE.finditer(text))
-    if closes:
-        return text[closes[-1].end():], None
-    if _THINK_OPEN.search(text):
-        return "", "format:unterminated_reasoning"
-    return text, None
+    head = text.lstrip()
+    m = _THINK_OPEN.match(head)
+    if m:
+        close = _THINK_CLOSE.search(head, m.end())
+        if close is None:
+            return [], "format:unterminated_reasoning"
+        return [head[close.end():]], None
+    close = _THINK_CLOSE.search(text)
+    if close:
+        return [text[close.end():], text], None
+    return [text], None
 
 
 def fenced_blocks(text: str) -> list[str]:

@@ -1,0 +1,44 @@
+# Personalized function calling — every target sets up .venv itself; `make` alone lists them.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export PYTHONHASHSEED := 0
+export MPLBACKEND := Agg
+
+.PHONY: help venv test test-fast reproduce bench notebooks clean
+
+help: ## list the targets
+	@echo "Usage: make <target>"
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-12s %s\n", $$1, $$2}'
+
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip 2>&1 | grep -v "is ignored" || true
+	$(BIN)/python -m pip install -q -r requirements.txt 2>&1 | grep -v "is ignored" || true
+	$(BIN)/python -m pip install -q --no-deps -e . 2>&1 | grep -v "is ignored" || true
+	$(BIN)/python -c "import pfc, pandas, papermill, nbval, hypothesis" && touch $(STAMP)
+
+venv: $(STAMP) ## create .venv with the pinned core stack and pfc (editable)
+
+test: $(STAMP) ## run every test: unit, property, golden, real ToolSpectrum release, notebooks
+	$(BIN)/python -m pytest tests notebooks --nbval-lax -p no:cacheprovider
+
+test-fast: $(STAMP) ## unit tests only (no notebooks)
+	$(BIN)/python -m pytest tests -x -q -p no:cacheprovider
+
+reproduce: $(STAMP) ## main job on the embedded default: score the bundled runs, write reports/
+	$(BIN)/python -m pfc.reproduce
+
+bench: $(STAMP) ## speed and memory benchmarks -> reports/perf.md
+	$(BIN)/python benchmarks/bench_scoring.py
+
+notebooks: $(STAMP) ## execute every notebook with papermill into reports/notebooks/
+	@mkdir -p reports/notebooks
+	@for nb in notebooks/*.ipynb; do \
+	  $(BIN)/papermill "$$nb" "reports/notebooks/$$(basename $$nb)" -k python3 --language python || exit 1; done
+
+clean: ## remove the virtual environment and caches
+	rm -rf $(VENV) .pytest_cache .hypothesis lib/*.egg-info
