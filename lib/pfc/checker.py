@@ -24,9 +24,10 @@ from .parsing import ParseResult
 from .schema import Call, Example, GoldCall, Role
 
 STATUSES = ("correct", "wrong", "missing", "excess")
+_DEFAULT_ROLE = Role()
 
 
-@dataclass
+@dataclass(slots=True)
 class ArgResult:
     function: str
     argument: str
@@ -37,7 +38,7 @@ class ArgResult:
     function_matched: bool = True  # False when the argument's call has no same-named partner
 
 
-@dataclass
+@dataclass(slots=True)
 class Comparison:
     parsed: bool
     parse_error: str | None
@@ -67,6 +68,8 @@ class Comparison:
 
 def align(gold: list[GoldCall], pred: list[Call], pair_leftovers: bool = False):
     """[(gold, pred | None)], [unmatched pred]; see the module docstring."""
+    if len(gold) == 1 and len(pred) == 1 and gold[0].function == pred[0].function:
+        return [(gold[0], pred[0])], []  # the common case
     used: set[int] = set()
     pairs: list[tuple[GoldCall, Call | None]] = []
     for g in gold:
@@ -107,30 +110,35 @@ def compare(example: Example, result: ParseResult, pair_leftovers: bool = False)
 
     pairs, left = align(gold, result.calls, pair_leftovers)
     cmp.app_ok = {norm_app(g.app) for g in gold} == {norm_app(p.app) for p in result.calls}
-    names_ok = True
+    names_ok, any_wrong, out = True, False, cmp.args
     for g, p in pairs:
         matched = p is not None and p.function == g.function
         if not matched:
             cmp.missing_functions.append(g.function)
             if p is not None:
                 cmp.excess_functions.append(p.function)
-        for n in g.arguments:
-            acc = g.acceptable(n)
-            if p is None or n not in p.arguments:
-                cmp.args.append(ArgResult(g.function, n, "missing", acc, None, g.role(n), matched))
+        pargs = p.arguments if p is not None else {}
+        alts, roles = g.alternatives, g.roles
+        for n, v in g.arguments.items():
+            extra = alts.get(n)
+            acc = [v, *extra] if extra else [v]
+            role = roles.get(n) or _DEFAULT_ROLE
+            if n not in pargs:
+                out.append(ArgResult(g.function, n, "missing", acc, None, role, matched))
                 names_ok = False
             else:
-                ok = value_matches(p.arguments[n], acc)
-                cmp.args.append(ArgResult(g.function, n, "correct" if ok else "wrong", acc,
-                                          p.arguments[n], g.role(n), matched))
-        for n, v in (p.arguments.items() if p is not None else ()):
+                pv = pargs[n]
+                ok = value_matches(pv, acc)
+                any_wrong |= not ok
+                out.append(ArgResult(g.function, n, "correct" if ok else "wrong", acc, pv, role, matched))
+        for n, v in pargs.items():
             if n not in g.arguments:
-                cmp.args.append(ArgResult(p.function, n, "excess", None, v, None, matched))
+                out.append(ArgResult(p.function, n, "excess", None, v, None, matched))
                 names_ok = False
     for p in left:
         cmp.excess_functions.append(p.function)
-        cmp.args += [ArgResult(p.function, n, "excess", None, v, None, False) for n, v in p.arguments.items()]
+        out += [ArgResult(p.function, n, "excess", None, v, None, False) for n, v in p.arguments.items()]
     cmp.functions_ok = not cmp.missing_functions and not cmp.excess_functions
     cmp.param_names_ok = cmp.functions_ok and names_ok
-    cmp.values_ok = cmp.param_names_ok and not any(a.status == "wrong" for a in cmp.args)
+    cmp.values_ok = cmp.param_names_ok and not any_wrong
     return cmp

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 REL_TOL = 1e-6
 ABS_TOL = 1e-6
@@ -31,6 +32,7 @@ def norm_text(s: str) -> str:
     return _WS.sub(" ", s).strip().casefold()
 
 
+@lru_cache(maxsize=65536)
 def norm_app(name: str | None) -> str | None:
     """App names compare case-insensitively with spaces, ``_`` and ``-`` equivalent."""
     return None if name is None else _APP_SEP.sub(" ", str(name)).strip().casefold()
@@ -57,6 +59,8 @@ def _as_number(v):
         return float(v) if math.isfinite(v) else None
     if isinstance(v, str):
         t = v.strip() if len(v) < 64 else ""
+        if not t or t[0] not in "0123456789+-.":
+            return None
         try:
             x = float(t)
         except ValueError:
@@ -69,6 +73,9 @@ def values_equal(pred, gold, depth: int = 0) -> bool:
     """True when ``pred`` matches the gold value ``gold`` under the robust rules above."""
     if depth > 32:
         return False
+    tp = type(pred)
+    if tp is type(gold) and (tp is str or tp is int or tp is bool) and pred == gold:
+        return True  # fast path: identical scalars
     if pred is None or gold is None:
         return pred is None and gold is None
     if isinstance(pred, (list, tuple)) or isinstance(gold, (list, tuple)):
@@ -97,4 +104,7 @@ def values_equal(pred, gold, depth: int = 0) -> bool:
 
 def value_matches(pred, acceptable: list) -> bool:
     """True when ``pred`` equals any acceptable gold value."""
-    return any(values_equal(pred, g) for g in acceptable)
+    for g in acceptable:
+        if values_equal(pred, g):
+            return True
+    return False

@@ -83,8 +83,8 @@ def compute(metric_keys: dict[str, str], df, prefix: str = "") -> dict[str, floa
     return {prefix + key: aggregate(METRICS[name], df) for key, name in metric_keys.items()}
 
 
-def row_from_comparison(cmp: Comparison) -> dict:
-    """Shared per-example columns: accuracies (0/1) and per-source value counts."""
+def row_from_comparison(cmp: Comparison, sources: tuple[str, ...] = SOURCES) -> dict:
+    """Shared per-example columns: accuracies (0/1) and value counts for each of ``sources``."""
     row = {
         "format": int(cmp.parsed), "app": int(cmp.parsed and cmp.app_ok),
         "function_name": int(cmp.parsed and cmp.functions_ok),
@@ -92,8 +92,13 @@ def row_from_comparison(cmp: Comparison) -> dict:
         "function_param_values": int(cmp.parsed and cmp.values_ok),
         "overall": int(cmp.overall), "format_error": int(not cmp.parsed),
     }
-    for s in SOURCES:
-        gold_args = [a for a in cmp.args if a.role is not None and a.role.source == s]
-        row[f"total_{s}"] = len(gold_args)
-        row[f"correct_{s}"] = sum(1 for a in gold_args if a.status == "correct" and a.function_matched)
+    total = dict.fromkeys(SOURCES, 0)
+    correct = dict.fromkeys(SOURCES, 0)
+    for a in cmp.args:
+        if a.role is not None:
+            total[a.role.source] += 1
+            if a.status == "correct" and a.function_matched:
+                correct[a.role.source] += 1
+    for s in sources:
+        row[f"total_{s}"], row[f"correct_{s}"] = total[s], correct[s]
     return row

@@ -105,24 +105,35 @@ def _parse(output, style: str) -> ParseResult:
     bases = [b.strip() for b in bases if b.strip()]
     if not bases:
         return _fail("format:empty")
-    cands: list[str] = []
-    for text in bases:
-        if style == "ptbench":
-            cands += [text, *fenced_blocks(text)]
-        else:
-            cands += [*tool_call_tags(text), *fenced_blocks(text), text]
+    def cands():  # lazily: most outputs parse as they are, so fences and tags are rarely scanned
+        for text in bases:
+            if style == "ptbench":
+                yield text
+                yield from fenced_blocks(text)
+            else:
+                if "<tool_call>" in text:
+                    yield from tool_call_tags(text)
+                if "```" in text:
+                    yield from fenced_blocks(text)
+                yield text
+
     if style == "ptbench":
-        return _first(cands, [_bracket])
+        return _first(cands(), [_bracket])
     if style == "json":
-        return _first(cands, [_json])
+        return _first(cands(), [_json])
     first = bases[0]
     readers = [_json, _bracket] if first[:1] in "{[`<" or "```" in first else [_bracket, _json]
-    return _first(cands, readers)
+    return _first(cands(), readers)
 
 
-def _first(candidates: list[str], readers) -> ParseResult:
-    """The first reader that succeeds on the first candidate it can read; else the best error."""
-    errors = []
+def _first(candidates, readers) -> ParseResult:
+    """The first reader that succeeds on the first candidate it can read; else the best error.
+
+    Errors are kept as (code, detail) tuples, never as exception objects: a stored
+    exception's traceback links back through every caller's frame and keeps the whole
+    scoring run alive until a full garbage collection.
+    """
+    errors: list[tuple[str, str]] = []
     for cand in candidates:
         cand = cand.strip()
         if not cand:
@@ -131,12 +142,12 @@ def _first(candidates: list[str], readers) -> ParseResult:
             try:
                 return ParseResult(True, reader(cand), None, reader.__name__.strip("_"))
             except _Fail as f:
-                errors.append(f)
+                errors.append((f.code, f.detail))
             except Unsafe as u:
-                errors.append(_Fail(u.kind, u.detail))
-    best = next((e for e in errors if e.code != "format:no_call_found"), None) or \
-        (errors[0] if errors else _Fail("format:no_call_found"))
-    return _fail(best.code, best.detail)
+                errors.append((u.kind, u.detail))
+    code, detail = next((e for e in errors if e[0] != "format:no_call_found"), None) or \
+        (errors[0] if errors else ("format:no_call_found", ""))
+    return _fail(code, detail)
 
 
 # ------------------------------------------------------------------ bracket style
@@ -157,8 +168,9 @@ def _bracket(text: str) -> list[Call]:
         if not starts:
             raise _Fail("format:no_call_found")
         body_start = min(starts)
-    body = _region(text, body_start)
-    tree = _py(rename_keyword_args(body))
+    tree = _fast_tail(text, body_start)
+    if tree is None:
+        tree = _py(_region(text, body_start))
     nodes = tree.elts if isinstance(tree, (ast.List, ast.Tuple)) else [tree]
     calls = []
     for node in nodes:
@@ -187,6 +199,19 @@ def _call_start(text: str) -> int:
     return m.start() if m else -1
 
 
+def _fast_tail(text: str, start: int):
+    """Most outputs end with the call list: read the tail directly, skipping the bracket scan."""
+    tail = text[start:].rstrip().rstrip("}").rstrip() if text.lstrip().startswith("{") else text[start:].rstrip()
+    if not tail or tail[0] not in "[" + "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_" \
+            or len(tail) > MAX_EXPR_CHARS:
+        return None
+    try:  # ast.parse enforces its own nesting limit; the value converters bound depth
+        tree = _py(tail)
+    except _Fail:
+        return None
+    return tree if isinstance(tree, (ast.List, ast.Tuple, ast.Call)) else None
+
+
 def _region(text: str, start: int) -> str:
     """The bracketed list or single call starting at ``start``."""
     i = start
@@ -204,13 +229,26 @@ def _region(text: str, start: int) -> str:
     return text[start:end]
 
 
+_PARSE_ERRORS = (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError)
+
+
 def _py(code: str) -> ast.AST:
+    """Python-syntax tree of one expression; keyword-named arguments (``from=``) are renamed
+    only when the plain parse fails (they are rare, and renaming costs a scan)."""
     if len(code) > MAX_EXPR_CHARS:
         raise _Fail("input:too_large", f"expression of {len(code)} characters")
+    code = code.strip()
     try:
-        return ast.parse(code.strip(), mode="eval").body
-    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as e:
-        raise _Fail("format:syntax_error", type(e).__name__) from None
+        return ast.parse(code, mode="eval").body
+    except _PARSE_ERRORS as e:
+        err = type(e).__name__
+    renamed = rename_keyword_args(code)
+    if renamed != code:
+        try:
+            return ast.parse(renamed, mode="eval").body
+        except _PARSE_ERRORS as e:
+            err = type(e).__name__
+    raise _Fail("format:syntax_error", err)
 
 
 # ------------------------------------------------------------------ JSON style

@@ -46,7 +46,7 @@ def _opt_str(d: dict, key: str, fld: str) -> str | None:
     return v
 
 
-@dataclass
+@dataclass(slots=True)
 class Role:
     """Provenance of one gold argument: where its value comes from, and whether it is required."""
     source: str = "unknown"

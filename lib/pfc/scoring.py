@@ -8,8 +8,10 @@ unparsable prediction is a failure row, never dropped.
 """
 from __future__ import annotations
 
+import gc
 import json
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,9 +121,33 @@ def _score_official(examples: list[Example], outputs: dict) -> ScoreReport:
     return ScoreReport(metrics, df, pd.DataFrame(errs, columns=_ERROR_COLUMNS))
 
 
+@contextmanager
+def paused_gc():
+    """Pause the cyclic garbage collector (refcounting still frees memory).
+
+    Scoring allocates many small acyclic objects; with 100k examples alive, repeated
+    full collections cost ~30% of the time (measured: benchmarks/bench_scoring.py).
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def score_files(benchmark: str, examples_path, predictions_path, tools_path=None,
                 style: str | None = None, compat: str | None = None) -> ScoreReport:
+    with paused_gc():
+        return _score_files(benchmark, examples_path, predictions_path, tools_path, style, compat)
+
+
+def _score_files(benchmark, examples_path, predictions_path, tools_path, style, compat) -> ScoreReport:
     adapter = benchmarks.get(benchmark)
-    examples, tools = adapter.load(examples_path, tools_path)
+    if compat == "official" and benchmark == "ptbench":  # compat reads the raw answers only
+        examples, tools = adapter.load(examples_path, tools_path, gold=False)
+    else:
+        examples, tools = adapter.load(examples_path, tools_path)
     outputs = adapter.load_predictions(predictions_path, examples)
     return score(examples, outputs, benchmark, tools, style, compat)

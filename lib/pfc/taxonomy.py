@@ -32,7 +32,7 @@ TOOLSPECTRUM_CLASSES = {
 }
 
 
-def error_type(cmp: Comparison) -> str | None:
+def error_type(cmp: Comparison, flags: dict | None = None) -> str | None:
     if not cmp.parsed:
         return ":".join((cmp.parse_error or "format:unparseable").split(":")[:2])
     if cmp.gold_refusal and not cmp.pred_refusal:
@@ -41,7 +41,7 @@ def error_type(cmp: Comparison) -> str | None:
         return "refusal:false_refusal"
     if not cmp.app_ok:
         return "app:wrong_app"
-    flags = ptbench_flags(cmp)
+    flags = flags or ptbench_flags(cmp)
     for cls, et in (("func_wrong", "function:wrong"), ("func_missing", "function:missing"),
                     ("func_excessive", "function:excessive"), ("param_missing", "param:missing"),
                     ("param_excessive", "param:excessive"), ("value", "value:wrong")):
@@ -98,6 +98,8 @@ def toolspectrum_type(cmp: Comparison, gold_app: str | None, domains: dict, spec
 
 
 def _js(v) -> str:
+    if type(v) is str:
+        return '"' + v[:498] + '"' if '"' not in v and "\\" not in v else json.dumps(v, ensure_ascii=False)[:500]
     try:
         return json.dumps(v, ensure_ascii=False, default=str)[:500]
     except (TypeError, ValueError):

@@ -26,6 +26,8 @@ def strip_reasoning(text: str) -> tuple[list[str], str | None]:
     that put ``<think>`` in the prompt) gives two candidates: after it, and the whole text
     (in case the tag sits inside a string value).
     """
+    if "<" not in text:  # fast path: no tags at all
+        return [text], None
     head = text.lstrip()
     m = _THINK_OPEN.match(head)
     if m:
@@ -41,7 +43,7 @@ def strip_reasoning(text: str) -> tuple[list[str], str | None]:
 
 def fenced_blocks(text: str) -> list[str]:
     """Contents of Markdown code fences, in order."""
-    return [m.group(2) for m in _FENCE.finditer(text)]
+    return [m.group(2) for m in _FENCE.finditer(text)] if "```" in text else []
 
 
 def tool_call_tags(text: str) -> list[str]:
@@ -119,6 +121,8 @@ def max_nesting(text: str) -> int:
 
 
 _KW_ARG = re.compile(r"(?<=[(,])(\s*)([A-Za-z_]+)(\s*=)(?!=)")
+_ANY_KW_ARG = re.compile(r"\b(?:" + "|".join(k for k in keyword.kwlist if k not in ("True", "False", "None"))
+                         + r")\s*=(?!=)")
 KW_PREFIX = "__pfc_kw_"
 
 
@@ -128,6 +132,8 @@ def rename_keyword_args(code: str) -> str:
     Python keywords (``from``, ``class``, ``import``…) cannot be argument names in Python
     syntax, but models (and tool schemas) use them. :func:`restore_keyword` maps back.
     """
+    if not _ANY_KW_ARG.search(code):  # the common case: nothing to rename
+        return code
     out, i, n, seg_start = [], 0, len(code), 0
     while i < n:
         if code[i] in "'\"":

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..checker import compare
 from ..metrics import row_from_comparison
-from ..schema import Example, SchemaError, iter_jsonl, load_examples, load_tools
+from ..schema import SOURCES, Example, SchemaError, iter_jsonl, load_examples, load_tools
 from ..taxonomy import error_rows, error_type, ptbench_flags
 
 
@@ -55,12 +55,14 @@ def load_predictions(path, examples: list[Example]) -> dict:
     return out
 
 
-def generic_row(example: Example, result, ctx=None, pair_leftovers: bool = False):
+def generic_row(example: Example, result, ctx=None, pair_leftovers: bool = False,
+                sources: tuple[str, ...] = SOURCES):
     """Shared columns + PTBench error flags; returns (row, comparison, error_type)."""
     cmp = compare(example, result, pair_leftovers=pair_leftovers)
-    row = row_from_comparison(cmp)
-    row.update(ptbench_flags(cmp))
-    return row, cmp, error_type(cmp)
+    row = row_from_comparison(cmp, sources)
+    flags = ptbench_flags(cmp)
+    row.update(flags)
+    return row, cmp, error_type(cmp, flags)
 
 
 __all__ = ["load_unified", "load_predictions", "generic_row", "error_rows"]

@@ -40,33 +40,43 @@ def _trained_from_path(path: Path) -> bool | None:
     return None
 
 
+_ROLES = {s: Role(s, True) for s in ("query", "profile", "unknown")}  # shared, never mutated
+
+
 def gold_from_answer(answer, query_params, profile_params, where: str) -> list[GoldCall]:
     """Official ``[platform, [{function: {param: [values]}}]]`` -> gold calls with roles."""
     if not (isinstance(answer, list) and len(answer) == 2 and isinstance(answer[1], list)):
         raise SchemaError("expected [platform, [{function: {param: [values]}}]]", field=where)
     platform, funcs = answer
+    platform = platform if isinstance(platform, str) else str(platform)
     calls = []
     for j, f in enumerate(funcs):
-        if not (isinstance(f, dict) and len(f) >= 1 and isinstance(next(iter(f.values())), dict)):
+        if not isinstance(f, dict) or not f:
             raise SchemaError("expected {function: {param: [values]}}", field=f"{where}[1][{j}]")
         name, params = next(iter(f.items()))
+        if not isinstance(params, dict):
+            raise SchemaError("expected {param: [values]}", field=f"{where}[1][{j}].{name}")
         args, alts, roles = {}, {}, {}
         for p, vals in params.items():
-            if isinstance(vals, list) and vals:
-                args[p], alts[p] = vals[0], list(vals[1:])
+            if type(vals) is list:
+                if vals:
+                    args[p] = vals[0]
+                    if len(vals) > 1:
+                        alts[p] = vals[1:]
+                else:
+                    args[p] = None
             else:
-                args[p] = None if isinstance(vals, list) else vals
-            src = "query" if p in query_params else "profile" if p in profile_params else "unknown"
-            roles[p] = Role(src, True)
-        calls.append(GoldCall(platform if isinstance(platform, str) else str(platform),
-                              str(name), args, {k: v for k, v in alts.items() if v}, roles))
+                args[p] = vals
+            roles[p] = _ROLES["query" if p in query_params else "profile" if p in profile_params else "unknown"]
+        calls.append(GoldCall(platform, str(name), args, alts, roles))
     return calls
 
 
 SPLITS = ("test_untrained_user", "test_trained_user")
 
 
-def load_official(path, id_prefix: str = "") -> list[Example]:
+def load_official(path, id_prefix: str = "", gold: bool = True) -> list[Example]:
+    """Records of an official ``data.json``; ``gold=False`` skips building gold calls (compat mode)."""
     path = Path(path)
     try:
         records = json.loads(path.read_text(encoding="utf-8"))
@@ -83,12 +93,13 @@ def load_official(path, id_prefix: str = "") -> list[Example]:
             for key in ("query", "answer", "query_params", "profile_params"):
                 if key not in r:
                     raise SchemaError("missing", field=key)
-            gold = gold_from_answer(r["answer"], r["query_params"], r["profile_params"], "answer")
+            calls = gold_from_answer(r["answer"], r["query_params"], r["profile_params"], "answer") \
+                if gold else []
         except SchemaError as e:
             raise SchemaError(e.msg, file=str(path), line=f"record {i}", field=e.field) from None
         trained = r.get("trained", default_trained)
         out.append(Example(
-            id=id_prefix + str(r.get("id", i)), benchmark="ptbench", query=str(r["query"]), gold=gold,
+            id=id_prefix + str(r.get("id", i)), benchmark="ptbench", query=str(r["query"]), gold=calls,
             user_id=None if r.get("user_id") is None else str(r.get("user_id")),
             profile=r.get("user_profile"),
             meta={"trained": trained if isinstance(trained, bool) else None,
@@ -98,14 +109,14 @@ def load_official(path, id_prefix: str = "") -> list[Example]:
     return out
 
 
-def load(examples_path, tools_path=None):
+def load(examples_path, tools_path=None, gold: bool = True):
     """An official ``data.json``, an official directory with both splits, or unified JSONL."""
     p = Path(examples_path)
     if p.suffix == ".json":
-        return load_official(p), []
+        return load_official(p, gold=gold), []
     if p.is_dir() and any((p / s / "data.json").exists() for s in SPLITS):
         return [e for s in SPLITS if (p / s / "data.json").exists()
-                for e in load_official(p / s / "data.json", id_prefix=f"{s}/")], []
+                for e in load_official(p / s / "data.json", id_prefix=f"{s}/", gold=gold)], []
     return load_unified(p, tools_path)
 
 
@@ -123,7 +134,7 @@ def load_split_predictions(path, examples):
 
 
 def row(example, result, ctx=None):
-    return generic_row(example, result)
+    return generic_row(example, result, sources=("query", "profile"))  # PTBench's two value sources
 
 
 ADAPTER = Adapter("ptbench", METRIC_KEYS, load, load_split_predictions, lambda ex, tools: None, row,
