@@ -50,8 +50,8 @@ def ptbench_dir() -> Path | None:
 
 
 def relative(path: Path) -> str:
-    """``path`` relative to the repo root when inside it (for reports and logs), else as given."""
+    """``path`` relative to the repo root (``../shared/...`` outside it): reports never hold absolute paths."""
     try:
-        return str(Path(path).resolve().relative_to(ROOT))
-    except ValueError:
-        return str(path)
+        return os.path.relpath(Path(path).resolve(), ROOT)
+    except ValueError:  # another drive (Windows)
+        return Path(path).name
