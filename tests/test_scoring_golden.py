@@ -66,3 +66,16 @@ def test_official_combine_weights_splits_by_sample_count():
     tr = {k: 1.0 for k in official.ACC_KEYS} | {k: 1.0 for k in official.ERROR_KEYS}
     out = official.combine(un, tr, 3, 1)
     assert out["overall"] == 0.625 and out["value_error"] == 3.0
+
+
+def test_checker_returns_valid_error_type_and_details():
+    from pfc.scoring import check
+    case = CASES[0]
+    ex = {e["id"]: Example.from_dict(e) for e in case["examples"]}
+    assert check(ex["T1"], case["outputs"]["T1"], "tracebench")[:2] == (True, None)
+    valid, etype, details = check(ex["T3"], case["outputs"]["T3"], "tracebench")
+    assert (valid, etype) == (False, "value:wrong")
+    wrong = [a for a in details["arguments"] if a["status"] == "wrong"]
+    assert wrong == [{"function": "order_food", "argument": "address", "status": "wrong", "source": "recent_context"}]
+    # trap: garbage must come back as a typed failure, not an exception
+    assert check(ex["T1"], "\x00" * 10, "tracebench")[:2] == (False, "input:control_characters")

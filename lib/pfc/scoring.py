@@ -72,10 +72,13 @@ def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
         return _score_official(examples, outputs)
     if compat not in (None, "robust"):
         raise ValueError(f"unknown compat mode {compat!r}")
+    from tqdm.auto import tqdm
     adapter = benchmarks.get(benchmark)
     ctx = adapter.context(examples, tools or [])
     rows, errs = [], []
-    for ex in examples:
+    bar = tqdm(examples, desc=f"scoring {benchmark}", unit="ex", mininterval=0.5,
+               disable=True if len(examples) < 5000 else None)  # None: shown on a terminal only
+    for ex in bar:
         out = outputs.get(ex.id)
         result = parse(out, style or adapter.style) if ex.id in outputs else \
             ParseResult(False, [], "input:missing_prediction")
@@ -90,6 +93,21 @@ def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
         for value, part in df.groupby(key, dropna=True):
             metrics.update(compute(adapter.metric_keys, part, prefix=f"{key}={value}/"))
     return ScoreReport(metrics, df, pd.DataFrame(errs, columns=_ERROR_COLUMNS))
+
+
+def check(example: Example, output, benchmark: str, tools=None, style: str | None = None):
+    """BFCL-style checker for one example: ``(valid, error_type "family:subtype" | None, details)``.
+
+    ``details`` holds the example's per-example columns, the parse error and the
+    per-argument results. A checker never raises on model output.
+    """
+    adapter = benchmarks.get(benchmark)
+    result = parse(output, style or adapter.style)
+    row, cmp, etype = adapter.row(example, result, adapter.context([example], tools or []))
+    details = {**row, "parse_error": result.error,
+               "arguments": [{"function": a.function, "argument": a.argument, "status": a.status,
+                              "source": a.role.source if a.role else None} for a in cmp.args]}
+    return etype is None and cmp.overall, etype, details
 
 
 def _score_official(examples: list[Example], outputs: dict) -> ScoreReport:
