@@ -56,3 +56,14 @@ def test_unknown_style_is_a_typed_failure_not_an_exception():
 def test_non_text_input_is_a_typed_failure():
     assert parse(12345).error.startswith("input:not_text")
     assert parse(None).error.startswith("input:not_text")
+
+
+def test_backticks_inside_a_string_value_do_not_split_the_code_fence():
+    # trap: found by hypothesis — a value containing ``` cut the fence and a fragment parsed
+    r = parse("```\nA:[f(x={'```': None}), g()]\n```")
+    assert r.ok and [c.function for c in r.calls] == ["f", "g"] and r.calls[0].arguments == {"x": {"```": None}}
+
+
+def test_single_line_fence_still_reads():
+    r = parse('```json {"APP": "Keep", "API": "log", "params": {}} ```')
+    assert r.ok and r.calls[0].app == "Keep"

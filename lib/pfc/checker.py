@@ -58,13 +58,6 @@ class Comparison:
     def overall(self) -> bool:
         return self.parsed and self.app_ok and self.functions_ok and self.param_names_ok and self.values_ok
 
-    def count(self, status: str, source: str | None = None, required: bool | None = None,
-              matched_only: bool = False) -> int:
-        return sum(1 for a in self.args if a.status == status
-                   and (source is None or (a.role and a.role.source == source))
-                   and (required is None or (a.role and a.role.required == required))
-                   and (not matched_only or a.function_matched))
-
 
 def align(gold: list[GoldCall], pred: list[Call], pair_leftovers: bool = False):
     """[(gold, pred | None)], [unmatched pred]; see the module docstring."""

@@ -108,7 +108,7 @@ def fold(node: ast.AST, depth: int = 0, *, max_bits: int = LIMITS["max_fold_bits
 _WORDS = {"true": True, "false": False, "null": None, "none": None}
 
 
-def _check_scalar(v):
+def check_scalar(v):
     if isinstance(v, bool) or v is None or isinstance(v, str):
         return v
     if isinstance(v, int):
@@ -120,9 +120,9 @@ def _check_scalar(v):
             raise Unsafe("value:non_finite")
         return v
     if isinstance(v, (list, tuple, set)):
-        return [_check_scalar(x) for x in v]
+        return [check_scalar(x) for x in v]
     if isinstance(v, dict):
-        return {_check_scalar(k): _check_scalar(x) for k, x in v.items()}
+        return {check_scalar(k): check_scalar(x) for k, x in v.items()}
     raise Unsafe("value:unsupported_literal", type(v).__name__)
 
 
@@ -131,9 +131,9 @@ def to_value(node: ast.AST, depth: int = 0):
     if depth > LIMITS["max_depth"]:
         raise Unsafe("value:too_deep")
     if isinstance(node, ast.Constant):
-        return _check_scalar(node.value)
+        return check_scalar(node.value)
     if isinstance(node, (ast.UnaryOp, ast.BinOp)):
-        return _check_scalar(fold(node, depth))
+        return check_scalar(fold(node, depth))
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         return [to_value(e, depth + 1) for e in node.elts]
     if isinstance(node, ast.Dict):

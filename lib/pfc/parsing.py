@@ -26,9 +26,9 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from .literals import LIMITS, Unsafe, call_name, to_value, _check_scalar
+from .literals import LIMITS, Unsafe, call_name, to_value, check_scalar
 from .schema import Call
-from .textscan import (KW_PREFIX, fenced_blocks, find_balanced, rename_keyword_args,
+from .textscan import (fenced_blocks, find_balanced, rename_keyword_args,
                        restore_keyword, strip_reasoning, tool_call_tags)
 
 MAX_INPUT_CHARS = 2_000_000   # whole output (cheap linear scans only)
@@ -333,7 +333,7 @@ def _make_call(app, fn, args) -> Call:
     if not isinstance(args, dict):
         raise _Fail("format:bad_arguments", f"arguments are a {type(args).__name__}")
     try:
-        args = {str(k): _check_scalar(v) for k, v in args.items()}
+        args = {str(k): check_scalar(v) for k, v in args.items()}
     except Unsafe as u:
         raise _Fail(u.kind, u.detail) from None
     if app is None and fn.count(APP_SEP):
@@ -353,4 +353,4 @@ def _native(tool_calls) -> ParseResult:
         return _fail(u.kind, u.detail, "tool_calls")
 
 
-__all__ = ["parse", "ParseResult", "split_tool_name", "STYLES", "KW_PREFIX"]
+__all__ = ["parse", "ParseResult", "split_tool_name", "STYLES"]

@@ -20,7 +20,6 @@ from typing import Any, Iterable, Iterator
 BENCHMARKS = ("tracebench", "ptbench", "toolspectrum")
 # Where a gold argument's value comes from (its provenance role).
 SOURCES = ("query", "profile", "environment", "long_term_history", "recent_context", "unknown")
-META_KEYS = ("subset", "vagueness", "history_length", "domain", "personalization", "trained")
 
 
 class SchemaError(ValueError):

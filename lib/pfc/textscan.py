@@ -13,7 +13,8 @@ import re
 
 _THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.I)
 _THINK_CLOSE = re.compile(r"</(think|thinking|reasoning)>", re.I)
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n?(.*?)```", re.S)
+_FENCE = re.compile(r"^[ \t]*```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)\n[ \t]*```[ \t]*$", re.S | re.M)
+_FENCE_INLINE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n?(.*?)```", re.S)
 _TOOL_CALL_TAG = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S)
 _OPENERS, _CLOSERS = "([{", ")]}"
 
@@ -42,8 +43,14 @@ def strip_reasoning(text: str) -> tuple[list[str], str | None]:
 
 
 def fenced_blocks(text: str) -> list[str]:
-    """Contents of Markdown code fences, in order."""
-    return [m.group(2) for m in _FENCE.finditer(text)] if "```" in text else []
+    """Contents of Markdown code fences, in order.
+
+    Fences are line constructs: a line-anchored fence wins over ```` ``` ```` inside a
+    string value; single-line fences are read only when there is no line-anchored one.
+    """
+    if "```" not in text:
+        return []
+    return [m.group(2) for m in _FENCE.finditer(text)] or [m.group(2) for m in _FENCE_INLINE.finditer(text)]
 
 
 def tool_call_tags(text: str) -> list[str]:
@@ -106,18 +113,6 @@ def _escaped(text: str, j: int) -> bool:
     while k >= 0 and text[k] == "\\":
         count, k = count + 1, k - 1
     return count % 2 == 1
-
-
-def max_nesting(text: str) -> int:
-    """Deepest bracket nesting, ignoring strings only approximately (an upper bound)."""
-    depth = best = 0
-    for c in text:
-        if c in _OPENERS:
-            depth += 1
-            best = max(best, depth)
-        elif c in _CLOSERS:
-            depth = max(0, depth - 1)
-    return best
 
 
 _KW_ARG = re.compile(r"(?<=[(,])(\s*)([A-Za-z_]+)(\s*=)(?!=)")
