@@ -102,6 +102,9 @@ def main() -> None:
         lines.append(f"| {names[m]} | {r['seconds']:.2f} | {args.n / r['seconds']:,.0f} | {r['peak_rss_mib']:.0f} |")
     if "published" not in results:
         lines += ["", "The published evaluator was not timed in this run (pass `--official-src`)."]
+    else:
+        lines += ["", "Published evaluator: hyfshadow/PTBench at commit 9678ecc (`src/parse.py`, "
+                  "`src/test_acc.py`, `src/test_error.py`), run from a folder outside this repository."]
     times = [t for _, t in hostile]
     lines += ["", f"## Hostile outputs ({len(hostile)} inputs: code-execution forms, 10^5-deep brackets, "
               "10 MB strings, NaN/inf, huge integers, NUL bytes)", "",
