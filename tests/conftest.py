@@ -1,5 +1,4 @@
 """Shared fixtures: the golden-data folder and the ToolSpectrum release (read in place)."""
-import json
 from pathlib import Path
 
 import pytest
@@ -10,10 +9,6 @@ from pfc import paths
 @pytest.fixture(scope="session")
 def golden() -> Path:
     return paths.GOLDEN
-
-
-def load_golden(name: str):
-    return json.loads((paths.GOLDEN / name).read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from conftest import load_golden
+from golden_cases import load_golden
 from pfc import paths
 from pfc.benchmarks import ptbench as ptb
 from pfc.render import render

@@ -1,7 +1,7 @@
 """Golden parse cases (tests/golden/parse_cases.json): each names its trap and source."""
 import pytest
 
-from conftest import load_golden
+from golden_cases import load_golden
 from pfc.parsing import parse
 
 CASES = load_golden("parse_cases.json")

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import load_golden
+from golden_cases import load_golden
 from pfc import paths
 from pfc.benchmarks.ptbench_official import OfficialFormatError, official_include, official_parse
 from pfc.scoring import score_files

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from conftest import load_golden
+from golden_cases import load_golden
 from pfc.benchmarks import ptbench_official as official
 from pfc.benchmarks.ptbench import load_official
 from pfc.schema import Example, Tool

@@ -56,6 +56,10 @@ METRICS: dict[str, Metric] = dict([
     *[_m(f"{e}_error", "sum", [e], f"samples with a {e.replace('_', ' ')} error (PTBench Fig. 4)", False)
       for e in ("func_wrong", "func_missing", "func_excessive", "param_missing", "param_excessive", "value")],
     _m("format_error", "sum", ["format_error"], "unparsable samples", False),
+    _m("refusal_recall", "ratio", ["correct_refusal", "gold_refusal"],
+       "gold refusals the model refused / gold refusals (ours; ToolSpectrum policy cases)"),
+    _m("refusal_precision", "ratio", ["correct_refusal", "pred_refusal"],
+       "correct refusals / all refusals the model made (ours)"),
     *[_m(level, "f1", [f"{level}_tp", f"{level}_fp", f"{level}_fn"],
          f"micro F1 at the {level} level (ToolSpectrum §4.1; definition in pfc.benchmarks.toolspectrum)")
       for level in ("APP", "API", "RP", "OP")],
@@ -91,6 +95,8 @@ def row_from_comparison(cmp: Comparison, sources: tuple[str, ...] = SOURCES) -> 
         "function_param_names": int(cmp.parsed and cmp.param_names_ok),
         "function_param_values": int(cmp.parsed and cmp.values_ok),
         "overall": int(cmp.overall), "format_error": int(not cmp.parsed),
+        "gold_refusal": int(cmp.gold_refusal), "pred_refusal": int(cmp.parsed and cmp.pred_refusal),
+        "correct_refusal": int(cmp.gold_refusal and cmp.parsed and cmp.pred_refusal),
     }
     total = dict.fromkeys(SOURCES, 0)
     correct = dict.fromkeys(SOURCES, 0)

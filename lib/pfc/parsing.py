@@ -111,8 +111,10 @@ def _parse(output, style: str) -> ParseResult:
                 yield text
                 yield from fenced_blocks(text)
             else:
-                if "<tool_call>" in text:
-                    yield from tool_call_tags(text)
+                tags = tool_call_tags(text) if "<tool_call>" in text else []
+                if tags:  # several tags are several calls
+                    yield "[" + ",".join(t.strip() for t in tags) + "]"
+                    yield from tags
                 if "```" in text:
                     yield from fenced_blocks(text)
                 yield text
@@ -262,21 +264,31 @@ def _bounded_int(s: str) -> int:
     return int(s)
 
 
-def _load(text: str):
+MAX_REGIONS = 32  # bracketed regions tried per output (each try is one linear scan)
+
+
+def _regions(text: str) -> list[str]:
+    """Top-level ``{…}`` / ``[…]`` regions in order (string-aware, bounded)."""
+    out, i, tries = [], 0, 0
+    while tries < MAX_REGIONS:
+        starts = [j for j in (text.find("{", i), text.find("[", i)) if j >= 0]
+        if not starts:
+            break
+        start, tries = min(starts), tries + 1
+        try:
+            end = find_balanced(text, start, LIMITS["max_depth"])
+        except ValueError:
+            raise _Fail("format:too_deep", f"nesting over {LIMITS['max_depth']}") from None
+        if end < 0:
+            i = start + 1
+            continue
+        out.append(text[start:end])
+        i = end
+    return out
+
+
+def _load_region(region: str):
     """JSON, else a Python literal (single quotes, True/None, trailing commas)."""
-    start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
-    if start < 0:
-        word = text.strip().strip("`").strip().rstrip(".").lower()
-        if word in ("null", "none"):
-            return None
-        raise _Fail("format:no_call_found")
-    try:
-        end = find_balanced(text, start, LIMITS["max_depth"])
-    except ValueError:
-        raise _Fail("format:too_deep", f"nesting over {LIMITS['max_depth']}") from None
-    if end < 0:
-        raise _Fail("format:unbalanced_brackets")
-    region = text[start:end]
     if len(region) > MAX_EXPR_CHARS:
         raise _Fail("input:too_large", f"expression of {len(region)} characters")
     try:
@@ -285,8 +297,29 @@ def _load(text: str):
         return to_value(_py(region))
 
 
+def _load(text: str):
+    """The first bracketed region of ``text`` as a value (``null``/``None`` alone: None)."""
+    regions = _regions(text)
+    if not regions:
+        word = text.strip().strip("`").strip().rstrip(".").lower()
+        if word in ("null", "none"):
+            return None
+        raise _Fail("format:unbalanced_brackets" if ("{" in text or "[" in text) else "format:no_call_found")
+    return _load_region(regions[0])
+
+
 def _json(text: str) -> list[Call]:
-    return _interpret(_load(text))
+    """The LAST region that reads as a call wins: reasoning before an answer may hold braces."""
+    regions = _regions(text)
+    if not regions:
+        return _interpret(_load(text))
+    first_error = None
+    for region in reversed(regions):
+        try:
+            return _interpret(_load_region(region))
+        except (_Fail, Unsafe) as e:
+            first_error = first_error or e
+    raise first_error
 
 
 def _interpret(obj, depth: int = 0) -> list[Call]:

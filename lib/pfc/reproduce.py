@@ -80,7 +80,8 @@ def toolspectrum_section() -> tuple[list[str], dict]:
     release = paths.toolspectrum_dir()
     if release is None or not (release / "data" / "dataset_persona.json").exists():
         return ["## 3. ToolSpectrum release", "",
-                f"Skipped: no release at `{release}` (set `PFC_TOOLSPECTRUM_DIR`).", ""], {}
+                f"Skipped: no release at `{paths.relative(release) if release else None}` "
+                "(set `PFC_TOOLSPECTRUM_DIR`).", ""], {}
     lines = ["## 3. ToolSpectrum release: reference baselines (F1)", "",
              f"Read in place from `PFC_TOOLSPECTRUM_DIR` (`{paths.relative(release)}`); nothing is copied.", "",
              "| subset | baseline | APP | API | RP | OP |", "|---|---|---:|---:|---:|---:|"]

@@ -142,6 +142,7 @@ class Tool:
     parameters: dict = field(default_factory=lambda: {"type": "object", "properties": {}, "required": []})
     roles: dict[str, str] = field(default_factory=dict)  # param -> required|personalized|environmental|...
     policies: list[str] = field(default_factory=list)
+    app_description: str = ""
 
     @property
     def key(self) -> str:
@@ -168,7 +169,7 @@ class Tool:
               fld + ".parameters.required", "expected a list of names from 'properties'")
         return cls(_opt_str(d, "app", fld + ".app"), fn, d.get("description", "") or "",
                    _opt_str(d, "domain", fld + ".domain"), params, dict(d.get("roles", {}) or {}),
-                   list(d.get("policies", []) or []))
+                   list(d.get("policies", []) or []), d.get("app_description", "") or "")
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -72,7 +72,7 @@ def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
         return _score_official(examples, outputs)
     if compat not in (None, "robust"):
         raise ValueError(f"unknown compat mode {compat!r}")
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
     adapter = benchmarks.get(benchmark)
     ctx = adapter.context(examples, tools or [])
     rows, errs = [], []

@@ -58,7 +58,8 @@ ROLE_SOURCE = {"required": Role("query", True), "personalized": Role("profile", 
                "environmental": Role("environment", False)}
 TYPES = {"str": "string", "syt": "string", "int": "integer", "float": "number", "bool": "boolean",
          "list": "array", "dict": "object"}
-METRIC_KEYS = {"APP": "APP", "API": "API", "RP": "RP", "OP": "OP"}
+METRIC_KEYS = {"APP": "APP", "API": "API", "RP": "RP", "OP": "OP", "format": "format",
+               "refusal_recall": "refusal_recall", "refusal_precision": "refusal_precision"}
 LEVELS = ("APP", "API", "RP", "OP")
 REFUSAL = "⊥"
 _KEY = re.compile(r"^\s*(.+?)\s*\(\s*(\w+)\s*\)\s*$")
@@ -103,7 +104,7 @@ def load_tools_release(path) -> list[Tool]:
                         required.append(name)
             tools.append(Tool(app, api, s.get("desc", ""), DOMAINS.get(app),
                               {"type": "object", "properties": props, "required": required},
-                              roles, list(a.get("policy", []) or [])))
+                              roles, list(a.get("policy", []) or []), a.get("desc", "")))
     return tools
 
 
@@ -153,9 +154,15 @@ def load_release(examples_path, tools_path=None):
 
 
 def load(examples_path, tools_path=None):
+    """A release ``dataset_*.json``, a whole release directory (all three subsets), or unified JSONL."""
     p = Path(examples_path)
     if p.suffix == ".json":
         return load_release(p, tools_path)
+    if (p / "data" / "dataset_persona.json").exists():
+        examples = []
+        for name in SUBSETS:
+            examples += load_release(p / "data" / f"{name}.json")[0]
+        return examples, load_tools_release(tools_path or p / "api" / "API_description.json")
     return load_unified(p, tools_path)
 
 
