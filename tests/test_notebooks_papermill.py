@@ -23,7 +23,8 @@ def test_toolspectrum_notebook_scores_a_given_run_with_hierarchical_preview(rele
     text = out.read_text()
     assert "oracle-as-model / cot" in text  # the given run was scored and named from its config
     assert "Answer with the domain name only." in text  # the hierarchical domain step was shown
-    assert (tmp_path / "figs" / "fig4_domains.png").exists() and (tmp_path / "figs" / "taxonomy.png").exists()
+    for name in ("table3_ours.png", "table3_ours.csv", "fig4_domains.png", "taxonomy.png"):
+        assert (tmp_path / "figs" / name).exists(), name
 
 
 def test_walkthrough_notebook_scores_toolspectrum_parameters(release, tmp_path):
