@@ -1,4 +1,4 @@
-"""Command line: ``python -m pfc parse`` and ``python -m pfc score``.
+"""Command line: ``python -m pfc parse | score | simulate | preprocess | build tracebench``.
 
 ``parse`` reads one model output on stdin and prints ``{"ok", "calls", "refusal", "error"}``
 (exit 0 when it parsed, 1 when not). ``score`` writes ``metrics.json``,
@@ -49,6 +49,38 @@ def _score_cmd(args) -> int:
     return 0
 
 
+def _simulate_cmd(args) -> int:
+    from .paths import relative
+    from .simulate import simulate
+    out = simulate(args.users, args.seed, args.out, records=args.records, workers=args.workers)
+    print(f"wrote {relative(out)}/events.jsonl and manifest.json", file=sys.stderr)
+    return 0
+
+
+def _preprocess_cmd(args) -> int:
+    from .preprocess import preprocess
+    try:
+        report = preprocess(args.raw, args.out)
+    except FileNotFoundError as e:
+        print(f"pfc preprocess: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(report, indent=1))
+    return 0
+
+
+def _build_cmd(args) -> int:
+    from .build import build_tracebench
+    from .schema import SchemaError as _SE
+    try:
+        st = build_tracebench(args.out, raw_dir=args.raw, users=args.users, seed=args.seed, records=args.records,
+                              per_user=args.per_user, workers=args.workers, review_sheet=args.review_sheet)
+    except (FileNotFoundError, _SE) as e:
+        print(f"pfc build: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(st["table2"]))
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m pfc", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -66,6 +98,28 @@ def main(argv=None) -> int:
     s.add_argument("--style", choices=STYLES, help="output style (default: the benchmark's)")
     s.add_argument("--compat", choices=["official"], help="PTBench: the published evaluator's numbers")
     s.set_defaults(func=_score_cmd)
+    sim = sub.add_parser("simulate", help="simulate raw phone interaction logs")
+    sim.add_argument("--users", type=int, default=10)
+    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--records", type=int, default=300, help="records per user (at least 100 recommended)")
+    sim.add_argument("--workers", type=int, default=1)
+    sim.add_argument("--out", required=True)
+    sim.set_defaults(func=_simulate_cmd)
+    pre = sub.add_parser("preprocess", help="anonymize, validate and standardize raw logs")
+    pre.add_argument("--raw", required=True)
+    pre.add_argument("--out", required=True)
+    pre.set_defaults(func=_preprocess_cmd)
+    b = sub.add_parser("build", help="build a benchmark end to end")
+    b.add_argument("benchmark", choices=["tracebench"])
+    b.add_argument("--raw", help="raw logs directory (default: simulate)")
+    b.add_argument("--users", type=int, default=10)
+    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--records", type=int, default=300)
+    b.add_argument("--per-user", type=int, default=60, help="anchors per user")
+    b.add_argument("--workers", type=int, default=1)
+    b.add_argument("--review-sheet", help="a reviewed anchors_review.csv to apply")
+    b.add_argument("--out", required=True)
+    b.set_defaults(func=_build_cmd)
     args = ap.parse_args(argv)
     return args.func(args)
 
