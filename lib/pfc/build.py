@@ -20,7 +20,7 @@ from . import anchors as anchor_mod
 from .preprocess import load_histories, preprocess
 from .querygen import LEVELS, generate
 from .schema import Example, GoldCall, HistoryEntry, Role, write_examples, write_tools
-from .scoring import history_bin
+from .scoring import HISTORY_BINS, history_bin
 from .simulate import simulate
 from .toolset import load_tools, spec
 
@@ -63,12 +63,15 @@ def make_examples(histories, anchors: list[dict], seed: int = 0, chat=None, dist
 
 def stats(examples: list[Example], histories) -> dict:
     tools = load_tools()
-    count = lambda f: dict(sorted(Counter(f(e) for e in examples).items()))  # noqa: E731
+    def count(f, order=None):
+        c = Counter(f(e) for e in examples)
+        return {k: c[k] for k in order if k in c} if order else dict(sorted(c.items()))
+
     return {
         "table2": {"scenarios": len(spec()["scenarios"]), "apps": len({t.app for t in tools}),
                    "functions": len(tools), "users": int(histories["user_id"].nunique()), "queries": len(examples)},
-        "by_vagueness": count(lambda e: e.meta["vagueness"]),
-        "by_history_bin": count(lambda e: history_bin(e.meta["history_length"])),
+        "by_vagueness": count(lambda e: e.meta["vagueness"], LEVELS),
+        "by_history_bin": count(lambda e: history_bin(e.meta["history_length"]), HISTORY_BINS),
         "by_personalization": dict(sorted(Counter(t for e in examples for t in e.meta["personalization"]).items())),
         "by_scenario": count(lambda e: e.meta["domain"]),
         "parameters": sum(len(t.param_names) for t in tools), "required_parameters": sum(len(t.required) for t in tools),
@@ -93,9 +96,17 @@ def build_tracebench(out_dir, raw_dir=None, users: int = 10, seed: int = 0, reco
     if review_sheet is not None:
         anchors = anchor_mod.import_review(review_sheet, anchors)
     examples, skipped = make_examples(histories, anchors, seed, chat)
+    return export_benchmark(out, examples, histories, len(anchors), skipped, report, seed,
+                            "simulated" if raw_dir == out / "raw" else "raw logs")
+
+
+def export_benchmark(out, examples, histories, n_anchors: int, skipped: dict, report: dict, seed: int,
+                     source: str) -> dict:
+    """Write ``examples.jsonl``, ``tools.json`` and ``stats.json`` into ``out``; return the stats."""
+    out = Path(out)
     write_examples(examples, out / "examples.jsonl")
     write_tools(load_tools(), out / "tools.json")
-    st = {**stats(examples, histories), "anchors": len(anchors), "levels_skipped": skipped, "preprocess": report,
-          "seed": seed, "source": "simulated" if raw_dir == out / "raw" else "raw logs"}
-    (out / "stats.json").write_text(json.dumps(st, indent=1, sort_keys=True) + "\n")
+    st = {**stats(examples, histories), "anchors": n_anchors, "levels_skipped": skipped, "preprocess": report,
+          "seed": seed, "source": source}
+    (out / "stats.json").write_text(json.dumps(st, indent=1) + "\n")  # insertion order: deterministic
     return st

@@ -55,12 +55,15 @@ def _group_value(ex: Example, key: str):
     return v
 
 
+HISTORY_BINS = ("0-49", "50-99", "100-199", "200+")
+
+
 def history_bin(n: int) -> str:
     """Bins of history length (records): 0-49, 50-99, 100-199, 200+."""
-    for hi, label in ((50, "0-49"), (100, "50-99"), (200, "100-199")):
+    for hi, label in zip((50, 100, 200), HISTORY_BINS):
         if n < hi:
             return label
-    return "200+"
+    return HISTORY_BINS[-1]
 
 
 def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
