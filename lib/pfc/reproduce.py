@@ -1,9 +1,11 @@
 """``make reproduce``: the main job on the embedded default data; writes reports/ and figures/.
 
-At this stage: (1) every bundled, hand-computed golden case scored by the one scorer;
-(2) the PTBench fixture scored the robust way and the published evaluator's way, side by
-side, with a figure; (3) on the ToolSpectrum release, when configured, oracle and
-non-answer baselines per subset. Every number here is computed, none is copied.
+(1) TRACEBench built end to end on the embedded default (10 simulated users, seed 0) into
+``data/benchmarks/tracebench``, its statistics beside the paper's, and two reference runs
+scored per vagueness level; (2) every bundled, hand-computed golden case; (3) the PTBench
+fixture scored the robust way and the published evaluator's way; (4) on the ToolSpectrum
+release, when configured, reference baselines per subset. Every number here is computed,
+except those labelled as the paper's.
 
     python -m pfc.reproduce [--out reports]
 """
@@ -24,9 +26,66 @@ PT_KEYS = ["format", "platforms", "tool_names", "tool_param_names", "tool_param_
            "query_params", "profile_params", "overall"]
 
 
+def tracebench_section(fig_dir) -> tuple[list[str], dict]:
+    from .build import build_tracebench
+    from .schema import Call, load_examples
+    out = paths.BENCHMARKS / "tracebench"
+    st = build_tracebench(out, progress=False)
+    paper = json.loads((paths.PAPER_RESULTS / "tracebench.json").read_text())
+    lines = ["## 1. TRACEBench on the embedded default", "",
+             f"Built by `python -m pfc build tracebench --out {paths.relative(out)}` (simulated logs, seed 0).", "",
+             "| statistic | ours | paper |", "|---|---:|---:|"]
+    lines += [f"| {k} | {v} | {paper['table2'][k]} |" for k, v in st["table2"].items()]
+    lines += [f"| parameters | {st['parameters']} | {paper['table2']['parameters']} |",
+              f"| required parameters | {st['required_parameters']} | {paper['table2']['required_parameters']} |", ""]
+    drops = {k.split(":", 1)[1]: v for k, v in st["preprocess"].items() if ":" in k}
+    lines += ["Preprocessing: " + f"{st['preprocess']['calls_kept']} calls kept; dropped " +
+              ", ".join(f"{k} {v}" for k, v in drops.items()) + ".", "",
+              "Queries per vagueness level: " + ", ".join(f"{k} {v}" for k, v in st["by_vagueness"].items()) + ".", ""]
+    examples = load_examples(out / "examples.jsonl")
+    runs = {"reference: oracle": {e.id: render_json([Call(g.app, g.function, g.arguments) for g in e.gold])
+                                  for e in examples},
+            "reference: query-only oracle": {e.id: render_json([Call(g.app, g.function, {a: v for a, v in g.arguments.items()
+                                                                                          if a in e.meta["stated"]})
+                                                                for g in e.gold]) for e in examples}}
+    levels = list(st["by_vagueness"])
+    lines += ["Overall accuracy (TRACEBench eq. 8) by vagueness level for two reference runs — not models: the "
+              "query-only oracle knows the gold app and function but only the values the query states, the ceiling "
+              "of a model that ignores the user's history.", "",
+              "| run | " + " | ".join(levels) + " | all |", "|---|" + "---:|" * (len(levels) + 1)]
+    metrics = {"tracebench_stats": st}
+    for name, outputs in runs.items():
+        m = score(examples, outputs, "tracebench").metrics
+        metrics[f"tracebench/{name}"] = m
+        lines.append(f"| {name} | " + " | ".join(f"{m[f'vagueness={lv}/overall']:.3f}" for lv in levels)
+                     + f" | {m['overall']:.3f} |")
+    lines.append("")
+    _level_figure(metrics, runs, levels, fig_dir / "tracebench_reference_by_vagueness.png")
+    lines += ["![by vagueness](../figures/tracebench_reference_by_vagueness.png)", ""]
+    return lines, metrics
+
+
+def _level_figure(metrics, runs, levels, path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 3.4))
+    for name in runs:
+        m = metrics[f"tracebench/{name}"]
+        ax.plot(levels, [m[f"vagueness={lv}/overall"] for lv in levels], marker="o", label=name)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylabel("overall accuracy")
+    ax.set_title("TRACEBench embedded default: reference runs by vagueness (ours)")
+    ax.legend(frameon=False)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def golden_section() -> list[str]:
     cases = json.loads((paths.GOLDEN / "scoring_cases.json").read_text())
-    lines = ["## 1. Hand-computed golden cases", "",
+    lines = ["## 2. Hand-computed golden cases", "",
              "Each case's expected numbers were computed by hand (see `tests/golden/scoring_cases.json`).", "",
              "| case | metric | computed | expected |", "|---|---|---:|---:|"]
     for c in cases:
@@ -42,7 +101,7 @@ def ptbench_section(fig_dir) -> tuple[list[str], dict]:
     d = paths.GOLDEN / "ptbench_official"
     robust = score_files("ptbench", d, d).metrics
     official = score_files("ptbench", d, d, compat="official").metrics
-    lines = ["## 2. PTBench: robust scoring vs the published evaluator's rules", "",
+    lines = ["## 3. PTBench: robust scoring vs the published evaluator's rules", "",
              "1,083 synthetic PTBench outputs with reasoning preambles, braces, quoted platforms, "
              "arithmetic, `from=` parameters, list/boolean values and garbage "
              "(`tests/golden/ptbench_official/`). `--compat official` equals the published evaluator "
@@ -79,10 +138,10 @@ def _bar_figure(robust: dict, official: dict, path) -> None:
 def toolspectrum_section() -> tuple[list[str], dict]:
     release = paths.toolspectrum_dir()
     if release is None or not (release / "data" / "dataset_persona.json").exists():
-        return ["## 3. ToolSpectrum release", "",
+        return ["## 4. ToolSpectrum release", "",
                 f"Skipped: no release at `{paths.relative(release) if release else None}` "
                 "(set `PFC_TOOLSPECTRUM_DIR`).", ""], {}
-    lines = ["## 3. ToolSpectrum release: reference baselines (F1)", "",
+    lines = ["## 4. ToolSpectrum release: reference baselines (F1)", "",
              f"Read in place from `PFC_TOOLSPECTRUM_DIR` (`{paths.relative(release)}`); nothing is copied.", "",
              "| subset | baseline | APP | API | RP | OP |", "|---|---|---:|---:|---:|---:|"]
     out = {}
@@ -103,11 +162,13 @@ def main(argv=None) -> int:
     from pathlib import Path
     out = Path(args.out)
     t0 = time.perf_counter()
-    steps = [("golden cases", lambda: (golden_section(), {})),
+    steps = [("TRACEBench build on the embedded default", lambda: tracebench_section(paths.FIGURES)),
+             ("golden cases", lambda: (golden_section(), {})),
              ("PTBench robust vs official", lambda: ptbench_section(paths.FIGURES)),
              ("ToolSpectrum baselines", toolspectrum_section)]
     lines = ["# Reproduction report", "", "Generated by `make reproduce` (`python -m pfc.reproduce`). "
-             "All numbers are computed by this repository; none are the papers'.", ""]
+             "All numbers are computed by this repository, except those in columns labelled **paper**, "
+             "which come from `data/paper_results/` with their sources.", ""]
     metrics = {}
     for i, (name, fn) in enumerate(steps, 1):
         print(f"[{i}/{len(steps)}] {name}…", file=sys.stderr, flush=True)
