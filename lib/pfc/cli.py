@@ -81,6 +81,20 @@ def _build_cmd(args) -> int:
     return 0
 
 
+def _run_cmd(args) -> int:
+    from .runner import run
+    from .schema import SchemaError as _SE
+    try:
+        usage = run(args.benchmark, args.examples, args.backend, args.out, model=args.model or "",
+                    strategy=args.strategy, history=args.history, k=args.k, limit=args.limit,
+                    native=not args.prompt_format, seed=args.seed, tools_path=args.tools)
+    except (FileNotFoundError, ValueError, _SE) as e:
+        print(f"pfc run: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(usage))
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m pfc", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -120,6 +134,20 @@ def main(argv=None) -> int:
     b.add_argument("--review-sheet", help="a reviewed anchors_review.csv to apply")
     b.add_argument("--out", required=True)
     b.set_defaults(func=_build_cmd)
+    rn = sub.add_parser("run", help="run a backend over a benchmark into a resumable run directory")
+    rn.add_argument("--benchmark", choices=["tracebench", "toolspectrum"], required=True)
+    rn.add_argument("--examples", required=True)
+    rn.add_argument("--backend", required=True, help="oracle | random | history-prior | no-history")
+    rn.add_argument("--model", help="model name (backends that load models)")
+    rn.add_argument("--strategy", default="zero_shot")
+    rn.add_argument("--history", default="full", choices=["full", "last_k", "retrieved"])
+    rn.add_argument("--k", type=int, default=50, help="records kept by last_k / retrieved")
+    rn.add_argument("--limit", type=int)
+    rn.add_argument("--prompt-format", action="store_true", help="tools in the prompt instead of native tools")
+    rn.add_argument("--seed", type=int, default=0)
+    rn.add_argument("--tools")
+    rn.add_argument("--out", required=True, help="run directory, e.g. data/runs/<run_id>")
+    rn.set_defaults(func=_run_cmd)
     args = ap.parse_args(argv)
     return args.func(args)
 

@@ -1,0 +1,66 @@
+"""Model backends behind one small interface: requests (messages + tools + sampling) -> responses.
+
+Every backend implements :meth:`Backend.generate` on a batch of :class:`Request` and returns
+one :class:`Response` per request (raw text and/or native tool calls, usage, latency, or an
+error — a backend never raises for one failed request). Built in, no model needed:
+``oracle``, ``random``, ``history-prior``, ``no-history`` (``pfc.backends.builtin``).
+Response caching and resumable runs are ``pfc.cache`` and ``pfc.runner``.
+
+    >>> get("oracle").name
+    'oracle'
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# The papers' settings (TRACEBench/ToolSpectrum: temperature 0.1, top_p 0.1).
+DEFAULT_SAMPLING = {"temperature": 0.1, "top_p": 0.1, "max_tokens": 512, "seed": 0}
+
+
+@dataclass
+class Request:
+    messages: list[dict]
+    tools: list[dict] | None = None          # OpenAI function-calling specs, or None (prompt format)
+    sampling: dict = field(default_factory=lambda: dict(DEFAULT_SAMPLING))
+    example: object = None                   # the Example (built-in baselines read it; never part of the cache key)
+
+
+@dataclass
+class Response:
+    text: str | None = None
+    tool_calls: list[dict] | None = None     # OpenAI-style [{"function": {"name", "arguments"}}]
+    usage: dict = field(default_factory=dict)  # prompt_tokens, completion_tokens
+    latency_s: float = 0.0
+    cost: float = 0.0
+    error: str | None = None                 # set when the request failed (never cached)
+    cached: bool = False
+
+    def output(self):
+        """What goes into predictions.jsonl: text, or an assistant message with tool calls."""
+        if self.tool_calls:
+            return {"role": "assistant", "content": self.text, "tool_calls": self.tool_calls}
+        return self.text
+
+    def to_json(self) -> dict:
+        return {"text": self.text, "tool_calls": self.tool_calls, "usage": self.usage,
+                "latency_s": self.latency_s, "cost": self.cost}
+
+
+class Backend:
+    """Subclasses set ``name`` and implement ``generate``."""
+    name = "base"
+    model = ""
+
+    def generate(self, requests: list[Request]) -> list[Response]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def describe(self) -> dict:
+        return {"backend": self.name, "model": self.model}
+
+
+def get(name: str, model: str = "", **options) -> Backend:
+    """A backend by name: oracle | random | history-prior | no-history (more land with their modules)."""
+    from . import builtin
+    if name in builtin.BUILTINS:
+        return builtin.BUILTINS[name](model=model, **options)
+    raise ValueError(f"unknown backend {name!r}; built in: {sorted(builtin.BUILTINS)}")

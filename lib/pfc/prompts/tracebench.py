@@ -1,0 +1,47 @@
+"""TRACEBench prompts: the user's history, the current time and the request, with the
+candidate tools as native function-calling specs (names ``App__function``) or, in prompt
+format, as JSON in the system message with a JSON answer format.
+
+    >>> SYSTEM.startswith("You are")
+    True
+"""
+from __future__ import annotations
+
+import json
+
+from ..history import record_text, select_history
+from ..render import tool_name
+from . import Prompt
+
+SYSTEM = ("You are an assistant on the user's phone. Fulfil the user's request with exactly one function call. "
+          "Several apps offer similar functions: choose the app this user would choose. Fill in every "
+          "parameter the user would want, inferring values the request leaves unsaid from the user's "
+          "interaction history (long-term habits and what they did recently).")
+PROMPT_FORMAT = ("\n\nAvailable tools (JSON):\n{tools}\n\nAnswer with one JSON object and nothing else: "
+                 '{{"name": "<App>__<function>", "arguments": {{...}}}}')
+COT = " Think step by step about the user's habits and recent context before you answer."
+
+
+def tool_specs(tools) -> list[dict]:
+    return [{"type": "function", "function": {
+        "name": tool_name(t.app, t.function),
+        "description": f"[{t.app}] {t.description}" + (f" ({t.app_description})" if t.app_description else ""),
+        "parameters": t.parameters}} for t in tools]
+
+
+def build(example, tools_by_key: dict, native: bool = True, history: str = "full", k: int = 50,
+          strategy: str = "zero_shot") -> tuple[Prompt, list[dict] | None]:
+    """(prompt, tool specs or None). ``tools_by_key``: tool key -> Tool."""
+    keys = example.tools or sorted(tools_by_key)
+    specs = tool_specs([tools_by_key[key] for key in keys if key in tools_by_key])
+    hist = select_history(example, history, k)
+    now = example.meta.get("anchor_time", "")
+    lines = [record_text(h) for h in hist]
+    user = (f"Current time: {now}\nInteraction history, oldest first ({len(lines)} of {len(example.history)} records):\n"
+            + "\n".join(lines) + f"\n\nRequest: {example.query}")
+    system = SYSTEM + (COT if strategy == "cot" else "")
+    if not native:
+        system += PROMPT_FORMAT.format(tools=json.dumps([s["function"] for s in specs], ensure_ascii=False))
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    meta = {"history_mode": history, "history_records": len(lines), "native_tools": native}
+    return Prompt(messages, strategy, "answer", meta), (specs if native else None)

@@ -1,0 +1,127 @@
+"""Runs: built-in baselines, cache, resume after kill -9, failures retried and never cached."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from pfc import paths
+from pfc.backends import Backend, Response, get
+from pfc.build import build_tracebench
+from pfc.runner import finished_ids, run
+from pfc.schema import load_examples
+from pfc.scoring import score_files
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tb")
+    build_tracebench(out, users=4, seed=2, records=150, progress=False)
+    return out
+
+
+def test_history_prior_beats_no_history_beats_random(bench, tmp_path):
+    overall = {}
+    for name in ("random", "no-history", "history-prior", "oracle"):
+        run("tracebench", bench, name, tmp_path / name, cache_path=tmp_path / "c.sqlite", progress=False)
+        overall[name] = score_files("tracebench", bench, tmp_path / name / "predictions.jsonl").metrics["overall"]
+    assert overall["oracle"] == 1.0
+    assert overall["history-prior"] > overall["no-history"] >= overall["random"]
+
+
+def test_rerunning_a_finished_run_makes_no_backend_call(bench, tmp_path):
+    first = run("tracebench", bench, "history-prior", tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
+    again = run("tracebench", bench, "history-prior", tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
+    fresh_dir = run("tracebench", bench, "history-prior", tmp_path / "r2", cache_path=tmp_path / "c.sqlite", progress=False)
+    assert first["backend_calls"] > 0 and again["backend_calls"] == 0 and again["written"] == 0
+    assert fresh_dir["backend_calls"] == 0 and fresh_dir["cache_hits"] == first["backend_calls"]  # served by the cache
+
+
+def test_run_directory_files(bench, tmp_path):
+    run("tracebench", bench, "oracle", tmp_path / "r", limit=20, cache_path=tmp_path / "c.sqlite", progress=False)
+    cfg = json.loads((tmp_path / "r" / "config.json").read_text())
+    assert cfg["backend"] == "oracle" and cfg["seed"] == 0 and cfg["sampling"]["temperature"] == 0.1
+    assert "python" in cfg["versions"] and "git_commit" in cfg
+    rows = [json.loads(l) for l in (tmp_path / "r" / "predictions.jsonl").read_text().splitlines()]
+    assert len(rows) == 20 and len({r["id"] for r in rows}) == 20 and all("output" in r for r in rows)
+    usage = json.loads((tmp_path / "r" / "usage.json").read_text())
+    assert usage["backend_calls"] + usage["cache_hits"] == 20
+
+
+def test_torn_last_line_is_cut_and_the_run_completes(bench, tmp_path):
+    run("tracebench", bench, "oracle", tmp_path / "r", limit=30, cache_path=tmp_path / "c.sqlite", progress=False)
+    pred = tmp_path / "r" / "predictions.jsonl"
+    pred.write_bytes(pred.read_bytes() + b'{"id": "a0000')  # a write cut by a crash
+    run("tracebench", bench, "oracle", tmp_path / "r", limit=40, cache_path=tmp_path / "c.sqlite", progress=False)
+    ids = [json.loads(l)["id"] for l in pred.read_text().splitlines()]
+    assert len(ids) == 40 == len(set(ids))
+
+
+def test_killed_run_resumes_with_no_duplicate_and_no_missing_row(bench, tmp_path):
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "pfc", "run", "--benchmark", "tracebench", "--examples", str(bench),
+           "--backend", "history-prior", "--out", str(out)]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    p = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline and len(finished_ids(out / "predictions.jsonl")) < 20:
+        time.sleep(0.05)
+    p.send_signal(signal.SIGKILL)  # trap: no cleanup code runs on kill -9
+    p.wait()
+    subprocess.run(cmd, cwd=tmp_path, env=env, check=True, capture_output=True, timeout=300)
+    ids = [json.loads(l)["id"] for l in (out / "predictions.jsonl").read_text().splitlines()]
+    assert sorted(ids) == sorted({e.id for e in load_examples(bench / "examples.jsonl")})
+
+
+class Flaky(Backend):
+    """A real backend that fails on some examples the first time (as a rate-limited API would)."""
+    name, model = "flaky", "flaky-1"
+
+    def __init__(self):
+        self.seen = set()
+        self.inner = None
+
+    def generate(self, requests):
+        out = []
+        for r in requests:
+            if r.example.id.endswith("most_clear") and r.example.id not in self.seen:
+                self.seen.add(r.example.id)
+                out.append(Response(error="HTTP 429: rate limited"))
+            else:
+                out.append(Response(text=json.dumps({"name": f"{r.example.gold[0].app}__{r.example.gold[0].function}",
+                                                     "arguments": r.example.gold[0].arguments})))
+        return out
+
+
+def test_failures_are_recorded_retried_and_never_cached(bench, tmp_path):
+    be = Flaky()
+    first = run("tracebench", bench, be, tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
+    fails = (tmp_path / "r" / "failures.jsonl").read_text().splitlines()
+    assert first["failures"] == len(fails) > 0 and "429" in fails[0]
+    second = run("tracebench", bench, be, tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
+    assert second["backend_calls"] == first["failures"] and second["failures"] == 0
+    m = score_files("tracebench", bench, tmp_path / "r" / "predictions.jsonl").metrics
+    assert m["overall"] == 1.0
+
+
+def test_no_secret_lands_in_run_files(bench, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-should-never-appear-0123456789")
+    run("tracebench", bench, "oracle", tmp_path / "r", limit=5, cache_path=tmp_path / "c.sqlite", progress=False)
+    for f in (tmp_path / "r").iterdir():
+        assert "sk-test-secret" not in f.read_text()
+
+
+def test_builtin_baselines_run_on_the_toolspectrum_release(release, tmp_path):
+    data = release / "data" / "dataset_persona.json"
+    for name in ("history-prior", "no-history", "random"):
+        run("toolspectrum", data, name, tmp_path / name, cache_path=tmp_path / "c.sqlite", progress=False)
+        m = score_files("toolspectrum", data, tmp_path / name / "predictions.jsonl").metrics
+        assert 0.0 <= m["APP"] <= 1.0 and m["format"] == 1.0
+
+
+def test_unknown_backend_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown backend"):
+        get("gpt-17")
