@@ -5,10 +5,11 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+STAMP_MODELS := $(VENV)/.installed-models
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: help venv test test-fast reproduce bench notebooks clean
+.PHONY: help venv venv-models test test-fast reproduce bench notebooks clean
 
 help: ## list the targets
 	@echo "Usage: make <target>"
@@ -21,9 +22,15 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install -q --no-deps -e . 2>&1 | grep -v "is ignored" || true
 	$(BIN)/python -c "import pfc, pandas, papermill, nbval, hypothesis" && touch $(STAMP)
 
+$(STAMP_MODELS): requirements-models.txt $(STAMP)
+	$(BIN)/python -m pip install -q -r requirements-models.txt 2>&1 | grep -v "is ignored" || true
+	$(BIN)/python -c "import torch, transformers, fastapi" && touch $(STAMP_MODELS)
+
 venv: $(STAMP) ## create .venv with the pinned core stack and pfc (editable)
 
-test: $(STAMP) ## run every test: unit, property, golden, real ToolSpectrum release, notebooks
+venv-models: $(STAMP_MODELS) ## add the CPU model stack (torch, transformers) for the hf/openai backends
+
+test: $(STAMP) $(STAMP_MODELS) ## run every test: unit, property, golden, real release, tiny model + local server, notebooks
 	$(BIN)/python -m pytest tests notebooks --nbval-lax -p no:cacheprovider
 
 test-fast: $(STAMP) ## unit tests only (no notebooks)
@@ -32,8 +39,9 @@ test-fast: $(STAMP) ## unit tests only (no notebooks)
 reproduce: $(STAMP) ## main job on the embedded default: score the bundled runs, write reports/
 	$(BIN)/python -m pfc.reproduce
 
-bench: $(STAMP) ## speed and memory benchmarks -> reports/perf.md
+bench: $(STAMP) ## speed and memory benchmarks -> reports/perf.md, reports/perf_simulate.md
 	$(BIN)/python benchmarks/bench_scoring.py
+	$(BIN)/python benchmarks/bench_simulate.py
 
 notebooks: $(STAMP) ## execute every notebook with papermill into reports/notebooks/
 	@mkdir -p reports/notebooks

@@ -58,9 +58,18 @@ class Backend:
         return {"backend": self.name, "model": self.model}
 
 
+NAMES = ("oracle", "random", "history-prior", "no-history", "hf", "openai")
+
+
 def get(name: str, model: str = "", **options) -> Backend:
-    """A backend by name: oracle | random | history-prior | no-history (more land with their modules)."""
+    """A backend by name: oracle | random | history-prior | no-history | hf | openai."""
     from . import builtin
     if name in builtin.BUILTINS:
         return builtin.BUILTINS[name](model=model, **options)
-    raise ValueError(f"unknown backend {name!r}; built in: {sorted(builtin.BUILTINS)}")
+    if name == "hf":
+        from .hf import HFBackend
+        return HFBackend(model=model, **options)
+    if name == "openai":
+        from .openai import OpenAIBackend
+        return OpenAIBackend(model=model, **options)
+    raise ValueError(f"unknown backend {name!r}; expected one of {NAMES}")
