@@ -37,8 +37,9 @@ def build(example, tools_by_key: dict, native: bool = True, history: str = "full
     hist = select_history(example, history, k)
     now = example.meta.get("anchor_time", "")
     lines = [record_text(h) for h in hist]
-    user = (f"Current time: {now}\nInteraction history, oldest first ({len(lines)} of {len(example.history)} records):\n"
-            + "\n".join(lines) + f"\n\nRequest: {example.query}")
+    # history first: consecutive requests of one user then share the longest prompt prefix
+    user = ("Interaction history, oldest first:\n" + "\n".join(lines)
+            + f"\n\n({len(lines)} of {len(example.history)} records shown)\nCurrent time: {now}\nRequest: {example.query}")
     system = SYSTEM + (COT if strategy == "cot" else "")
     if not native:
         system += PROMPT_FORMAT.format(tools=json.dumps([s["function"] for s in specs], ensure_ascii=False))
