@@ -125,3 +125,24 @@ def test_builtin_baselines_run_on_the_toolspectrum_release(release, tmp_path):
 def test_unknown_backend_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown backend"):
         get("gpt-17")
+
+
+def test_oracle_runs_on_ptbench_official_data_in_its_own_format(tmp_path):
+    data = paths.GOLDEN / "ptbench_official" / "test_trained_user" / "data.json"
+    run("ptbench", data, "oracle", tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
+    first = json.loads((tmp_path / "r" / "predictions.jsonl").read_text().splitlines()[0])["output"]
+    assert ":[" in first  # PTBench's bracket format, not JSON
+    assert score_files("ptbench", data, tmp_path / "r" / "predictions.jsonl").metrics["overall"] == 1.0
+
+
+def test_few_shot_prompts_use_other_anchors_only(bench):
+    from pfc.prompts.tracebench import build
+    from pfc.schema import load_tools
+    examples = load_examples(bench / "examples.jsonl")
+    tools = {t.key: t for t in load_tools(bench / "tools.json")}
+    ex = examples[0]
+    prompt, _ = build(ex, tools, strategy="few_shot", pool=examples, shots=3, history="last_k", k=3)
+    demos = [m["content"] for m in prompt.messages[1:-1] if m["role"] == "user"]
+    same_anchor = [e.query for e in examples if e.meta["anchor_id"] == ex.meta["anchor_id"]]
+    # trap: the other vagueness levels of the same anchor would leak the answer
+    assert len(demos) == 3 and not any(d.removeprefix("Request: ") in same_anchor for d in demos)

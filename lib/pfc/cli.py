@@ -135,7 +135,7 @@ def main(argv=None) -> int:
     b.add_argument("--out", required=True)
     b.set_defaults(func=_build_cmd)
     rn = sub.add_parser("run", help="run a backend over a benchmark into a resumable run directory")
-    rn.add_argument("--benchmark", choices=["tracebench", "toolspectrum"], required=True)
+    rn.add_argument("--benchmark", choices=["tracebench", "ptbench", "toolspectrum"], required=True)
     rn.add_argument("--examples", required=True)
     rn.add_argument("--backend", required=True, help="oracle | random | history-prior | no-history | hf | openai")
     rn.add_argument("--model", help="model name (backends that load models)")

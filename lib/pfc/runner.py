@@ -46,11 +46,15 @@ def finished_ids(pred_path: Path) -> set[str]:
 
 
 def build_request(benchmark: str, example, tools_by_key: dict, strategy: str, history: str, k: int,
-                  native: bool, sampling: dict) -> Request:
+                  native: bool, sampling: dict, pool=()) -> Request:
     if benchmark == "tracebench":
         from .prompts.tracebench import build
-        prompt, specs = build(example, tools_by_key, native=native, history=history, k=k, strategy=strategy)
+        prompt, specs = build(example, tools_by_key, native=native, history=history, k=k, strategy=strategy,
+                              pool=pool, seed=int(sampling.get("seed", 0)))
         return Request(prompt.messages, specs, dict(sampling), example)
+    if benchmark == "ptbench":
+        from .prompts.ptbench import build as build_pt
+        return Request(build_pt(example, strategy).messages, None, dict(sampling), example)
     if benchmark == "toolspectrum":
         from .prompts.toolspectrum import ToolSpectrumPrompter
         sub = example.meta.get("subset", "both")
@@ -120,7 +124,8 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
     with pred_path.open("a", encoding="utf-8") as preds, (out / "failures.jsonl").open("a", encoding="utf-8") as fails:
         for start in range(0, len(todo), batch_size):
             batch = todo[start:start + batch_size]
-            reqs = [build_request(benchmark, e, tools_by_key, strategy, history, k, native, sampling) for e in batch]
+            reqs = [build_request(benchmark, e, tools_by_key, strategy, history, k, native, sampling, examples)
+                    for e in batch]
             keys = [cache_key(be.name, be.model, r.messages, r.tools, r.sampling) for r in reqs]
             responses: list[Response | None] = []
             for key in keys:

@@ -12,8 +12,9 @@
    it); for the rest, the user's usual value when they usually set that parameter, or, for
    places, the most recent related value from another app within six hours.
 
-``no-history`` is the same with the history hidden. Outputs are rendered as JSON text and
-go through the same parser as any model's.
+``no-history`` is the same with the history hidden. Outputs are rendered as text in the
+benchmark's own format (PTBench brackets, JSON otherwise) and go through the same parser
+as any model's.
 
     >>> sorted(BUILTINS)
     ['history-prior', 'no-history', 'oracle', 'random']
@@ -26,7 +27,7 @@ import re
 from collections import Counter
 from datetime import datetime, timedelta
 
-from ..render import render_json
+from ..render import render
 from ..schema import Call
 from . import Backend, Response
 
@@ -58,7 +59,8 @@ class _Builtin(Backend):
         out = []
         for r in requests:
             try:
-                out.append(Response(text=render_json(self.predict(r.example))))
+                style = "ptbench" if r.example.benchmark == "ptbench" else "json"  # each benchmark's own format
+                out.append(Response(text=render(self.predict(r.example), style)))
             except Exception as e:  # a baseline failing on one example is a failed request, not a crash
                 out.append(Response(error=f"{type(e).__name__}: {e}"))
         return out

@@ -29,9 +29,24 @@ def tool_specs(tools) -> list[dict]:
         "parameters": t.parameters}} for t in tools]
 
 
+def demonstrations(example, pool, k: int, seed: int) -> list[dict]:
+    """Few-shot turns from other anchors of the pool (never this anchor): request -> the gold call."""
+    from . import pick_demonstrations
+    anchor = example.meta.get("anchor_id")
+    demos = pick_demonstrations(pool, example.id, k, seed, exclude=lambda d: d.meta.get("anchor_id") == anchor
+                                or d.gold is None)
+    turns = []
+    for d in demos:
+        g = d.gold[0]
+        turns += [{"role": "user", "content": f"Request: {d.query}"},
+                  {"role": "assistant", "content": json.dumps({"name": tool_name(g.app, g.function),
+                                                               "arguments": g.arguments}, ensure_ascii=False)}]
+    return turns
+
+
 def build(example, tools_by_key: dict, native: bool = True, history: str = "full", k: int = 50,
-          strategy: str = "zero_shot") -> tuple[Prompt, list[dict] | None]:
-    """(prompt, tool specs or None). ``tools_by_key``: tool key -> Tool."""
+          strategy: str = "zero_shot", pool=(), shots: int = 3, seed: int = 0) -> tuple[Prompt, list[dict] | None]:
+    """(prompt, tool specs or None). ``tools_by_key``: tool key -> Tool; ``pool``: few-shot sources."""
     keys = example.tools or sorted(tools_by_key)
     specs = tool_specs([tools_by_key[key] for key in keys if key in tools_by_key])
     hist = select_history(example, history, k)
@@ -43,6 +58,7 @@ def build(example, tools_by_key: dict, native: bool = True, history: str = "full
     system = SYSTEM + (COT if strategy == "cot" else "")
     if not native:
         system += PROMPT_FORMAT.format(tools=json.dumps([s["function"] for s in specs], ensure_ascii=False))
-    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    demos = demonstrations(example, pool, shots, seed) if strategy == "few_shot" else []
+    messages = [{"role": "system", "content": system}, *demos, {"role": "user", "content": user}]
     meta = {"history_mode": history, "history_records": len(lines), "native_tools": native}
     return Prompt(messages, strategy, "answer", meta), (specs if native else None)
