@@ -9,7 +9,7 @@ STAMP_MODELS := $(VENV)/.installed-models
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: help venv venv-models test test-fast reproduce bench notebooks clean
+.PHONY: help venv venv-models test test-fast test-vllm reproduce bench notebooks clean
 
 help: ## list the targets
 	@echo "Usage: make <target>"
@@ -32,6 +32,19 @@ venv-models: $(STAMP_MODELS) ## add the CPU model stack (torch, transformers) fo
 
 test: $(STAMP) $(STAMP_MODELS) ## run every test: unit, property, golden, real release, tiny model + local server, notebooks
 	$(BIN)/python -m pytest tests notebooks --nbval-lax -p no:cacheprovider
+
+VVENV := .venv-vllm
+VLLM_REQ ?= requirements-vllm.txt
+$(VVENV)/.installed: $(VLLM_REQ)
+	@test -x $(VVENV)/bin/python || $(PY) -m venv $(VVENV)
+	$(VVENV)/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v "is ignored" || true
+	$(VVENV)/bin/python -m pip install -q -r $(VLLM_REQ) 2>&1 | grep -v "is ignored" || true
+	$(VVENV)/bin/python -m pip uninstall -y -q torchvision torchaudio torchcodec 2>/dev/null || true
+	$(VVENV)/bin/python -m pip install -q --no-deps -e . 2>&1 | grep -v "is ignored" || true
+	$(VVENV)/bin/python -c "import vllm, pfc" && touch $@
+
+test-vllm: $(VVENV)/.installed ## optional: vllm backend + vLLM OpenAI server on the tiny model (own venv; ~3.5 GB)
+	$(VVENV)/bin/python -m pytest tests_vllm -p no:cacheprovider -v
 
 test-fast: $(STAMP) ## unit tests only (no notebooks)
 	$(BIN)/python -m pytest tests -x -q -p no:cacheprovider

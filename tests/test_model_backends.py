@@ -163,3 +163,14 @@ def test_openai_backend_needs_a_key_from_the_environment(monkeypatch):
 def test_hf_backend_without_a_model_is_a_clear_error():
     with pytest.raises(ValueError, match="--model"):
         get("hf", "")
+
+
+def test_vllm_backend_says_how_to_install_it_when_missing():
+    pytest.importorskip("torch")
+    try:
+        import vllm  # noqa: F401
+        pytest.skip("vLLM is installed in this environment (covered by make test-vllm)")
+    except ImportError:
+        pass
+    with pytest.raises(ImportError, match="make test-vllm"):
+        get("vllm", "some-model")

@@ -58,11 +58,11 @@ class Backend:
         return {"backend": self.name, "model": self.model}
 
 
-NAMES = ("oracle", "random", "history-prior", "no-history", "hf", "openai")
+NAMES = ("oracle", "random", "history-prior", "no-history", "hf", "openai", "vllm")
 
 
 def get(name: str, model: str = "", **options) -> Backend:
-    """A backend by name: oracle | random | history-prior | no-history | hf | openai."""
+    """A backend by name: oracle | random | history-prior | no-history | hf | openai | vllm."""
     from . import builtin
     if name in builtin.BUILTINS:
         return builtin.BUILTINS[name](model=model, **options)
@@ -72,4 +72,7 @@ def get(name: str, model: str = "", **options) -> Backend:
     if name == "openai":
         from .openai import OpenAIBackend
         return OpenAIBackend(model=model, **options)
+    if name == "vllm":
+        from .vllm import VLLMBackend
+        return VLLMBackend(model=model, **options)
     raise ValueError(f"unknown backend {name!r}; expected one of {NAMES}")
