@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from .schema import SchemaError
+from .matching import strings_in as _strings
 
 RECENT_HOURS = 6
 HABIT_MIN, HABIT_SHARE = 3, 0.5
@@ -38,13 +39,6 @@ POLICIES = ("P1_anomalous_and_recent", "P2_tied_to_recent_other_tool", "P3_anoma
 def _key(v) -> str:
     return json.dumps(v, sort_keys=True, ensure_ascii=False)
 
-
-def _strings(v):
-    if isinstance(v, str):
-        yield v
-    elif isinstance(v, list):
-        for x in v:
-            yield from _strings(x)
 
 
 def _context(t: datetime) -> str:

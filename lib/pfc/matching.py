@@ -102,6 +102,15 @@ def values_equal(pred, gold, depth: int = 0) -> bool:
     return False
 
 
+def strings_in(value):
+    """Every string inside a value (itself, or the items of a list, recursively)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for x in value:
+            yield from strings_in(x)
+
+
 def value_matches(pred, acceptable: list) -> bool:
     """True when ``pred`` equals any acceptable gold value."""
     for g in acceptable:

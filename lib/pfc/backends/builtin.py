@@ -30,6 +30,7 @@ from datetime import datetime, timedelta
 from ..render import render
 from ..schema import Call
 from . import Backend, Response
+from ..matching import strings_in as _strings
 
 PLACES = {"destination", "location", "venue", "cinema", "restaurant", "store", "address", "city", "to_city", "origin"}
 
@@ -37,13 +38,6 @@ PLACES = {"destination", "location", "venue", "cinema", "restaurant", "store", "
 def _words(s: str) -> str:
     return re.sub(r"[_.]", " ", s)
 
-
-def _strings(v):
-    if isinstance(v, str):
-        yield v
-    elif isinstance(v, list):
-        for x in v:
-            yield from _strings(x)
 
 
 class _Builtin(Backend):
