@@ -6,12 +6,11 @@ import jsonschema
 import pandas as pd
 import pytest
 
-from golden_cases import load_golden  # noqa: F401  (shared helper; keeps imports uniform)
 from pfc import paths
 from pfc.anchors import candidates, export_review, import_review, screen
 from pfc.build import build_tracebench
 from pfc.preprocess import preprocess, scrub_text
-from pfc.querygen import FUNCTION, check, generate, plan_levels
+from pfc.querygen import check, generate, plan_levels
 from pfc.render import render_json
 from pfc.schema import Call, SchemaError, load_examples
 from pfc.scoring import score

@@ -5,7 +5,6 @@ model is built with that venv's own transformers.
 """
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
