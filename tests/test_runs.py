@@ -146,3 +146,9 @@ def test_few_shot_prompts_use_other_anchors_only(bench):
     same_anchor = [e.query for e in examples if e.meta["anchor_id"] == ex.meta["anchor_id"]]
     # trap: the other vagueness levels of the same anchor would leak the answer
     assert len(demos) == 3 and not any(d.removeprefix("Request: ") in same_anchor for d in demos)
+
+
+def test_a_strategy_run_cannot_do_is_refused_not_substituted(bench, tmp_path):
+    with pytest.raises(ValueError, match="hierarchical"):
+        run("tracebench", bench, "oracle", tmp_path / "r", strategy="hierarchical", cache_path=tmp_path / "c.sqlite",
+            progress=False)

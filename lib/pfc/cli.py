@@ -71,9 +71,14 @@ def _preprocess_cmd(args) -> int:
 def _build_cmd(args) -> int:
     from .build import build_tracebench
     from .schema import SchemaError as _SE
+    chat = None
+    if args.llm_backend:
+        from .backends import chat_function, get
+        chat = chat_function(get(args.llm_backend, args.llm_model or ""))
     try:
         st = build_tracebench(args.out, raw_dir=args.raw, users=args.users, seed=args.seed, records=args.records,
-                              per_user=args.per_user, workers=args.workers, review_sheet=args.review_sheet)
+                              per_user=args.per_user, workers=args.workers, review_sheet=args.review_sheet,
+                              chat=chat if args.llm_queries else None, judge=chat if args.llm_screen else None)
     except (FileNotFoundError, _SE) as e:
         print(f"pfc build: {e}", file=sys.stderr)
         return 2
@@ -132,6 +137,10 @@ def main(argv=None) -> int:
     b.add_argument("--per-user", type=int, default=60, help="anchors per user")
     b.add_argument("--workers", type=int, default=1)
     b.add_argument("--review-sheet", help="a reviewed anchors_review.csv to apply")
+    b.add_argument("--llm-backend", help="model backend for LLM screening / role-play (openai, hf, vllm)")
+    b.add_argument("--llm-model", help="model for --llm-backend")
+    b.add_argument("--llm-screen", action="store_true", help="fine-screen anchors with the LLM (verdict stored)")
+    b.add_argument("--llm-queries", action="store_true", help="generate queries by LLM role-play (checked)")
     b.add_argument("--out", required=True)
     b.set_defaults(func=_build_cmd)
     rn = sub.add_parser("run", help="run a backend over a benchmark into a resumable run directory")

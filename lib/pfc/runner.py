@@ -45,8 +45,16 @@ def finished_ids(pred_path: Path) -> set[str]:
     return done
 
 
+RUN_STRATEGIES = {"tracebench": ("zero_shot", "few_shot", "cot"), "ptbench": ("zero_shot", "cot"),
+                  "toolspectrum": ("zero_shot", "few_shot", "cot", "flat")}
+
+
 def build_request(benchmark: str, example, tools_by_key: dict, strategy: str, history: str, k: int,
                   native: bool, sampling: dict, pool=()) -> Request:
+    if strategy not in RUN_STRATEGIES.get(benchmark, ()):
+        raise ValueError(f"`pfc run` supports strategies {RUN_STRATEGIES.get(benchmark)} for {benchmark}; "
+                         f"{strategy!r} is not one of them (hierarchical needs two calls per example and is "
+                         "available as prompts only: pfc.prompts.toolspectrum)")
     if benchmark == "tracebench":
         from .prompts.tracebench import build
         prompt, specs = build(example, tools_by_key, native=native, history=history, k=k, strategy=strategy,
@@ -60,8 +68,7 @@ def build_request(benchmark: str, example, tools_by_key: dict, strategy: str, hi
         sub = example.meta.get("subset", "both")
         prompter = _PROMPTERS.get(sub) or _PROMPTERS.setdefault(sub, ToolSpectrumPrompter(
             sub, list(tools_by_key.values()), paths.toolspectrum_dir()))
-        return Request(prompter.build(example, strategy if strategy != "hierarchical" else "flat").messages,
-                       None, dict(sampling), example)
+        return Request(prompter.build(example, strategy).messages, None, dict(sampling), example)
     raise ValueError(f"no prompt builder for {benchmark!r} yet")
 
 

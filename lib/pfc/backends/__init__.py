@@ -58,6 +58,14 @@ class Backend:
         return {"backend": self.name, "model": self.model}
 
 
+def chat_function(backend: Backend, sampling: dict | None = None):
+    """``chat(messages) -> text`` over a backend (for LLM screening and role-play); failures give ''."""
+    def chat(messages: list[dict]) -> str:
+        (resp,) = backend.generate([Request(messages, None, {**DEFAULT_SAMPLING, **(sampling or {})})])
+        return resp.text or ""
+    return chat
+
+
 NAMES = ("oracle", "random", "history-prior", "no-history", "hf", "openai", "vllm")
 
 
