@@ -52,9 +52,10 @@ test-fast: $(STAMP) ## unit tests only (no notebooks)
 reproduce: $(STAMP) ## main job on the embedded default: score the bundled runs, write reports/
 	$(BIN)/python -m pfc.reproduce
 
-bench: $(STAMP) ## speed and memory benchmarks -> reports/perf.md, reports/perf_simulate.md
+bench: $(STAMP) $(STAMP_MODELS) ## speed and memory benchmarks -> reports/perf*.md
 	$(BIN)/python benchmarks/bench_scoring.py
 	$(BIN)/python benchmarks/bench_simulate.py
+	$(BIN)/python benchmarks/bench_runs.py
 
 notebooks: $(STAMP) ## execute every notebook with papermill into reports/notebooks/
 	@mkdir -p reports/notebooks

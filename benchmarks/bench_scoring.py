@@ -113,6 +113,8 @@ def main() -> None:
               "| slowest inputs | ms |", "|---|---:|"]
     for name, t in sorted(hostile, key=lambda x: -x[1])[:6]:
         lines.append(f"| `{name}` | {t * 1000:.1f} |")
+    lines += ["", "See also `reports/perf_simulate.md` (simulator, `benchmarks/bench_simulate.py`) and "
+              "`reports/perf_runs.md` (backend throughput, cache, prefix reuse, prompt sizes; `benchmarks/bench_runs.py`)."]
     Path(args.out).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     print(json.dumps(results), file=sys.stderr)

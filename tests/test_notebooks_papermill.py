@@ -36,3 +36,18 @@ def test_walkthrough_notebook_scores_toolspectrum_parameters(release, tmp_path):
                         parameters={"benchmark": "toolspectrum", "predictions": str(pred), "out_dir": str(tmp_path / "s"),
                                     "examples": str(release / "data" / "dataset_environment.json")})
     assert json.loads((tmp_path / "s" / "metrics.json").read_text())["APP"] == 0.0
+
+
+def test_no_api_key_lands_in_an_executed_notebook_run_files_or_reports(tmp_path, monkeypatch):
+    secret = "sk-pfctest" + "0123456789abcdefghijklmnop"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    bench = tmp_path / "tb"
+    from pfc.build import build_tracebench
+    build_tracebench(bench, users=2, seed=1, records=100, progress=False)
+    out = tmp_path / "o.ipynb"
+    pm.execute_notebook(str(paths.NOTEBOOKS / "03_run_model.ipynb"), str(out), kernel_name="python3",
+                        progress_bar=False, parameters={"examples": str(bench), "run_id": "secret-check", "limit": 10})
+    files = [out, *(paths.RUNS / "secret-check").iterdir(), *paths.REPORTS.glob("*.md"), *paths.REPORTS.glob("*.json")]
+    for f in files:
+        assert secret not in f.read_text(errors="ignore"), f

@@ -149,6 +149,49 @@ def test_few_shot_prompts_use_other_anchors_only(bench):
 
 
 def test_a_strategy_run_cannot_do_is_refused_not_substituted(bench, tmp_path):
-    with pytest.raises(ValueError, match="hierarchical"):
-        run("tracebench", bench, "oracle", tmp_path / "r", strategy="hierarchical", cache_path=tmp_path / "c.sqlite",
-            progress=False)
+    with pytest.raises(ValueError, match="not 'hierarchical'"):
+        run("ptbench", paths.GOLDEN / "ptbench_official" / "test_trained_user" / "data.json", "oracle",
+            tmp_path / "r", strategy="hierarchical", cache_path=tmp_path / "c.sqlite", progress=False)
+
+
+class DomainAware(Backend):
+    """Answers the domain step with the gold scenario and the answer step with the gold call,
+    recording which tools the answer step was shown."""
+    name, model = "domain-aware", "d-1"
+
+    def __init__(self):
+        self.shown = []
+
+    def generate(self, requests):
+        out = []
+        for r in requests:
+            g = r.example.gold[0]
+            if r.tools is None and "Answer with the scenario name only." in r.messages[-1]["content"]:
+                out.append(Response(text=f"It is {r.example.meta['domain']}."))
+            else:
+                self.shown.append((r.example.meta["domain"], {t["function"]["description"] for t in r.tools or []}))
+                out.append(Response(text=json.dumps({"name": f"{g.app}__{g.function}", "arguments": g.arguments})))
+        return out
+
+
+def test_hierarchical_run_asks_the_domain_then_shows_only_its_tools(bench, tmp_path):
+    be = DomainAware()
+    u = run("tracebench", bench, be, tmp_path / "r", strategy="hierarchical", limit=12,
+            cache_path=tmp_path / "c.sqlite", progress=False)
+    assert u["backend_calls"] == 24  # two calls per example
+    from pfc.schema import load_tools
+    by_desc = {f"[{t.app}] {t.description}" + (f" ({t.app_description})" if t.app_description else ""): t.domain
+               for t in load_tools(bench / "tools.json")}
+    for domain, descs in be.shown:
+        assert descs and {by_desc[d] for d in descs} == {domain}
+    assert score_files("tracebench", bench, tmp_path / "r" / "predictions.jsonl").metrics["function_name"] > 0
+
+
+def test_ptbench_few_shot_never_shows_the_sample(tmp_path):
+    from pfc.benchmarks.ptbench import load_official
+    from pfc.prompts.ptbench import build
+    examples = load_official(paths.GOLDEN / "ptbench_official" / "test_trained_user" / "data.json")
+    p = build(examples[0], "few_shot", examples, seed=0)
+    demos = [m["content"] for m in p.messages[1:-1] if m["role"] == "user"]
+    assert len(demos) == 3 and examples[0].query not in demos
+    assert all(":[" in m["content"] for m in p.messages if m["role"] == "assistant")

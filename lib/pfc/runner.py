@@ -26,6 +26,7 @@ from pathlib import Path
 from . import benchmarks, paths
 from .backends import DEFAULT_SAMPLING, Request, Response, get
 from .cache import ResponseCache, cache_key
+from .prompts.tracebench import parse_domain
 
 
 def finished_ids(pred_path: Path) -> set[str]:
@@ -45,30 +46,50 @@ def finished_ids(pred_path: Path) -> set[str]:
     return done
 
 
-RUN_STRATEGIES = {"tracebench": ("zero_shot", "few_shot", "cot"), "ptbench": ("zero_shot", "cot"),
-                  "toolspectrum": ("zero_shot", "few_shot", "cot", "flat")}
+RUN_STRATEGIES = {"tracebench": ("zero_shot", "few_shot", "cot", "hierarchical"),
+                  "ptbench": ("zero_shot", "few_shot", "cot"),
+                  "toolspectrum": ("zero_shot", "few_shot", "cot", "hierarchical", "flat")}
+
+
+def check_strategy(benchmark: str, strategy: str) -> None:
+    if strategy not in RUN_STRATEGIES.get(benchmark, ()):
+        raise ValueError(f"`pfc run` supports strategies {RUN_STRATEGIES.get(benchmark)} for {benchmark}, "
+                         f"not {strategy!r}")
+
+
+def _toolspectrum_prompter(example, tools_by_key):
+    from .prompts.toolspectrum import ToolSpectrumPrompter
+    sub = example.meta.get("subset", "both")
+    if sub not in _PROMPTERS:
+        _PROMPTERS[sub] = ToolSpectrumPrompter(sub, list(tools_by_key.values()), paths.toolspectrum_dir())
+    return _PROMPTERS[sub]
+
+
+def domain_request(benchmark: str, example, tools_by_key: dict, sampling: dict) -> tuple[Request, list[str]]:
+    """Hierarchical step 1 and the domain names it may answer with."""
+    if benchmark == "tracebench":
+        from .prompts.tracebench import domain_prompt
+        p = domain_prompt(example, tools_by_key)
+    else:
+        p = _toolspectrum_prompter(example, tools_by_key).domain_prompt(example)
+    return Request(p.messages, None, dict(sampling), example), p.meta["domains"]
 
 
 def build_request(benchmark: str, example, tools_by_key: dict, strategy: str, history: str, k: int,
-                  native: bool, sampling: dict, pool=()) -> Request:
-    if strategy not in RUN_STRATEGIES.get(benchmark, ()):
-        raise ValueError(f"`pfc run` supports strategies {RUN_STRATEGIES.get(benchmark)} for {benchmark}; "
-                         f"{strategy!r} is not one of them (hierarchical needs two calls per example and is "
-                         "available as prompts only: pfc.prompts.toolspectrum)")
+                  native: bool, sampling: dict, pool=(), domain: str | None = None) -> Request:
+    check_strategy(benchmark, strategy)
     if benchmark == "tracebench":
         from .prompts.tracebench import build
         prompt, specs = build(example, tools_by_key, native=native, history=history, k=k, strategy=strategy,
-                              pool=pool, seed=int(sampling.get("seed", 0)))
+                              pool=pool, seed=int(sampling.get("seed", 0)), domain=domain)
         return Request(prompt.messages, specs, dict(sampling), example)
     if benchmark == "ptbench":
         from .prompts.ptbench import build as build_pt
-        return Request(build_pt(example, strategy).messages, None, dict(sampling), example)
+        return Request(build_pt(example, strategy, pool, int(sampling.get("seed", 0))).messages, None,
+                       dict(sampling), example)
     if benchmark == "toolspectrum":
-        from .prompts.toolspectrum import ToolSpectrumPrompter
-        sub = example.meta.get("subset", "both")
-        prompter = _PROMPTERS.get(sub) or _PROMPTERS.setdefault(sub, ToolSpectrumPrompter(
-            sub, list(tools_by_key.values()), paths.toolspectrum_dir()))
-        return Request(prompter.build(example, strategy).messages, None, dict(sampling), example)
+        prompter = _toolspectrum_prompter(example, tools_by_key)
+        return Request(prompter.build(example, strategy, domain=domain).messages, None, dict(sampling), example)
     raise ValueError(f"no prompt builder for {benchmark!r} yet")
 
 
@@ -123,34 +144,46 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
     todo = [e for e in _ordered(examples) if e.id not in done]
     cache = ResponseCache(cache_path or paths.DATA / "cache" / "responses.sqlite")
     tools_by_key = {t.key: t for t in tools}
+    check_strategy(benchmark, strategy)
     usage = {"backend_calls": 0, "cache_hits": 0, "failures": 0, "prompt_tokens": 0, "completion_tokens": 0,
              "cost": 0.0, "already_done": len(done), "written": 0}
     latencies: list[float] = []
+
+    def cached_call(reqs: list[Request]) -> list[Response]:
+        keys = [cache_key(be.name, be.model, r.messages, r.tools, r.sampling) for r in reqs]
+        responses: list[Response | None] = []
+        for key in keys:
+            hit = cache.get(key)
+            responses.append(Response(**hit, cached=True) if hit else None)
+        missing = [i for i, r in enumerate(responses) if r is None]
+        if missing:
+            fresh = be.generate([reqs[i] for i in missing])
+            usage["backend_calls"] += len(missing)
+            for i, resp in zip(missing, fresh):
+                responses[i] = resp
+                if resp.error is None:
+                    cache.put(keys[i], resp.to_json())
+                    latencies.append(resp.latency_s)
+                    usage["prompt_tokens"] += resp.usage.get("prompt_tokens", 0)
+                    usage["completion_tokens"] += resp.usage.get("completion_tokens", 0)
+                    usage["cost"] += resp.cost
+        usage["cache_hits"] += len(reqs) - len(missing)
+        return responses
+
     bar = tqdm(total=len(todo), desc=f"{be.name} on {benchmark}", unit="ex", disable=not progress)
     (out / "failures.jsonl").unlink(missing_ok=True)
     with pred_path.open("a", encoding="utf-8") as preds, (out / "failures.jsonl").open("a", encoding="utf-8") as fails:
         for start in range(0, len(todo), batch_size):
             batch = todo[start:start + batch_size]
-            reqs = [build_request(benchmark, e, tools_by_key, strategy, history, k, native, sampling, examples)
-                    for e in batch]
-            keys = [cache_key(be.name, be.model, r.messages, r.tools, r.sampling) for r in reqs]
-            responses: list[Response | None] = []
-            for key in keys:
-                hit = cache.get(key)
-                responses.append(Response(**hit, cached=True) if hit else None)
-            missing = [i for i, r in enumerate(responses) if r is None]
-            if missing:
-                fresh = be.generate([reqs[i] for i in missing])
-                usage["backend_calls"] += len(missing)
-                for i, resp in zip(missing, fresh):
-                    responses[i] = resp
-                    if resp.error is None:
-                        cache.put(keys[i], resp.to_json())
-                        latencies.append(resp.latency_s)
-                        usage["prompt_tokens"] += resp.usage.get("prompt_tokens", 0)
-                        usage["completion_tokens"] += resp.usage.get("completion_tokens", 0)
-                        usage["cost"] += resp.cost
-            usage["cache_hits"] += len(batch) - len(missing)
+            domains: list = [None] * len(batch)
+            if strategy == "hierarchical":  # step 1: the domain, through the same cache
+                steps = [domain_request(benchmark, e, tools_by_key, sampling) for e in batch]
+                first = cached_call([r for r, _ in steps])
+                domains = [parse_domain(r.text, names) if r.error is None else None
+                           for r, (_, names) in zip(first, steps)]
+            reqs = [build_request(benchmark, e, tools_by_key, strategy, history, k, native, sampling, examples, d)
+                    for e, d in zip(batch, domains)]
+            responses = cached_call(reqs)
             for ex, resp in zip(batch, responses):
                 if resp.error is not None:
                     usage["failures"] += 1

@@ -21,11 +21,25 @@ SYSTEM = ("You act for a user whose profile is given below. Several platforms of
           "Respond only in the format " + FORMAT + " and nothing else.")
 
 
-def build(example, strategy: str = "zero_shot") -> Prompt:
+def demonstrations(example, pool, k: int, seed: int) -> list[dict]:
+    """Few-shot turns from other samples (never this one, nor one with the same query)."""
+    from ..render import render_ptbench
+    from ..schema import Call
+    from . import pick_demonstrations
+    demos = pick_demonstrations(pool, example.id, k, seed, exclude=lambda d: d.query == example.query or not d.gold)
+    turns = []
+    for d in demos:
+        turns += [{"role": "user", "content": d.query},
+                  {"role": "assistant", "content": render_ptbench([Call(g.app, g.function, g.arguments) for g in d.gold])}]
+    return turns
+
+
+def build(example, strategy: str = "zero_shot", pool=(), seed: int = 0, shots: int = 3) -> Prompt:
     dump = lambda v: json.dumps(v, ensure_ascii=False)  # noqa: E731
     system = SYSTEM.format(profile=dump(example.profile), platforms=dump(example.meta.get("platforms")),
                            tools=dump(example.meta.get("official_tools")))
     if strategy == "cot":
         system += " First reason briefly about the profile, then give the answer on the last line."
-    return Prompt([{"role": "system", "content": system}, {"role": "user", "content": example.query}],
+    demos = demonstrations(example, pool, shots, seed) if strategy == "few_shot" else []
+    return Prompt([{"role": "system", "content": system}, *demos, {"role": "user", "content": example.query}],
                   strategy, "answer", {})

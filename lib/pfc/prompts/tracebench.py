@@ -29,6 +29,29 @@ def tool_specs(tools) -> list[dict]:
         "parameters": t.parameters}} for t in tools]
 
 
+def domain_prompt(example, tools_by_key: dict) -> Prompt:
+    """Hierarchical step 1: which scenario does the request belong to (given the candidate apps)?"""
+    keys = example.tools or sorted(tools_by_key)
+    scen: dict[str, list[str]] = {}
+    for key in keys:
+        t = tools_by_key.get(key)
+        if t is not None and t.app not in scen.setdefault(t.domain or "Other", []):
+            scen[t.domain or "Other"].append(t.app)
+    lines = ["Which scenario does the user's request belong to? Scenarios and their apps:"]
+    lines += [f"- {d}: {', '.join(apps)}" for d, apps in scen.items()]
+    lines += ["", f"Request: {example.query}", "", "Answer with the scenario name only."]
+    return Prompt([{"role": "user", "content": "\n".join(lines)}], "hierarchical", "domain", {"domains": list(scen)})
+
+
+def parse_domain(text, domains) -> str | None:
+    """The first of ``domains`` named in the answer (None if none is)."""
+    import re
+    if not isinstance(text, str):
+        return None
+    hits = [(m.start(), d) for d in domains for m in [re.search(rf"(?<!\w){re.escape(d)}(?!\w)", text[:10_000], re.I)] if m]
+    return min(hits)[1] if hits else None
+
+
 def demonstrations(example, pool, k: int, seed: int) -> list[dict]:
     """Few-shot turns from other anchors of the pool (never this anchor): request -> the gold call."""
     from . import pick_demonstrations
@@ -45,9 +68,13 @@ def demonstrations(example, pool, k: int, seed: int) -> list[dict]:
 
 
 def build(example, tools_by_key: dict, native: bool = True, history: str = "full", k: int = 50,
-          strategy: str = "zero_shot", pool=(), shots: int = 3, seed: int = 0) -> tuple[Prompt, list[dict] | None]:
-    """(prompt, tool specs or None). ``tools_by_key``: tool key -> Tool; ``pool``: few-shot sources."""
+          strategy: str = "zero_shot", pool=(), shots: int = 3, seed: int = 0,
+          domain: str | None = None) -> tuple[Prompt, list[dict] | None]:
+    """(prompt, tool specs or None). ``tools_by_key``: tool key -> Tool; ``pool``: few-shot sources;
+    ``domain``: hierarchical step 2 keeps only that scenario's tools (all of them when None)."""
     keys = example.tools or sorted(tools_by_key)
+    if domain is not None:
+        keys = [key for key in keys if key in tools_by_key and tools_by_key[key].domain == domain] or keys
     specs = tool_specs([tools_by_key[key] for key in keys if key in tools_by_key])
     hist = select_history(example, history, k)
     now = example.meta.get("anchor_time", "")
