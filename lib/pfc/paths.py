@@ -52,6 +52,6 @@ def ptbench_dir() -> Path | None:
 def relative(path: Path) -> str:
     """``path`` relative to the repo root (``../shared/...`` outside it): reports never hold absolute paths."""
     try:
-        return os.path.relpath(Path(path).resolve(), ROOT)
+        return os.path.relpath(os.path.abspath(path), ROOT)  # as configured: symlinks are not resolved
     except ValueError:  # another drive (Windows)
         return Path(path).name
