@@ -195,3 +195,14 @@ def test_ptbench_few_shot_never_shows_the_sample(tmp_path):
     demos = [m["content"] for m in p.messages[1:-1] if m["role"] == "user"]
     assert len(demos) == 3 and examples[0].query not in demos
     assert all(":[" in m["content"] for m in p.messages if m["role"] == "assistant")
+
+
+def test_toolspectrum_few_shot_run_shows_demonstrations_from_its_own_subset(release, tmp_path):
+    from pfc.benchmarks import toolspectrum as ts
+    from pfc.runner import build_request
+    examples, tools = ts.load(release)
+    by_key = {t.key: t for t in tools}
+    # trap: a prompter cached without the run's pool renders few-shot prompts with no examples
+    r = build_request("toolspectrum", examples[0], by_key, "few_shot", "full", 50, True, {"seed": 0}, examples)
+    text = r.messages[0]["content"]
+    assert text.count("### Example") == 3 and examples[0].query not in text.split("### Input")[0]

@@ -57,26 +57,33 @@ def check_strategy(benchmark: str, strategy: str) -> None:
                          f"not {strategy!r}")
 
 
-def _toolspectrum_prompter(example, tools_by_key):
+def _toolspectrum_prompter(example, tools_by_key, pool, seed: int, prompters: dict):
+    """One prompter per subset, with this run's pool (few-shot sources) and seed; ``prompters`` is
+    the calling run's own cache, so runs never share prompters."""
     from .prompts.toolspectrum import ToolSpectrumPrompter
     sub = example.meta.get("subset", "both")
-    if sub not in _PROMPTERS:
-        _PROMPTERS[sub] = ToolSpectrumPrompter(sub, list(tools_by_key.values()), paths.toolspectrum_dir())
-    return _PROMPTERS[sub]
+    if sub not in prompters:
+        same = [e for e in pool if e.meta.get("subset", "both") == sub]
+        prompters[sub] = ToolSpectrumPrompter(sub, list(tools_by_key.values()), paths.toolspectrum_dir(),
+                                              pool=same, seed=seed)
+    return prompters[sub]
 
 
-def domain_request(benchmark: str, example, tools_by_key: dict, sampling: dict) -> tuple[Request, list[str]]:
+def domain_request(benchmark: str, example, tools_by_key: dict, sampling: dict, pool=(),
+                   prompters: dict | None = None) -> tuple[Request, list[str]]:
     """Hierarchical step 1 and the domain names it may answer with."""
     if benchmark == "tracebench":
         from .prompts.tracebench import domain_prompt
         p = domain_prompt(example, tools_by_key)
     else:
-        p = _toolspectrum_prompter(example, tools_by_key).domain_prompt(example)
+        p = _toolspectrum_prompter(example, tools_by_key, pool, int(sampling.get("seed", 0)),
+                                   {} if prompters is None else prompters).domain_prompt(example)
     return Request(p.messages, None, dict(sampling), example), p.meta["domains"]
 
 
 def build_request(benchmark: str, example, tools_by_key: dict, strategy: str, history: str, k: int,
-                  native: bool, sampling: dict, pool=(), domain: str | None = None) -> Request:
+                  native: bool, sampling: dict, pool=(), domain: str | None = None,
+                  prompters: dict | None = None) -> Request:
     check_strategy(benchmark, strategy)
     if benchmark == "tracebench":
         from .prompts.tracebench import build
@@ -88,12 +95,10 @@ def build_request(benchmark: str, example, tools_by_key: dict, strategy: str, hi
         return Request(build_pt(example, strategy, pool, int(sampling.get("seed", 0))).messages, None,
                        dict(sampling), example)
     if benchmark == "toolspectrum":
-        prompter = _toolspectrum_prompter(example, tools_by_key)
+        prompter = _toolspectrum_prompter(example, tools_by_key, pool, int(sampling.get("seed", 0)),
+                                          {} if prompters is None else prompters)
         return Request(prompter.build(example, strategy, domain=domain).messages, None, dict(sampling), example)
     raise ValueError(f"no prompt builder for {benchmark!r} yet")
-
-
-_PROMPTERS: dict = {}
 
 
 def _ordered(examples):
@@ -144,6 +149,7 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
     todo = [e for e in _ordered(examples) if e.id not in done]
     cache = ResponseCache(cache_path or paths.DATA / "cache" / "responses.sqlite")
     tools_by_key = {t.key: t for t in tools}
+    prompters: dict = {}  # this run's prompt builders (ToolSpectrum: one per subset)
     check_strategy(benchmark, strategy)
     usage = {"backend_calls": 0, "cache_hits": 0, "failures": 0, "prompt_tokens": 0, "completion_tokens": 0,
              "cost": 0.0, "already_done": len(done), "written": 0}
@@ -177,12 +183,12 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
             batch = todo[start:start + batch_size]
             domains: list = [None] * len(batch)
             if strategy == "hierarchical":  # step 1: the domain, through the same cache
-                steps = [domain_request(benchmark, e, tools_by_key, sampling) for e in batch]
+                steps = [domain_request(benchmark, e, tools_by_key, sampling, examples, prompters) for e in batch]
                 first = cached_call([r for r, _ in steps])
                 domains = [parse_domain(r.text, names) if r.error is None else None
                            for r, (_, names) in zip(first, steps)]
-            reqs = [build_request(benchmark, e, tools_by_key, strategy, history, k, native, sampling, examples, d)
-                    for e, d in zip(batch, domains)]
+            reqs = [build_request(benchmark, e, tools_by_key, strategy, history, k, native, sampling, examples, d,
+                                  prompters) for e, d in zip(batch, domains)]
             responses = cached_call(reqs)
             for ex, resp in zip(batch, responses):
                 if resp.error is not None:
