@@ -4,7 +4,6 @@ External, third-party data directories are configured by environment variables a
 never copied into the repository:
 
 - ``PFC_TOOLSPECTRUM_DIR``: the ToolSpectrum public release (default: ``<root>/../shared/data/toolspectrum``).
-- ``PFC_PTBENCH_DIR``: an official PTBench checkout's data (optional; no default).
 
     >>> from pfc import paths; paths.REPORTS.name
     'reports'
@@ -42,11 +41,6 @@ def _env_dir(var: str, default: Path | None) -> Path | None:
 def toolspectrum_dir() -> Path | None:
     """The ToolSpectrum release directory (``PFC_TOOLSPECTRUM_DIR`` or ``../shared/data/toolspectrum``)."""
     return _env_dir("PFC_TOOLSPECTRUM_DIR", ROOT.parent / "shared" / "data" / "toolspectrum")
-
-
-def ptbench_dir() -> Path | None:
-    """An official PTBench data directory if the user has one (``PFC_PTBENCH_DIR``), else None."""
-    return _env_dir("PFC_PTBENCH_DIR", None)
 
 
 def relative(path: Path) -> str:

@@ -144,11 +144,11 @@ def toolspectrum_section() -> tuple[list[str], dict]:
     lines = ["## 4. ToolSpectrum release: reference baselines (F1)", "",
              f"Read in place from `PFC_TOOLSPECTRUM_DIR` (`{paths.relative(release)}`); nothing is copied.", "",
              "| subset | baseline | APP | API | RP | OP |", "|---|---|---:|---:|---:|---:|"]
+    from .benchmarks.toolspectrum_report import reference_runs
     out = {}
     for name in ("persona", "environment", "persona_environment"):
         examples, tools = ts.load(release / "data" / f"dataset_{name}.json")
-        for base, outputs in (("oracle (gold rendered)", {e.id: render_json(e.gold) for e in examples}),
-                              ("always refuse (null)", {e.id: "null" for e in examples})):
+        for base, outputs in reference_runs(examples).items():
             m = score(examples, outputs, "toolspectrum", tools).metrics
             out[f"{name}/{base}"] = {k: m[k] for k in ("APP", "API", "RP", "OP")}
             lines.append(f"| {name} | {base} | " + " | ".join(f"{m[k]:.3f}" for k in ("APP", "API", "RP", "OP")) + " |")

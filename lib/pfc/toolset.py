@@ -59,10 +59,6 @@ def load_tools() -> list[Tool]:
     return tools
 
 
-def tool_index() -> dict[tuple[str, str], Tool]:
-    return {(t.app, t.function): t for t in load_tools()}
-
-
 @lru_cache(maxsize=None)
 def log_vocabulary(app: str) -> dict:
     """How ``app`` names things in its raw logs: {"fields": {param: field}, "actions": {function: action}}.

@@ -62,9 +62,7 @@ def stats_table(by_subset: dict[str, list[Example]]) -> pd.DataFrame:
 
 # ------------------------------------------------------------------ data quality
 def _type_ok(value, typ: str) -> bool:
-    if typ == "number" and isinstance(value, bool):
-        return False
-    if typ == "integer" and isinstance(value, bool):
+    if typ in ("number", "integer") and isinstance(value, bool):  # bool is an int in Python
         return False
     return isinstance(value, PY_TYPES.get(typ, (object,)))
 
