@@ -1,4 +1,4 @@
-"""A response cache in SQLite, keyed by backend, model, messages, tools and sampling.
+"""A response cache in SQLite, keyed by backend (and its code version), model, messages, tools and sampling.
 
 Only successful responses are stored: a failed request is retried next time, never
 replayed as an answer. Safe for one writer at a time (a run); WAL mode survives kill -9.
@@ -14,9 +14,10 @@ import sqlite3
 from pathlib import Path
 
 
-def cache_key(backend: str, model: str, messages, tools, sampling: dict) -> str:
+def cache_key(backend: str, model: str, messages, tools, sampling: dict, version: str = "") -> str:
+    """``version``: the backend's code version (built-in backends), so changed code never replays old answers."""
     blob = json.dumps({"backend": backend, "model": model, "messages": messages, "tools": tools,
-                       "sampling": sampling}, sort_keys=True, ensure_ascii=False, default=str)
+                       "sampling": sampling, "version": version}, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 

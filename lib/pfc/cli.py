@@ -1,9 +1,11 @@
 """Command line: ``python -m pfc parse | score | simulate | preprocess | build tracebench``.
 
 ``parse`` reads one model output on stdin and prints ``{"ok", "calls", "refusal", "error"}``
-(exit 0 when it parsed, 1 when not). ``score`` writes ``metrics.json``,
-``per_example.csv`` and ``errors.csv`` to ``--out``. Bad input files are reported with
-file, record and field, and exit status 2 — never a traceback.
+(exit 0 when it parsed, 1 when not). ``score`` writes ``metrics.json``, ``score.json``,
+``per_example.csv`` and ``errors.csv`` to ``--out`` and prints strict JSON (or ``--table``).
+Exit statuses: 0 done; 1 ``run`` had failed requests or wrote nothing (one-line summary on
+stderr); 2 a user error — one line ``pfc <cmd>: <file>:<line>: field '<f>': <message>``,
+never a traceback (``pfc.errors``); 130 interrupted (Ctrl-C; a run resumes on re-running).
 
     $ echo "Shop:[buy(n=2)]" | python -m pfc parse --style ptbench
 """
@@ -14,8 +16,9 @@ import json
 import sys
 
 from . import benchmarks
+from .errors import (EXIT_INTERRUPTED, EXIT_RUN_FAILED, EXIT_USER_ERROR, UserError, existing,
+                     os_error_message, out_dir, positive_int)
 from .parsing import STYLES, parse
-from .schema import SchemaError
 
 
 def _parse_cmd(args) -> int:
@@ -33,18 +36,23 @@ def _parse_cmd(args) -> int:
 
 
 def _score_cmd(args) -> int:
+    from .coverage import summary
     from .paths import relative
-    from .scoring import score_files
-    try:
-        report = score_files(args.benchmark, args.examples, args.predictions, args.tools,
-                             args.style, args.compat)
-    except (SchemaError, FileNotFoundError, ValueError) as e:
-        print(f"pfc score: {e}", file=sys.stderr)
-        return 2
-    out = report.write(args.out)
-    headline = {k: round(v, 4) for k, v in report.metrics.items() if "/" not in k}
-    print(json.dumps(headline))
-    print(f"wrote {relative(out)}/metrics.json, per_example.csv ({len(report.per_example)} rows), "
+    from .scoring import json_safe, score_files
+    out = out_dir(args.out)
+    report = score_files(args.benchmark, existing(args.examples, "--examples"),
+                         existing(args.predictions, "--predictions"), args.tools and existing(args.tools, "--tools"),
+                         args.style, args.compat, strict=args.strict)
+    report.write(out)
+    headline = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in json_safe(report.metrics).items()
+                if "/" not in k}
+    if args.table:
+        width = max(map(len, headline), default=0)
+        print("\n".join(f"{k:<{width}}  {'n/a' if v is None else f'{v:.4f}'}" for k, v in headline.items()))
+    else:
+        print(json.dumps(headline, allow_nan=False))
+    print(f"pfc score: {summary(report.coverage)}", file=sys.stderr)
+    print(f"wrote {relative(out)}/metrics.json, score.json, per_example.csv ({len(report.per_example)} rows), "
           f"errors.csv ({len(report.errors)} rows)", file=sys.stderr)
     return 0
 
@@ -52,52 +60,61 @@ def _score_cmd(args) -> int:
 def _simulate_cmd(args) -> int:
     from .paths import relative
     from .simulate import simulate
-    out = simulate(args.users, args.seed, args.out, records=args.records, workers=args.workers)
+    out = simulate(args.users, args.seed, out_dir(args.out), records=args.records, workers=args.workers)
     print(f"wrote {relative(out)}/events.jsonl and manifest.json", file=sys.stderr)
     return 0
 
 
 def _preprocess_cmd(args) -> int:
     from .preprocess import preprocess
-    try:
-        report = preprocess(args.raw, args.out)
-    except FileNotFoundError as e:
-        print(f"pfc preprocess: {e}", file=sys.stderr)
-        return 2
+    report = preprocess(existing(args.raw, "--raw"), out_dir(args.out))
     print(json.dumps(report, indent=1))
     return 0
 
 
 def _build_cmd(args) -> int:
     from .build import build_tracebench
-    from .schema import SchemaError as _SE
     chat = None
     if args.llm_backend:
         from .backends import chat_function, get
         chat = chat_function(get(args.llm_backend, args.llm_model or ""))
-    try:
-        st = build_tracebench(args.out, raw_dir=args.raw, users=args.users, seed=args.seed, records=args.records,
-                              per_user=args.per_user, workers=args.workers, review_sheet=args.review_sheet,
-                              chat=chat if args.llm_queries else None, judge=chat if args.llm_screen else None)
-    except (FileNotFoundError, _SE) as e:
-        print(f"pfc build: {e}", file=sys.stderr)
-        return 2
+    st = build_tracebench(out_dir(args.out), raw_dir=args.raw and existing(args.raw, "--raw"), users=args.users,
+                          seed=args.seed, records=args.records, per_user=args.per_user, workers=args.workers,
+                          review_sheet=args.review_sheet and existing(args.review_sheet, "--review-sheet"),
+                          chat=chat if args.llm_queries else None, judge=chat if args.llm_screen else None)
     print(json.dumps(st["table2"]))
     return 0
 
 
 def _run_cmd(args) -> int:
+    from .run_checks import failure_summary
     from .runner import run
-    from .schema import SchemaError as _SE
-    try:
-        usage = run(args.benchmark, args.examples, args.backend, args.out, model=args.model or "",
-                    strategy=args.strategy, history=args.history, k=args.k, limit=args.limit,
-                    native=not args.prompt_format, seed=args.seed, tools_path=args.tools)
-    except (FileNotFoundError, ValueError, _SE) as e:
-        print(f"pfc run: {e}", file=sys.stderr)
-        return 2
+    usage = run(args.benchmark, existing(args.examples, "--examples"), args.backend, out_dir(args.out),
+                model=args.model or "", strategy=args.strategy, history=args.history, k=args.k, limit=args.limit,
+                native=not args.prompt_format, seed=args.seed, tools_path=args.tools and existing(args.tools, "--tools"),
+                force=args.force, use_cache=not args.no_cache)
     print(json.dumps(usage))
+    line = failure_summary(usage, args.out)
+    if line:
+        print(f"pfc run: {line}", file=sys.stderr)
+        return EXIT_RUN_FAILED
     return 0
+
+
+def _dispatch(args) -> int:
+    """The one user-error path: a UserError (or an OSError on a user's path) is one line and exit 2."""
+    try:
+        return args.func(args)
+    except UserError as e:
+        print(f"pfc {args.cmd}: {e}", file=sys.stderr)
+    except OSError as e:
+        print(f"pfc {args.cmd}: {os_error_message(e)}", file=sys.stderr)
+    except ValueError as e:  # a refused option value (unknown backend, unsupported strategy, missing --model)
+        print(f"pfc {args.cmd}: {e}", file=sys.stderr)
+    except KeyboardInterrupt as e:
+        print(f"pfc {args.cmd}: {e or 'interrupted'}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_USER_ERROR
 
 
 def main(argv=None) -> int:
@@ -116,12 +133,14 @@ def main(argv=None) -> int:
     s.add_argument("--tools", help="tool file (ToolSpectrum: API_description*.json)")
     s.add_argument("--style", choices=STYLES, help="output style (default: the benchmark's)")
     s.add_argument("--compat", choices=["official"], help="PTBench: the published evaluator's numbers")
+    s.add_argument("--strict", action="store_true", help="any missing, unknown or duplicate prediction id is an error")
+    s.add_argument("--table", action="store_true", help="print a readable table instead of JSON")
     s.set_defaults(func=_score_cmd)
     sim = sub.add_parser("simulate", help="simulate raw phone interaction logs")
-    sim.add_argument("--users", type=int, default=10)
+    sim.add_argument("--users", type=positive_int, default=10)
     sim.add_argument("--seed", type=int, default=0)
-    sim.add_argument("--records", type=int, default=300, help="records per user (at least 100 recommended)")
-    sim.add_argument("--workers", type=int, default=1)
+    sim.add_argument("--records", type=positive_int, default=300, help="records per user (at least 100 recommended)")
+    sim.add_argument("--workers", type=positive_int, default=1)
     sim.add_argument("--out", required=True)
     sim.set_defaults(func=_simulate_cmd)
     pre = sub.add_parser("preprocess", help="anonymize, validate and standardize raw logs")
@@ -131,11 +150,11 @@ def main(argv=None) -> int:
     b = sub.add_parser("build", help="build a benchmark end to end")
     b.add_argument("benchmark", choices=["tracebench"])
     b.add_argument("--raw", help="raw logs directory (default: simulate)")
-    b.add_argument("--users", type=int, default=10)
+    b.add_argument("--users", type=positive_int, default=10)
     b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--records", type=int, default=300)
-    b.add_argument("--per-user", type=int, default=60, help="anchors per user")
-    b.add_argument("--workers", type=int, default=1)
+    b.add_argument("--records", type=positive_int, default=300)
+    b.add_argument("--per-user", type=positive_int, default=60, help="anchors per user")
+    b.add_argument("--workers", type=positive_int, default=1)
     b.add_argument("--review-sheet", help="a reviewed anchors_review.csv to apply")
     b.add_argument("--llm-backend", help="model backend for LLM screening / role-play (openai, hf, vllm)")
     b.add_argument("--llm-model", help="model for --llm-backend")
@@ -150,15 +169,17 @@ def main(argv=None) -> int:
     rn.add_argument("--model", help="model name (backends that load models)")
     rn.add_argument("--strategy", default="zero_shot")
     rn.add_argument("--history", default="full", choices=["full", "last_k", "retrieved"])
-    rn.add_argument("--k", type=int, default=50, help="records kept by last_k / retrieved")
-    rn.add_argument("--limit", type=int)
+    rn.add_argument("--k", type=positive_int, default=50, help="records kept by last_k / retrieved")
+    rn.add_argument("--limit", type=positive_int, help="run only the first N examples")
     rn.add_argument("--prompt-format", action="store_true", help="tools in the prompt instead of native tools")
     rn.add_argument("--seed", type=int, default=0)
     rn.add_argument("--tools")
     rn.add_argument("--out", required=True, help="run directory, e.g. data/runs/<run_id>")
+    rn.add_argument("--force", action="store_true", help="start afresh: move this directory's run files to attic/")
+    rn.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     rn.set_defaults(func=_run_cmd)
     args = ap.parse_args(argv)
-    return args.func(args)
+    return _dispatch(args)
 
 
 if __name__ == "__main__":

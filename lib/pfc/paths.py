@@ -14,21 +14,41 @@ import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+# Where generated files go: data built or downloaded by pipelines, runs, cache, figures, reports.
+# ``PFC_OUTPUT_ROOT`` moves all of them elsewhere (the tests point it at a temporary directory);
+# inputs that ship with the repository (toolsets, paper results, prices, golden cases) stay in ROOT.
+OUTPUT_ROOT = Path(os.environ.get("PFC_OUTPUT_ROOT") or ROOT)
 LIB = ROOT / "lib"
 DATA = ROOT / "data"
-RAW = DATA / "raw"
-INTERIM = DATA / "interim"
-PROCESSED = DATA / "processed"
+OUT_DATA = OUTPUT_ROOT / "data"
+RAW = OUT_DATA / "raw"
+INTERIM = OUT_DATA / "interim"
+PROCESSED = OUT_DATA / "processed"
 EXTERNAL = DATA / "external"
 EXAMPLES = DATA / "examples"
 PAPER_RESULTS = DATA / "paper_results"
-BENCHMARKS = DATA / "benchmarks"
-RUNS = DATA / "runs"
-FIGURES = ROOT / "figures"
-REPORTS = ROOT / "reports"
+BENCHMARKS = OUT_DATA / "benchmarks"
+RUNS = OUT_DATA / "runs"
+CACHE = OUT_DATA / "cache"
+FIGURES = OUTPUT_ROOT / "figures"
+REPORTS = OUTPUT_ROOT / "reports"
 NOTEBOOKS = ROOT / "notebooks"
 TESTS = ROOT / "tests"
 GOLDEN = TESTS / "golden"
+
+
+def output(path) -> Path:
+    """Where a notebook or script writes a path it was given: absolute as is, relative under OUTPUT_ROOT."""
+    p = Path(path)
+    return p if p.is_absolute() else OUTPUT_ROOT / p
+
+
+def source(path) -> Path:
+    """Where to read a path it was given: absolute as is; relative under OUTPUT_ROOT if made there, else ROOT."""
+    p = Path(path)
+    if p.is_absolute():
+        return p
+    return OUTPUT_ROOT / p if (OUTPUT_ROOT / p).exists() else ROOT / p
 
 
 def _env_dir(var: str, default: Path | None) -> Path | None:

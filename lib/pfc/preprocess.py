@@ -132,17 +132,26 @@ def preprocess(raw_dir, out_dir, progress: bool = True) -> dict:
     """Read ``raw_dir/*.jsonl``; write ``out_dir/histories.parquet`` and ``preprocess_report.json``."""
     import pandas as pd
     from tqdm import tqdm
+    from .errors import UserError
     raw, out = Path(raw_dir), Path(out_dir)
+    if not raw.is_dir():
+        raise UserError("expected a directory of raw *.jsonl logs", file=str(raw_dir))
     files = sorted(raw.glob("*.jsonl"))
     if not files:
-        raise FileNotFoundError(f"no *.jsonl raw logs in {raw}")
+        raise UserError("no *.jsonl raw logs in this directory", file=str(raw_dir))
     counts = Counter()
     sessions: dict[str, list] = defaultdict(list)
     seen = set()
     for f in files:
-        with f.open(encoding="utf-8") as fh:
-            for line in tqdm(fh, desc=f"reading {f.name}", unit=" lines", disable=not progress, mininterval=1):
+        with f.open("rb") as fh:  # bytes: an undecodable line is skipped and counted, not fatal
+            for n, raw_line in enumerate(tqdm(fh, desc=f"reading {f.name}", unit=" lines", disable=not progress,
+                                              mininterval=1)):
                 counts["lines"] += 1
+                try:
+                    line = raw_line.decode("utf-8-sig" if n == 0 else "utf-8")
+                except UnicodeDecodeError:
+                    counts["dropped_lines:not_utf8"] += 1
+                    continue
                 try:
                     ev = json.loads(line)
                     sid = ev["session"]

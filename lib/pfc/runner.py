@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import statistics
-import subprocess
 import time
 from pathlib import Path
 
-from . import benchmarks, paths
+from . import benchmarks, paths, run_identity
 from .backends import DEFAULT_SAMPLING, Request, Response, get
 from .cache import ResponseCache, cache_key
 from .prompts.tracebench import parse_domain
+from .provenance import git_commit, versions
+from .run_checks import RunInterrupted, preflight
+from .shape import check_examples
 
 
 def finished_ids(pred_path: Path) -> set[str]:
@@ -106,60 +107,59 @@ def _ordered(examples):
     return sorted(examples, key=lambda e: (e.user_id or "", len(e.history), e.id))
 
 
-def _git_commit() -> str | None:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=paths.ROOT, capture_output=True, text=True,
-                              timeout=10).stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def _versions() -> dict:
-    from importlib.metadata import PackageNotFoundError, version
-    out = {"python": platform.python_version()}
-    for pkg in ("pfc", "openai", "transformers", "torch", "vllm", "pandas", "scikit-learn"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:
-            pass
-    return out
-
-
 def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strategy: str = "zero_shot",
         history: str = "full", k: int = 50, limit: int | None = None, native: bool = True, seed: int = 0,
         batch_size: int = 16, sampling: dict | None = None, cache_path=None, tools_path=None,
-        backend_options: dict | None = None, progress: bool = True) -> dict:
-    """Run (or resume) one run directory; returns this invocation's usage."""
+        backend_options: dict | None = None, progress: bool = True, force: bool = False,
+        use_cache: bool = True) -> dict:
+    """Run (or resume) one run directory; returns this invocation's usage.
+
+    Refused before any request (``pfc.errors.UserError``): a run that cannot work
+    (``pfc.run_checks.preflight``) and resuming into a directory made by another run
+    (``pfc.run_identity``; ``force=True`` moves the old files aside). ``use_cache=False``
+    neither reads nor writes the response cache. Ctrl-C raises ``RunInterrupted``.
+    """
     from tqdm import tqdm
     adapter = benchmarks.get(benchmark)
+    check_strategy(benchmark, strategy)
+    check_examples(benchmark, examples_path)
     examples, tools = adapter.load(examples_path, tools_path)
+    all_examples = examples
     examples = examples[:limit] if limit else examples
     sampling = {**DEFAULT_SAMPLING, **(sampling or {}), "seed": seed}
     be = backend if not isinstance(backend, str) else get(backend, model, tools=tools, seed=seed,
                                                           **(backend_options or {}))
+    preflight(benchmark, adapter, be, examples, tools, examples_path, tools_path)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    ident = run_identity.build(benchmark=benchmark, backend=be.name, backend_version=getattr(be, "version", ""),
+                               model=be.model, strategy=strategy, history=history, k=k, native_tools=native,
+                               sampling=sampling, seed=seed,
+                               examples_sha256=run_identity.content_hash(all_examples, tools))
+    moved = run_identity.claim(out, ident, force=force, shown=str(out_dir))
     config = {"benchmark": benchmark, "examples": paths.relative(Path(examples_path)), "backend": be.name,
               "model": be.model, "strategy": strategy, "history": history, "k": k, "limit": limit,
               "native_tools": native, "seed": seed, "sampling": sampling, "n_examples": len(examples),
-              "git_commit": _git_commit(), "versions": _versions(), "backend_options": backend_options or {}}
+              "git_commit": git_commit(), "versions": versions(), "backend_options": backend_options or {},
+              "cache": use_cache}
     (out / "config.json").write_text(json.dumps(config, indent=1) + "\n")
     pred_path = out / "predictions.jsonl"
     done = finished_ids(pred_path)
     todo = [e for e in _ordered(examples) if e.id not in done]
-    cache = ResponseCache(cache_path or paths.DATA / "cache" / "responses.sqlite")
+    cache = ResponseCache(cache_path or paths.CACHE / "responses.sqlite") if use_cache else None
     tools_by_key = {t.key: t for t in tools}
     prompters: dict = {}  # this run's prompt builders (ToolSpectrum: one per subset)
-    check_strategy(benchmark, strategy)
     usage = {"backend_calls": 0, "cache_hits": 0, "failures": 0, "prompt_tokens": 0, "completion_tokens": 0,
-             "cost": 0.0, "already_done": len(done), "written": 0}
+             "cost": 0.0, "already_done": len(done & {e.id for e in examples}), "written": 0, "todo": len(todo),
+             "n_examples": len(examples), "first_error": None,
+             "moved_aside": None if moved is None else paths.relative(moved)}
     latencies: list[float] = []
 
     def cached_call(reqs: list[Request]) -> list[Response]:
-        keys = [cache_key(be.name, be.model, r.messages, r.tools, r.sampling) for r in reqs]
+        keys = [cache_key(be.name, be.model, r.messages, r.tools, r.sampling, getattr(be, "version", ""))
+                for r in reqs]
         responses: list[Response | None] = []
         for key in keys:
-            hit = cache.get(key)
+            hit = cache.get(key) if cache is not None else None
             responses.append(Response(**hit, cached=True) if hit else None)
         missing = [i for i, r in enumerate(responses) if r is None]
         if missing:
@@ -168,7 +168,8 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
             for i, resp in zip(missing, fresh):
                 responses[i] = resp
                 if resp.error is None:
-                    cache.put(keys[i], resp.to_json())
+                    if cache is not None:
+                        cache.put(keys[i], resp.to_json())
                     latencies.append(resp.latency_s)
                     usage["prompt_tokens"] += resp.usage.get("prompt_tokens", 0)
                     usage["completion_tokens"] += resp.usage.get("completion_tokens", 0)
@@ -178,31 +179,44 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
 
     bar = tqdm(total=len(todo), desc=f"{be.name} on {benchmark}", unit="ex", disable=not progress)
     (out / "failures.jsonl").unlink(missing_ok=True)
-    with pred_path.open("a", encoding="utf-8") as preds, (out / "failures.jsonl").open("a", encoding="utf-8") as fails:
-        for start in range(0, len(todo), batch_size):
-            batch = todo[start:start + batch_size]
-            domains: list = [None] * len(batch)
-            if strategy == "hierarchical":  # step 1: the domain, through the same cache
-                steps = [domain_request(benchmark, e, tools_by_key, sampling, examples, prompters) for e in batch]
-                first = cached_call([r for r, _ in steps])
-                domains = [parse_domain(r.text, names) if r.error is None else None
-                           for r, (_, names) in zip(first, steps)]
-            reqs = [build_request(benchmark, e, tools_by_key, strategy, history, k, native, sampling, examples, d,
-                                  prompters) for e, d in zip(batch, domains)]
-            responses = cached_call(reqs)
-            for ex, resp in zip(batch, responses):
-                if resp.error is not None:
-                    usage["failures"] += 1
-                    fails.write(json.dumps({"id": ex.id, "error": resp.error}) + "\n")
-                    continue
-                preds.write(json.dumps({"id": ex.id, "output": resp.output(), "cached": resp.cached},
-                                       ensure_ascii=False) + "\n")
-                usage["written"] += 1
-            preds.flush()
-            os.fsync(preds.fileno())
-            bar.update(len(batch))
+    try:
+        with pred_path.open("a", encoding="utf-8") as preds, \
+                (out / "failures.jsonl").open("a", encoding="utf-8") as fails:
+            for start in range(0, len(todo), batch_size):
+                batch = todo[start:start + batch_size]
+                domains: list = [None] * len(batch)
+                if strategy == "hierarchical":  # step 1: the domain, through the same cache
+                    steps = [domain_request(benchmark, e, tools_by_key, sampling, examples, prompters)
+                             for e in batch]
+                    first = cached_call([r for r, _ in steps])
+                    domains = [parse_domain(r.text, names) if r.error is None else None
+                               for r, (_, names) in zip(first, steps)]
+                reqs = [build_request(benchmark, e, tools_by_key, strategy, history, k, native, sampling, examples,
+                                      d, prompters) for e, d in zip(batch, domains)]
+                responses = cached_call(reqs)
+                for ex, resp in zip(batch, responses):
+                    if resp.error is not None:
+                        usage["failures"] += 1
+                        usage["first_error"] = usage["first_error"] or f"{ex.id}: {resp.error}"
+                        fails.write(json.dumps({"id": ex.id, "error": resp.error}) + "\n")
+                        continue
+                    preds.write(json.dumps({"id": ex.id, "output": resp.output(), "cached": resp.cached},
+                                           ensure_ascii=False) + "\n")
+                    usage["written"] += 1
+                preds.flush()
+                os.fsync(preds.fileno())
+                bar.update(len(batch))
+    except KeyboardInterrupt:
+        bar.close()
+        saved = len(finished_ids(pred_path) & {e.id for e in examples})
+        usage.update(interrupted=True, done=saved)
+        (out / "usage.json").write_text(json.dumps(usage, indent=1) + "\n")
+        raise RunInterrupted(saved, len(examples), str(out_dir)) from None
+    finally:
+        if cache is not None:
+            cache.close()
     bar.close()
-    cache.close()
+    usage["done"] = len(finished_ids(pred_path) & {e.id for e in examples})
     if latencies:
         q = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [latencies[0]] * 99
         usage["latency_s"] = {"p50": q[49], "p90": q[89], "p99": q[98], "max": max(latencies)}

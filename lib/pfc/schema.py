@@ -17,21 +17,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from .errors import UserError, decode_line, read_json
+
 BENCHMARKS = ("tracebench", "ptbench", "toolspectrum")
 # Where a gold argument's value comes from (its provenance role).
 SOURCES = ("query", "profile", "environment", "long_term_history", "recent_context", "unknown")
 
 
-class SchemaError(ValueError):
+class SchemaError(UserError):
     """A record does not fit the schema; the message names file, line and field."""
-
-    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
-                 field: str | None = None):
-        self.msg, self.file, self.line, self.field = message, file, line, field
-        where = ":".join(str(p) for p in (file, line) if p is not None)
-        prefix = f"{where}: " if where else ""
-        fld = f"field '{field}': " if field else ""
-        super().__init__(f"{prefix}{fld}{message}")
 
 
 def _need(cond: bool, fld: str, msg: str) -> None:
@@ -230,12 +224,23 @@ class Example:
 
 # ---------------------------------------------------------------- I/O at the edges
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
-    """(line number, decoded object) for each non-blank line; bad JSON names file and line."""
+    """(line number, decoded object) for each non-blank line; bad JSON names file and line.
+
+    UTF-8 with or without a BOM, LF or CRLF line ends. A line that is not UTF-8 (or holds a
+    NUL byte) raises naming file and line; a file that is one JSON array is told apart from
+    JSONL.
+    """
     path = Path(path)
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
+    with path.open("rb") as fh:
+        first = True
+        for n, raw in enumerate(fh, 1):
+            line = decode_line(raw, path, n)
             if not line.strip():
                 continue
+            if first and line.lstrip().startswith("["):
+                raise SchemaError("a JSON array, expected JSONL (one JSON object per line); "
+                                  "convert with: jq -c '.[]'", file=str(path), line=n)
+            first = False
             try:
                 yield n, json.loads(line)
             except json.JSONDecodeError as e:
@@ -268,10 +273,7 @@ def write_examples(examples: Iterable[Example], path: str | Path) -> None:
 def load_tools(path: str | Path) -> list[Tool]:
     """Read a ``tools.json`` list; a bad tool raises SchemaError naming file, index and field."""
     path = Path(path)
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise SchemaError(f"invalid JSON: {e.msg} (line {e.lineno})", file=str(path)) from None
+    raw = read_json(path)
     if not isinstance(raw, list):
         raise SchemaError("expected a JSON list of tools", file=str(path))
     tools = []

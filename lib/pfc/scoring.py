@@ -12,7 +12,7 @@ import gc
 import json
 import math
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -21,8 +21,13 @@ from . import benchmarks
 from .benchmarks import ptbench_official as official
 from .metrics import compute
 from .parsing import ParseResult, parse
-from .schema import Example
+from .schema import Example, SchemaError
 from .taxonomy import error_rows
+
+
+def json_safe(metrics: dict) -> dict:
+    """Metrics for strict JSON: NaN (undefined, e.g. no example of a kind) becomes null."""
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in metrics.items()}
 
 
 @dataclass
@@ -30,14 +35,20 @@ class ScoreReport:
     metrics: dict[str, float]
     per_example: pd.DataFrame
     errors: pd.DataFrame
+    coverage: dict = field(default_factory=dict)     # pfc.coverage.coverage(): matched/missing/unknown/duplicate
+    provenance: dict = field(default_factory=dict)   # inputs (paths as given, sha256), mode, versions, commit
 
     def write(self, out_dir) -> Path:
+        """``metrics.json``, ``per_example.csv``, ``errors.csv``, and ``score.json`` (provenance + coverage)."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        clean = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in self.metrics.items()}
-        (out / "metrics.json").write_text(json.dumps(clean, indent=1, sort_keys=False) + "\n")
+        (out / "metrics.json").write_text(json.dumps(json_safe(self.metrics), indent=1, sort_keys=False,
+                                                     allow_nan=False) + "\n")
         self.per_example.to_csv(out / "per_example.csv", index=False)
         self.errors.to_csv(out / "errors.csv", index=False)
+        if self.provenance:
+            (out / "score.json").write_text(json.dumps({**self.provenance, "coverage": self.coverage}, indent=1,
+                                                       allow_nan=False) + "\n")
         return out
 
 
@@ -159,16 +170,41 @@ def paused_gc():
 
 
 def score_files(benchmark: str, examples_path, predictions_path, tools_path=None,
-                style: str | None = None, compat: str | None = None) -> ScoreReport:
+                style: str | None = None, compat: str | None = None, strict: bool = False) -> ScoreReport:
+    """Score files; refuses examples of another benchmark, and predictions that match no example id.
+
+    ``strict``: any missing, unknown or duplicate prediction id is an error (``pfc.coverage``).
+    The report carries ``coverage`` and ``provenance`` (written as ``score.json``).
+    """
     with paused_gc():
-        return _score_files(benchmark, examples_path, predictions_path, tools_path, style, compat)
+        return _score_files(benchmark, examples_path, predictions_path, tools_path, style, compat, strict)
 
 
-def _score_files(benchmark, examples_path, predictions_path, tools_path, style, compat) -> ScoreReport:
+def _score_files(benchmark, examples_path, predictions_path, tools_path, style, compat, strict) -> ScoreReport:
+    from . import coverage as cov
+    from . import provenance as prov
+    from .shape import check_examples, check_predictions
     adapter = benchmarks.get(benchmark)
+    check_examples(benchmark, examples_path)
+    check_predictions(predictions_path)
     if compat == "official" and benchmark == "ptbench":  # compat reads the raw answers only
         examples, tools = adapter.load(examples_path, tools_path, gold=False)
     else:
         examples, tools = adapter.load(examples_path, tools_path)
+    kinds = sorted({e.benchmark for e in examples})
+    if kinds and kinds != [benchmark]:
+        raise SchemaError(f"holds {'/'.join(kinds)} examples, not {benchmark} (check --benchmark)",
+                          file=str(examples_path), field="benchmark")
     outputs = adapter.load_predictions(predictions_path, examples)
-    return score(examples, outputs, benchmark, tools, style, compat)
+    coverage = cov.coverage([e.id for e in examples], outputs)
+    cov.check(coverage, predictions_path, strict)
+    report = score(examples, outputs, benchmark, tools, style, compat)
+    report.coverage = coverage
+    report.provenance = {
+        "benchmark": benchmark,
+        "mode": {"compat": compat or "robust", "strict": strict, "style": style or adapter.style},
+        "inputs": {"examples": prov.file_record(examples_path), "predictions": prov.file_record(predictions_path),
+                   "tools": prov.file_record(tools_path)},
+        "pfc_version": prov.versions(("pfc",)).get("pfc"), "git_commit": prov.git_commit(),
+        "versions": prov.versions(("pandas", "numpy"))}
+    return report

@@ -47,9 +47,23 @@ class Response:
 
 
 class Backend:
-    """Subclasses set ``name`` and implement ``generate``."""
+    """Subclasses set ``name`` and implement ``generate``.
+
+    What a backend declares, so that a run that cannot work is refused before it starts:
+    ``benchmarks`` (those it can answer; None = any), ``needs_tools`` (it picks among the
+    tool specs, so a run without a tool file cannot work), ``version`` (changes when outputs
+    may change for the same request: built-in backends hash their code; part of the cache
+    key and the run identity), and :meth:`preflight` (raises a one-line error when the
+    backend cannot be reached at all).
+    """
     name = "base"
     model = ""
+    benchmarks: tuple[str, ...] | None = None
+    needs_tools = False
+    version = ""
+
+    def preflight(self) -> None:
+        """Raise ``pfc.errors.UserError`` if no request can succeed (e.g. the server is down)."""
 
     def generate(self, requests: list[Request]) -> list[Response]:  # pragma: no cover - interface
         raise NotImplementedError

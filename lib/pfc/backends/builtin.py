@@ -40,10 +40,23 @@ def _words(s: str) -> str:
 
 
 
+def _code_version() -> str:
+    """Changes whenever the baselines' code (or the renderer of their answers) changes."""
+    import sys
+
+    from .. import render as _render
+    from ..provenance import source_version
+    return source_version(sys.modules[__name__], _render)
+
+
 class _Builtin(Backend):
+    benchmarks = ("tracebench", "toolspectrum")  # PTBench-format data: not yet (candidate tools are per record)
+    needs_tools = True
+
     def __init__(self, model: str = "", tools=None, seed: int = 0, **_):
         self.model, self.tools, self.seed = model or self.name, list(tools or []), seed
         self.by_key = {t.key: t for t in self.tools}
+        self.version = _code_version()
 
     def candidates(self, ex):
         keys = ex.tools or list(self.by_key)
@@ -62,6 +75,8 @@ class _Builtin(Backend):
 
 class Oracle(_Builtin):
     name = "oracle"
+    benchmarks = None  # the gold calls, in any benchmark's format
+    needs_tools = False
 
     def predict(self, ex):
         return None if ex.gold is None else [Call(g.app, g.function, g.arguments) for g in ex.gold]

@@ -44,6 +44,24 @@ class OpenAIBackend(Backend):
     def describe(self) -> dict:  # the base URL is configuration, the key never leaves the environment
         return {"backend": self.name, "model": self.model, "base_url_set": bool(os.environ.get("OPENAI_BASE_URL"))}
 
+    def preflight(self) -> None:
+        """Refuse a dead endpoint before any request: a TCP connection to its host and port (5 s)."""
+        import socket
+        from urllib.parse import urlsplit
+
+        from ..errors import UserError
+        url = os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        u = urlsplit(url)
+        if u.scheme not in ("http", "https") or not u.hostname:
+            raise UserError("OPENAI_BASE_URL is not an http(s) URL")
+        port = u.port or (443 if u.scheme == "https" else 80)
+        where = f"{u.scheme}://{u.hostname}:{port}"  # never user:password@ or the path
+        try:
+            socket.create_connection((u.hostname, port), timeout=5).close()
+        except OSError as e:
+            raise UserError(f"cannot reach the OpenAI-compatible server at {where} (OPENAI_BASE_URL): "
+                            f"{e.strerror or type(e).__name__}; start it or fix the URL") from None
+
     def generate(self, requests):
         result: list = []
 

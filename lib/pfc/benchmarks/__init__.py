@@ -22,6 +22,7 @@ class Adapter:
     row: Callable                          # (example, parse_result, ctx) -> (row dict, Comparison, error_type)
     style: str = "auto"                    # default output style for parsing
     group_by: list[str] = field(default_factory=list)  # meta keys to report metrics by
+    run_needs_tools: bool = False          # prompts list the tool file's tools: a run without them is refused
 
 
 def get(name: str) -> Adapter:

@@ -10,31 +10,61 @@ message dict with ``tool_calls``. Examples without a prediction are scored as fa
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ..checker import compare
+from ..coverage import Predictions
 from ..metrics import row_from_comparison
 from ..schema import SOURCES, Example, SchemaError, iter_jsonl, load_examples, load_tools
 from ..taxonomy import error_rows, error_type, ptbench_flags
 
 
 def load_unified(examples_path, tools_path=None):
-    """A unified-schema benchmark directory or ``examples.jsonl`` (+ optional ``tools.json``)."""
+    """A unified-schema benchmark directory or ``examples.jsonl`` (+ optional ``tools.json``).
+
+    Without ``tools_path``, ``tools.json`` is taken from the directory, or from beside the file.
+    """
     p = Path(examples_path)
     if p.is_dir():
-        tools_path = tools_path or (p / "tools.json" if (p / "tools.json").exists() else None)
         p = p / "examples.jsonl"
+        if not p.exists():
+            raise SchemaError("no examples.jsonl in this directory", file=str(examples_path))
+    if tools_path is None and (p.parent / "tools.json").exists():
+        tools_path = p.parent / "tools.json"
     return load_examples(p), (load_tools(tools_path) if tools_path else [])
 
 
-def load_predictions(path, examples: list[Example]) -> dict:
-    """{example id: raw output} from a predictions JSONL file (see the module docstring)."""
+def _output(obj: dict, field: str, path, n: int):
+    """The raw output of one line: text, null, an assistant message, or a list of tool calls."""
+    v = obj[field]
+    if isinstance(v, list):
+        if not all(isinstance(c, dict) and "function" in c for c in v):
+            raise SchemaError("expected a list of tool calls ({\"function\": {name, arguments}})",
+                              file=str(path), line=n, field=field)
+        return {"role": "assistant", "content": None, "tool_calls": v}
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, dict) and ("tool_calls" in v or "content" in v):
+        return v
+    raise SchemaError(f"expected a string, an assistant message or a tool-call list, got {type(v).__name__} "
+                      f"{json.dumps(v)[:40]}", file=str(path), line=n, field=field)
+
+
+def load_predictions(path, examples: list[Example]) -> Predictions:
+    """{example id: raw output} from a predictions JSONL file (see the module docstring).
+
+    The result also records every id seen (``pfc.coverage.Predictions``): duplicates are
+    counted, the last line of an id wins.
+    """
     path = Path(path)
-    out, ids = {}, [e.id for e in examples]
+    out, ids = Predictions(), [e.id for e in examples]
     for pos, (n, obj) in enumerate(iter_jsonl(path)):
         if not isinstance(obj, dict):
             raise SchemaError("expected a JSON object", file=str(path), line=n)
         if "id" in obj:
+            if not isinstance(obj["id"], (str, int)) or isinstance(obj["id"], bool):
+                raise SchemaError("expected a string id", file=str(path), line=n, field="id")
             key = str(obj["id"])
         elif "index" in obj:
             idx = obj["index"]
@@ -51,7 +81,7 @@ def load_predictions(path, examples: list[Example]) -> dict:
         field = "predict" if "predict" in obj and "output" not in obj else "output"
         if field not in obj:
             raise SchemaError("missing", file=str(path), line=n, field="output")
-        out[key] = obj[field]
+        out.add(key, _output(obj, field, path, n))
     return out
 
 

@@ -14,9 +14,10 @@ Metric keys are the official CSV headers (PTBench App. A.1, eqs. 2–11, and Fig
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from ..coverage import Predictions
+from ..errors import read_json
 from ..schema import Example, GoldCall, Role, SchemaError
 from . import Adapter
 from .common import generic_row, load_predictions, load_unified
@@ -78,10 +79,7 @@ SPLITS = ("test_untrained_user", "test_trained_user")
 def load_official(path, id_prefix: str = "", gold: bool = True) -> list[Example]:
     """Records of an official ``data.json``; ``gold=False`` skips building gold calls (compat mode)."""
     path = Path(path)
-    try:
-        records = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise SchemaError(f"invalid JSON: {e.msg} (line {e.lineno})", file=str(path)) from None
+    records = read_json(path)
     if not isinstance(records, list):
         raise SchemaError("expected a JSON list of records", file=str(path))
     default_trained = _trained_from_path(path)
@@ -125,11 +123,11 @@ def load_split_predictions(path, examples):
     p = Path(path)
     if not p.is_dir():
         return load_predictions(p, examples)
-    out = {}
+    out = Predictions()
     for s in SPLITS:
         part = [e for e in examples if e.id.startswith(f"{s}/")]
         if part and (p / s / "generation.jsonl").exists():
-            out.update(load_predictions(p / s / "generation.jsonl", part))
+            out.merge(load_predictions(p / s / "generation.jsonl", part))
     return out
 
 

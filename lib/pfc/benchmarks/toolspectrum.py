@@ -26,10 +26,10 @@ independent: a right API under a wrong app still scores at API, RP and OP.
 from __future__ import annotations
 
 import ast
-import json
 import re
 from pathlib import Path
 
+from ..errors import read_json
 from ..literals import Unsafe, to_value
 from ..matching import norm_app
 from ..schema import Example, GoldCall, Role, SchemaError, Tool
@@ -80,10 +80,9 @@ def parse_enum(desc: str) -> list | None:
 
 def load_tools_release(path) -> list[Tool]:
     path = Path(path)
-    try:
-        spec = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise SchemaError(f"cannot read API description: {e}", file=str(path)) from None
+    spec = read_json(path)
+    if not isinstance(spec, dict):
+        raise SchemaError("expected an API description object {app: {APIs: ...}}", file=str(path))
     tools = []
     for app, a in spec.items():
         for api, s in a.get("APIs", {}).items():
@@ -123,10 +122,9 @@ def load_release(examples_path, tools_path=None):
     tools = load_tools_release(tools_path) if tools_path else []
     spec = {(norm_app(t.app), t.function): t.roles for t in tools}
     global_roles = {n: r for t in tools for n, r in t.roles.items()}
-    try:
-        records = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise SchemaError(f"invalid JSON: {e.msg} (line {e.lineno})", file=str(p)) from None
+    records = read_json(p)
+    if not isinstance(records, list):
+        raise SchemaError("expected a JSON list of records", file=str(p))
     subset = SUBSETS.get(p.stem, p.stem)
     out = []
     for i, r in enumerate(records):

@@ -28,4 +28,5 @@ def row(example, result, ctx=None):
 
 
 ADAPTER = Adapter("tracebench", METRIC_KEYS, load_unified, load_predictions, lambda ex, tools: None,
-                  row, style="auto", group_by=["vagueness", "history_bin", "personalization"])
+                  row, style="auto", group_by=["vagueness", "history_bin", "personalization"],
+                  run_needs_tools=True)

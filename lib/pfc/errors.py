@@ -1,0 +1,110 @@
+"""User errors: one exception type for a mistake the user can fix, and the checks that raise it.
+
+A :class:`UserError` names the file, the line (or record) and the field it is about; the
+command line prints it as one line, ``pfc <cmd>: <file>:<line>: field '<field>': <message>``,
+and exits 2 — never a traceback. This module also holds the small input checks every
+command shares (a file where a file is expected, an output directory that is not a file,
+text that decodes as UTF-8, numbers in range). It does not know any benchmark format.
+
+    >>> str(UserError("expected a string", file="p.jsonl", line=3, field="output"))
+    "p.jsonl:3: field 'output': expected a string"
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+EXIT_USER_ERROR = 2       # a bad input, refused before or while reading it
+EXIT_RUN_FAILED = 1       # `pfc run`: some requests failed or nothing was written
+EXIT_INTERRUPTED = 130    # Ctrl-C (128 + SIGINT)
+
+
+class UserError(ValueError):
+    """A mistake in the user's input or command; the message names file, line and field."""
+
+    def __init__(self, message: str, *, file: str | None = None, line=None, field: str | None = None):
+        self.msg, self.file, self.line, self.field = message, file, line, field
+        where = ":".join(str(p) for p in (file, line) if p is not None)
+        prefix = f"{where}: " if where else ""
+        fld = f"field '{field}': " if field else ""
+        super().__init__(f"{prefix}{fld}{message}")
+
+
+def os_error_message(e: OSError) -> str:
+    """One line for an OSError on a user path (no errno tuple, no traceback)."""
+    what = {IsADirectoryError: "is a directory, expected a file",
+            NotADirectoryError: "is not a directory",
+            FileNotFoundError: "not found",
+            FileExistsError: "exists and is not a directory",
+            PermissionError: "permission denied"}.get(type(e), e.strerror or type(e).__name__)
+    return f"{e.filename}: {what}" if e.filename else what
+
+
+# ---------------------------------------------------------------- paths
+def existing(path, flag: str) -> Path:
+    """``path`` exists (file or directory), else a UserError naming the flag."""
+    p = Path(path)
+    if not p.exists():
+        raise UserError(f"not found (given as {flag})", file=str(path))
+    return p
+
+
+def out_dir(path, flag: str = "--out") -> Path:
+    """An output directory: may exist as a directory, never as a file."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise UserError(f"exists and is a file; {flag} must be a directory", file=str(path))
+    return p
+
+
+# ---------------------------------------------------------------- text
+def decode_line(raw: bytes, path, n: int) -> str:
+    """One line of a text file as str: UTF-8 (a BOM on line 1 accepted), CR/LF stripped by the caller."""
+    if b"\x00" in raw:
+        raise UserError("binary data (NUL byte), expected UTF-8 text", file=str(path), line=n)
+    try:
+        text = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+    except UnicodeDecodeError as e:
+        raise UserError(f"not UTF-8 text (byte 0x{raw[e.start]:02x} at column {e.start + 1})",
+                        file=str(path), line=n) from None
+    return text
+
+
+def read_text(path) -> str:
+    """A whole UTF-8 file (BOM accepted); an undecodable byte is reported with its line."""
+    p = Path(path)
+    raw = p.read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        n = raw.count(b"\n", 0, e.start) + 1
+        col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
+        what = "binary data, expected UTF-8 text" if b"\x00" in raw[:4096] else "not UTF-8 text"
+        raise UserError(f"{what} (byte 0x{raw[e.start]:02x} at column {col})", file=str(path), line=n) from None
+
+
+def read_json(path):
+    """A JSON document (BOM accepted); bad JSON names the file and line."""
+    try:
+        return json.loads(read_text(path))
+    except json.JSONDecodeError as e:
+        raise UserError(f"invalid JSON: {e.msg} (column {e.colno})", file=str(path), line=e.lineno) from None
+
+
+# ---------------------------------------------------------------- numbers (argparse types)
+def _int_at_least(low: int, what: str):
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if v < low:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {v}")
+        return v
+    parse.__name__ = what
+    return parse
+
+
+positive_int = _int_at_least(1, "an integer >= 1")
+nonneg_int = _int_at_least(0, "an integer >= 0")
