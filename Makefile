@@ -31,7 +31,7 @@ venv: $(STAMP) ## create .venv with the pinned core stack and pfc (editable)
 venv-models: $(STAMP_MODELS) ## add the CPU model stack (torch, transformers) for the hf/openai backends
 
 test: $(STAMP) $(STAMP_MODELS) ## run every test: unit, property, golden, real release, tiny model + local server, notebooks
-	$(BIN)/python -m pytest tests notebooks --nbval-lax -p no:cacheprovider
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests notebooks --nbval-lax -p no:cacheprovider
 
 VVENV := .venv-vllm
 VLLM_REQ ?= requirements-vllm.txt

@@ -24,17 +24,10 @@ TINY_VERSION = "tiny-model-v1"
 
 
 @pytest.fixture(scope="session")
-def tiny_model():
-    """Built once (~30 s) and kept in .cache/ between local runs; CI builds it fresh."""
+def tiny_model(tmp_path_factory):
+    """Built once per session (~30 s) in a temporary directory: tests write nothing into the repository."""
     from pfc.backends.tiny import build_tiny_model
-    d = paths.ROOT / ".cache" / TINY_VERSION
-    if not (d / "model.safetensors").exists():
-        tmp = d.with_suffix(".building")
-        shutil.rmtree(tmp, ignore_errors=True)
-        build_tiny_model(tmp)
-        shutil.rmtree(d, ignore_errors=True)
-        tmp.rename(d)
-    return d
+    return build_tiny_model(tmp_path_factory.mktemp(TINY_VERSION))
 
 
 @pytest.fixture(scope="module")

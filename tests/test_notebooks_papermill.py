@@ -48,6 +48,8 @@ def test_no_api_key_lands_in_an_executed_notebook_run_files_or_reports(tmp_path,
     out = tmp_path / "o.ipynb"
     pm.execute_notebook(str(paths.NOTEBOOKS / "03_run_model.ipynb"), str(out), kernel_name="python3",
                         progress_bar=False, parameters={"examples": str(bench), "run_id": "secret-check", "limit": 10})
-    files = [out, *(paths.RUNS / "secret-check").iterdir(), *paths.REPORTS.glob("*.md"), *paths.REPORTS.glob("*.json")]
+    reports = [*paths.REPORTS.glob("*.md"), *paths.REPORTS.glob("*.json"), *(paths.ROOT / "reports").glob("*.md"),
+               *(paths.ROOT / "reports").glob("*.json")]
+    files = [out, *(paths.RUNS / "secret-check").iterdir(), *reports]
     for f in files:
         assert secret not in f.read_text(errors="ignore"), f
