@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from . import benchmarks
@@ -102,15 +103,14 @@ def _run_cmd(args) -> int:
 
 
 def _dispatch(args) -> int:
-    """The one user-error path: a UserError (or an OSError on a user's path) is one line and exit 2."""
+    """The one user-error path: a UserError — or an OSError on a user's path, a refused option value
+    (ValueError), a missing optional stack (ImportError) — is one line and exit 2; PFC_DEBUG=1 re-raises."""
     try:
         return args.func(args)
-    except UserError as e:
-        print(f"pfc {args.cmd}: {e}", file=sys.stderr)
-    except OSError as e:
-        print(f"pfc {args.cmd}: {os_error_message(e)}", file=sys.stderr)
-    except ValueError as e:  # a refused option value (unknown backend, unsupported strategy, missing --model)
-        print(f"pfc {args.cmd}: {e}", file=sys.stderr)
+    except (UserError, OSError, ValueError, ImportError) as e:
+        if os.environ.get("PFC_DEBUG"):  # developers: the full traceback
+            raise
+        print(f"pfc {args.cmd}: {os_error_message(e) if isinstance(e, OSError) else e}", file=sys.stderr)
     except KeyboardInterrupt as e:
         print(f"pfc {args.cmd}: {e or 'interrupted'}", file=sys.stderr)
         return EXIT_INTERRUPTED
