@@ -37,14 +37,14 @@ def _score_cmd(args) -> int:
     from .scoring import score_files
     try:
         report = score_files(args.benchmark, args.examples, args.predictions, args.tools,
-                             args.style, args.compat)
+                             args.style, args.compat, strict=args.strict)
     except (SchemaError, FileNotFoundError, ValueError) as e:
         print(f"pfc score: {e}", file=sys.stderr)
         return 2
     out = report.write(args.out)
     headline = {k: round(v, 4) for k, v in report.metrics.items() if "/" not in k}
     print(json.dumps(headline))
-    print(f"wrote {relative(out)}/metrics.json, per_example.csv ({len(report.per_example)} rows), "
+    print(f"mode: {report.mode}; wrote {relative(out)}/metrics.json, score.json, per_example.csv ({len(report.per_example)} rows), "
           f"errors.csv ({len(report.errors)} rows)", file=sys.stderr)
     return 0
 
@@ -77,7 +77,7 @@ def _build_cmd(args) -> int:
         chat = chat_function(get(args.llm_backend, args.llm_model or ""))
     try:
         st = build_tracebench(args.out, raw_dir=args.raw, users=args.users, seed=args.seed, records=args.records,
-                              per_user=args.per_user, workers=args.workers, review_sheet=args.review_sheet,
+                              queries=args.queries, workers=args.workers, review_sheet=args.review_sheet,
                               chat=chat if args.llm_queries else None, judge=chat if args.llm_screen else None)
     except (FileNotFoundError, _SE) as e:
         print(f"pfc build: {e}", file=sys.stderr)
@@ -116,11 +116,14 @@ def main(argv=None) -> int:
     s.add_argument("--tools", help="tool file (ToolSpectrum: API_description*.json)")
     s.add_argument("--style", choices=STYLES, help="output style (default: the benchmark's)")
     s.add_argument("--compat", choices=["official"], help="PTBench: the published evaluator's numbers")
+    s.add_argument("--strict", action="store_true",
+                   help="strict matching: format only for exactly the required template with the app named; "
+                        "values and app names compared exactly (score.json records the mode)")
     s.set_defaults(func=_score_cmd)
     sim = sub.add_parser("simulate", help="simulate raw phone interaction logs")
     sim.add_argument("--users", type=int, default=10)
     sim.add_argument("--seed", type=int, default=0)
-    sim.add_argument("--records", type=int, default=300, help="records per user (at least 100 recommended)")
+    sim.add_argument("--records", type=int, default=500, help="records per user (anchors need at least 100 before them)")
     sim.add_argument("--workers", type=int, default=1)
     sim.add_argument("--out", required=True)
     sim.set_defaults(func=_simulate_cmd)
@@ -133,8 +136,8 @@ def main(argv=None) -> int:
     b.add_argument("--raw", help="raw logs directory (default: simulate)")
     b.add_argument("--users", type=int, default=10)
     b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--records", type=int, default=300)
-    b.add_argument("--per-user", type=int, default=60, help="anchors per user")
+    b.add_argument("--records", type=int, default=500, help="records per user")
+    b.add_argument("--queries", type=int, help="target number of queries (default: 181.5 per user, the paper's 1,815 for 10)")
     b.add_argument("--workers", type=int, default=1)
     b.add_argument("--review-sheet", help="a reviewed anchors_review.csv to apply")
     b.add_argument("--llm-backend", help="model backend for LLM screening / role-play (openai, hf, vllm)")
@@ -146,7 +149,7 @@ def main(argv=None) -> int:
     rn = sub.add_parser("run", help="run a backend over a benchmark into a resumable run directory")
     rn.add_argument("--benchmark", choices=["tracebench", "ptbench", "toolspectrum"], required=True)
     rn.add_argument("--examples", required=True)
-    rn.add_argument("--backend", required=True, help="oracle | random | history-prior | no-history | hf | openai | vllm")
+    rn.add_argument("--backend", required=True, help="oracle | query-oracle | random | history-prior | no-history | hf | openai | vllm")
     rn.add_argument("--model", help="model name (backends that load models)")
     rn.add_argument("--strategy", default="zero_shot")
     rn.add_argument("--history", default="full", choices=["full", "last_k", "retrieved"])
