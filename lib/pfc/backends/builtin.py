@@ -50,6 +50,7 @@ class _Builtin(Backend):
     def __init__(self, model: str = "", tools=None, seed: int = 0, **_):
         self.model, self.tools, self.seed = model or self.name, list(tools or []), seed
         self.by_key = {t.key: t for t in self.tools}
+        self._docs: dict = {}
 
     def candidates(self, ex):
         keys = ex.tools or list(self.by_key)
@@ -116,10 +117,14 @@ class HistoryPrior(_Builtin):
         from sklearn.feature_extraction.text import TfidfVectorizer
         from sklearn.metrics.pairwise import linear_kernel
         fns = sorted({t.function for t in cands})
-        docs = [" ".join(_words(f"{t.function} {t.description} {' '.join(t.param_names)}") for t in cands
-                         if t.function == fn) for fn in fns]
-        vec = TfidfVectorizer().fit(docs + [q])
-        lexical = linear_kernel(vec.transform([q]), vec.transform(docs))[0]
+        key = tuple(t.key for t in cands)
+        if key not in self._docs:  # one vectorizer per candidate set (fit on the tool docs only)
+            docs = [" ".join(_words(f"{t.function} {t.description} {' '.join(t.param_names)}") for t in cands
+                             if t.function == fn) for fn in fns]
+            vec = TfidfVectorizer().fit(docs)
+            self._docs[key] = (vec, vec.transform(docs))
+        vec, doc_matrix = self._docs[key]
+        lexical = linear_kernel(vec.transform([q]), doc_matrix)[0]
         values = Counter()
         for h in hist:
             for v in h.arguments.values():
