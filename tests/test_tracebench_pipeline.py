@@ -436,3 +436,48 @@ def test_simulate_is_byte_identical_under_any_hash_seed(tmp_path):
     _cli(["simulate", *_SMALL, "--out", str(tmp_path / "a")], "0", tmp_path)
     _cli(["simulate", *_SMALL, "--out", str(tmp_path / "b")], "12345", tmp_path)
     assert _tree(tmp_path / "a") == _tree(tmp_path / "b")
+
+
+# ---------------------------------------------------------------- honest baselines
+def _run_builtin(name, examples, tools=None):
+    from pfc.backends import Request, get
+    backend = get(name, tools=tools or load_tools(), seed=0)
+    return {e.id: r.text for e, r in zip(examples, backend.generate([Request([], None, example=e) for e in examples]))}
+
+
+def test_history_prior_uses_a_stated_value_instead_of_the_habit():
+    # trap (issue 9): the habit is "lentil soup"; the request says "veggie wrap" and must win
+    from pfc.schema import Example, GoldCall, HistoryEntry
+    hist = [HistoryEntry(f"2025-03-{d:02d}T12:00:00", "Eleme", "order_takeout",
+                         {"restaurant": "Green Bowl (Xuhui, Shanghai)", "items": ["lentil soup"], "address": "Office"})
+            for d in range(3, 13)]
+    ex = Example("x", "tracebench", "Order takeout from Green Bowl (Xuhui, Shanghai), veggie wrap, to Office.",
+                 [GoldCall("Eleme", "order_takeout", {"restaurant": "Green Bowl (Xuhui, Shanghai)",
+                                                      "items": ["veggie wrap"], "address": "Office"})],
+                 history=hist, meta={"anchor_time": "2025-03-14T12:10:00"})
+    for name in ("history-prior", "no-history"):
+        call = json.loads(_run_builtin(name, [ex])["x"])
+        assert call["arguments"]["items"] == ["veggie wrap"], name
+        assert call["arguments"]["restaurant"] == "Green Bowl (Xuhui, Shanghai)", name
+
+
+def test_baselines_on_the_default_build(default_build):
+    out, _ = default_build
+    examples = load_examples(out / "examples.jsonl")
+    by_level = {}
+    for name in ("query-oracle", "history-prior"):
+        m = score(examples, _run_builtin(name, examples), "tracebench").metrics
+        by_level[name] = {lv: m[f"vagueness={lv}/overall"] for lv in ("most_clear", "most_vague")}
+        assert m["app"] == 1.0 if name == "query-oracle" else m["app"] < 1.0
+    assert by_level["query-oracle"]["most_clear"] == 1.0 and by_level["query-oracle"]["most_vague"] == 0.0
+    assert by_level["history-prior"]["most_clear"] > by_level["history-prior"]["most_vague"]  # the paper's Fig. 3 trend
+
+
+def test_query_oracle_predicts_only_the_stated_values(default_build):
+    out, _ = default_build
+    examples = load_examples(out / "examples.jsonl")[:200]
+    preds = _run_builtin("query-oracle", examples)
+    for e in examples:
+        call = json.loads(preds[e.id])
+        assert call["name"] == f"{e.gold[0].app}__{e.gold[0].function}"
+        assert sorted(call["arguments"]) == sorted(e.meta["stated"])

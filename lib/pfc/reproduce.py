@@ -79,14 +79,18 @@ def tracebench_section(fig_dir) -> tuple[list[str], dict]:
     lines += ["Overall accuracy (TRACEBench eq. 8) by vagueness level for the built-in baselines — not models. "
               "`query-oracle` knows the gold app and function but only the values the query states (the ceiling of a "
               "model that ignores the history); `history-prior` and `no-history` always use every stated value.", "",
-              "| run | " + " | ".join(levels) + " | all |", "|---|" + "---:|" * (len(levels) + 1)]
+              "Scored in the default (robust) mode; the last column scores the same outputs with `--strict` "
+              "(exact template with the app named, exact values).", "",
+              "| run | " + " | ".join(levels) + " | all | all (strict) |", "|---|" + "---:|" * (len(levels) + 2)]
     metrics = {"tracebench_stats": st}
     for name, outputs in runs.items():
         rep = score(examples, outputs, "tracebench")
         m = rep.metrics
         metrics[f"tracebench/{name}"] = m
+        strict = score(examples, outputs, "tracebench", strict=True).metrics["overall"]
+        m["strict/overall"] = strict
         lines.append(f"| {name} | " + " | ".join(f"{m[f'vagueness={lv}/overall']:.3f}" for lv in levels)
-                     + f" | {m['overall']:.3f} |")
+                     + f" | {m['overall']:.3f} | {strict:.3f} |")
         tool_rows = rep.per_example[rep.per_example["personalization"].fillna("").str.contains("tool")]
         metrics[f"tracebench/{name}"]["tool_personalization/app"] = float(tool_rows["app"].mean())
     tq = [e for e in examples if "tool" in e.meta["personalization"]]
@@ -133,6 +137,14 @@ def golden_section() -> list[str]:
         m = score(ex, c["outputs"], c["benchmark"], tools).metrics
         for k, want in c["expected"].items():
             lines.append(f"| {c['name']} | {k} | {m[k]:.4f} | {want:.4f} |")
+    lines += ["", "Strict vs robust scoring on hand-computed cases (`tests/golden/strict_cases.json`):", "",
+              "| case | mode | metric | computed | expected |", "|---|---|---|---:|---:|"]
+    for c in json.loads((paths.GOLDEN / "strict_cases.json").read_text()):
+        ex = [Example.from_dict(e) for e in c["examples"]]
+        for mode in ("robust", "strict"):
+            m = score(ex, c["outputs"], c["benchmark"], strict=mode == "strict").metrics
+            for k, want in c[f"expected_{mode}"].items():
+                lines.append(f"| {c['name']} | {mode} | {k} | {m[k]:.4f} | {want:.4f} |")
     return lines + [""]
 
 

@@ -1,13 +1,17 @@
 """Simulate phone interaction logs of N users over several weeks, in each app's own raw format.
 
-Each user has context-dependent app preferences (weekday vs weekend takeout, daily goods vs
-electronics), long-term habits (home and work, payment method, seat class, usual drink),
+Each user prefers different apps for the same function in different observable contexts
+(TRACEBench Definition 3.1; ``simulate_world.APP_CONTEXTS``, ``pfc.context``): one takeout app
+at weekday lunch and another for dinner, one shop per product category, a commute taxi app and
+a late-night one, business vs leisure travel apps, outdoor vs indoor workout apps. It also has
+long-term habits (home and work, payment method, seat class, usual drink),
 temporal chains (a taxi's destination becomes the next coffee shop or restaurant; a flight
 is followed by a hotel in that city; a ticket by a taxi to the venue) and noise. Raw events
 carry personal data and some sessions are broken on purpose (see ``data/raw/README.md``).
 
 Seeded per user (``random.Random(f"{seed}:{index}")``): the same seed gives byte-identical
-output, whatever the number of worker processes.
+output, whatever the number of worker processes and whatever ``PYTHONHASHSEED`` is (no iteration
+over sets of strings, no ``hash()``).
 
     >>> users, events, pii = simulate_users(1, seed=0, records=100); len(users[0]["records"])
     100

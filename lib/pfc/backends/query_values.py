@@ -6,7 +6,9 @@ guesses from history. Two readers, in order, per parameter of the chosen tool:
 1. the phrasing of TRACEBench's query templates (``pfc.querygen.FRAG``): ``pay with {v}``,
    ``for {v} people``, ``"{v}"``…, inverted into patterns; a match must fit the
    parameter's type (integers are digits, enumerations take their listed values, dates and
-   times only go to date and time parameters); the shortest fitting match wins;
+   times only go to date and time parameters); the shortest fitting match wins. A value
+   written bare (``items``, ``song``, ``movie``…) is the comma-separated part of the request
+   that no other parameter's phrasing claims, once the opening phrase is removed;
 2. any value the user used before for that parameter, or any enumeration value, named in
    the request as whole words (the longest wins) — this also reads free-form (LLM) requests.
 
@@ -24,7 +26,7 @@ import re
 from functools import lru_cache
 
 from ..matching import strings_in
-from ..querygen import BOOL, FRAG
+from ..querygen import BOOL, EXPLICIT, FRAG, VAGUE
 
 _VALUE = r"((?:[^,()]|\([^)]*\))+?)"
 _END = r"(?=,|\.(?:\s|$)|$|\s+please\b)"
@@ -66,10 +68,11 @@ def _typed(param: str, spec: dict, raw: str):
 
 
 def _from_templates(query: str, param: str, spec: dict):
+    """(value, the matched text) or (None, None)."""
     if spec.get("type") == "boolean":
         yes, no = BOOL.get(param, (f"{param.replace('_', ' ')}: yes", f"{param.replace('_', ' ')}: no"))
         q = query.lower()
-        return True if yes.lower() in q else False if no.lower() in q else None
+        return (True, yes) if yes.lower() in q else (False, no) if no.lower() in q else (None, None)
     found, low = [], query.lower()
     for prefix, pat in _patterns(param):
         start = low.find(prefix)
@@ -79,8 +82,46 @@ def _from_templates(query: str, param: str, spec: dict):
             if m:
                 v = _typed(param, spec, m.group(1))
                 if v is not None:
-                    found.append((len(m.group(1)), at, v))
-    return min(found, key=lambda f: (f[0], f[1]))[2] if found else None
+                    found.append((len(m.group(1)), at, v, m.group(0)))
+    if not found:
+        return None, None
+    best = min(found, key=lambda f: (f[0], f[1]))
+    return best[2], best[3]
+
+
+@lru_cache(maxsize=1)
+def _heads() -> tuple:
+    heads = [h for hs in EXPLICIT.values() for h in hs] + [h for hs in VAGUE.values() for h in hs]
+    return tuple(sorted({h.lower() for h in heads}, key=len, reverse=True))
+
+
+def _segments(query: str, apps) -> list[str]:
+    """The comma-separated parts of a request (not splitting inside parentheses), opening phrase removed."""
+    text = re.sub(r"(,\s*thanks\.|\s+please\.|\.)\s*$", "", query.strip())
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch == "("
+        depth -= ch == ")" and depth > 0
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur.strip())
+    first = parts[0]
+    low = re.sub(r"^(please|could you)\s+", "", first.lower())
+    cut = len(first) - len(low)
+    for h in _heads():
+        if low.startswith(h):
+            rest = first[cut + len(h):]
+            for app in sorted(apps, key=len, reverse=True):
+                for name in (app, app.replace("_", " ")):
+                    if rest.lower().startswith(f" on {name.lower()}"):
+                        rest = rest[len(name) + 4:]
+                        break
+            parts[0] = re.sub(r"^\s*(:|—|-)?\s*", "", rest)
+            break
+    return [p for p in parts if p]
 
 
 def _from_options(query: str, param: str, spec: dict, history):
@@ -96,15 +137,29 @@ def _from_options(query: str, param: str, spec: dict, history):
     return max(found)[2] if found else None
 
 
-def stated_values(query: str, tool, history) -> dict:
-    """{parameter: value} for every parameter of ``tool`` the request states."""
-    out = {}
-    for p, spec in tool.parameters.get("properties", {}).items():
-        v = _from_templates(query, p, spec)
+def stated_values(query: str, tool, history, apps=()) -> dict:
+    """{parameter: value} for every parameter of ``tool`` the request states (``apps``: app names it may name)."""
+    out, claimed, bare = {}, set(), []
+    props = tool.parameters.get("properties", {})
+    for p, spec in props.items():
+        v, text = _from_templates(query, p, spec)
+        if v is None and not _patterns(p) and spec.get("type") != "boolean":
+            bare.append(p)
+            continue
         if v is None and spec.get("type") != "boolean":
             v = _from_options(query, p, spec, history)
         if v is not None:
             out[p] = v
+            claimed.add((text or "").strip().lower())
+    if bare:
+        apps = sorted({*apps, *([tool.app] if tool.app else [])})
+        left = [s for s in _segments(query, apps) if s.lower() not in claimed]
+        for p in bare:
+            v = _from_options(query, p, props[p], history)
+            if v is None and left:
+                v = _typed(p, props[p], left.pop(0))
+            if v is not None:
+                out[p] = v
     return out
 
 
