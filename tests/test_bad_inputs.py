@@ -316,7 +316,8 @@ def test_score_json_records_inputs_mode_and_versions_without_absolute_paths(benc
     prov = json.loads((tmp_path / "o" / "score.json").read_text())
     assert prov["inputs"]["predictions"] == {"path": "p.jsonl", "sha256": digest(tmp_path / "p.jsonl")}
     assert prov["inputs"]["examples"]["path"] == "ex"
-    assert prov["mode"] == {"compat": "robust", "strict": True, "style": "auto"}
+    assert prov["options"] == {"compat": "robust", "strict": True, "style": "auto"}
+    assert prov["mode"] == "strict"
     assert prov["pfc_version"] and prov["git_commit"] and str(tmp_path) not in json.dumps(prov)
 
 

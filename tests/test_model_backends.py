@@ -172,8 +172,8 @@ def test_vllm_backend_says_how_to_install_it_when_missing():
 def test_build_screens_anchors_and_role_plays_queries_through_a_real_backend(tiny_model, tmp_path):
     # the tiny model answers everything with a coffee tool call: no KEEP/DROP verdict, no valid query
     out = tmp_path / "b"
-    p = subprocess.run([sys.executable, "-m", "pfc", "build", "tracebench", "--users", "1", "--records", "100",
-                        "--per-user", "3", "--seed", "1", "--out", str(out), "--llm-backend", "hf",
+    p = subprocess.run([sys.executable, "-m", "pfc", "build", "tracebench", "--users", "1", "--records", "115",
+                        "--queries", "12", "--seed", "1", "--out", str(out), "--llm-backend", "hf",
                         "--llm-model", str(tiny_model), "--llm-screen", "--llm-queries"],
                        capture_output=True, text=True, cwd=paths.ROOT, timeout=600)
     assert p.returncode == 0, p.stderr[-2000:]

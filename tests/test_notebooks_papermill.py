@@ -44,7 +44,7 @@ def test_no_api_key_lands_in_an_executed_notebook_run_files_or_reports(tmp_path,
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     bench = tmp_path / "tb"
     from pfc.build import build_tracebench
-    build_tracebench(bench, users=2, seed=1, records=100, progress=False)
+    build_tracebench(bench, users=2, seed=1, records=130, progress=False)
     out = tmp_path / "o.ipynb"
     pm.execute_notebook(str(paths.NOTEBOOKS / "03_run_model.ipynb"), str(out), kernel_name="python3",
                         progress_bar=False, parameters={"examples": str(bench), "run_id": "secret-check", "limit": 10})

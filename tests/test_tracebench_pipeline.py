@@ -15,17 +15,32 @@ from pfc.render import render_json
 from pfc.schema import Call, SchemaError, load_examples
 from pfc.scoring import score
 from pfc.simulate import simulate, simulate_users
+from pfc.simulate_world import APP_CONTEXTS, SHOP_CONTEXT
 from pfc.toolset import load_tools, log_vocabulary, table3
 
 
 # ---------------------------------------------------------------- toolset
-def test_toolset_matches_paper_table3_counts():
+def _printed(x: float, like) -> float:
+    """Round ``x`` to the precision the paper printed ``like`` with (9 -> 0 decimals, 6.38 -> 2)."""
+    s = repr(like)
+    return round(x, len(s.split(".")[1]) if "." in s else 0)
+
+
+def test_toolset_matches_paper_table3_to_its_printed_precision():
     paper = json.loads((paths.PAPER_RESULTS / "tracebench.json").read_text())["table3"]
-    ours = {r["scenario"]: r for r in table3()}
-    for row in paper:
-        assert (ours[row["scenario"]]["apps"], ours[row["scenario"]]["functions"]) == (row["apps"], row["functions"])
     tools = load_tools()
+    for row in paper:  # recomputed here from the tools, not through table3()
+        ts = [t for t in tools if t.domain == row["scenario"]]
+        assert len({t.app for t in ts}) == row["apps"] and len(ts) == row["functions"], row["scenario"]
+        avg_p = sum(len(t.param_names) for t in ts) / len(ts)
+        avg_r = sum(len(t.required) for t in ts) / len(ts)
+        assert (_printed(avg_p, row["avg_params"]), _printed(avg_r, row["avg_required"])) == \
+            (row["avg_params"], row["avg_required"]), row["scenario"]
+    # trap: Meituan is in two scenarios, so per-scenario app counts sum to 39 while the toolset has 38 apps
     assert len(tools) == 55 and len({t.app for t in tools}) == 38
+    assert sum(len(t.param_names) for t in tools) == 312 and sum(len(t.required) for t in tools) == 94
+    assert {r["scenario"]: (r["avg_params"], r["avg_required"]) for r in table3()} == \
+        {r["scenario"]: (r["avg_params"], r["avg_required"]) for r in paper}
 
 
 def test_every_tool_schema_is_valid_json_schema_with_known_required():
@@ -72,10 +87,30 @@ def test_temporal_chains_are_present():
 
 def test_context_dependent_app_preferences():
     users, _, _ = simulate_users(10, seed=0, records=300)
+    differs = 0
     for u in users:
-        shop = [r for r in u["records"] if r["function"] == "buy_product" and r["arguments"]["category"] == "electronics"]
-        if shop:  # electronics from JD, except the planted noise
-            assert sum(r["app"] == "JD" for r in shop) >= len(shop) / 2
+        prefs = u["person"]["apps"]
+        # shopping: the app depends on the category; most purchases of a category use its app (noise aside)
+        by_cat = {}
+        for r in u["records"]:
+            if r["function"] == "buy_product":
+                by_cat.setdefault(r["arguments"]["category"], []).append(r["app"])
+        for cat, apps in by_cat.items():
+            ctx = SHOP_CONTEXT[cat]
+            assert sum(a == prefs["buy_product"][ctx] for a in apps) >= len(apps) / 2, (cat, apps)
+        differs += sum(len(set(p.values())) > 1 for p in prefs.values())
+    assert differs >= 10 * len(APP_CONTEXTS) * 0.8  # nearly every user prefers different apps in different contexts
+
+
+def test_every_simulated_call_fits_its_tool_and_every_tool_is_used():
+    users, _, _ = simulate_users(10, seed=0, records=500)
+    tools = {(t.app, t.function): t for t in load_tools()}
+    used = set()
+    for u in users:
+        for r in u["records"]:
+            jsonschema.validate(r["arguments"], tools[(r["app"], r["function"])].parameters)
+            used.add((r["app"], r["function"]))
+    assert used == set(tools)
 
 
 # ---------------------------------------------------------------- preprocessing
@@ -118,7 +153,7 @@ def test_no_planted_personal_data_survives_preprocessing(tmp_path):
     preprocess(tmp_path / "raw", tmp_path / "out", progress=False)
     text = pd.read_parquet(tmp_path / "out" / "histories.parquet").to_csv()
     blob = (tmp_path / "out" / "histories.parquet").read_bytes()
-    assert len(pii) == 60
+    assert len(pii) >= 55  # distinct strings of 10 users x 6 fields (two users may share a name)
     leaked = [s for s in pii if s in text or s.encode() in blob]
     assert leaked == []
     devices = {u["person"]["device"] for u in users}
@@ -148,6 +183,9 @@ def _rows(spec):
             for i, (t, app, fn, args) in enumerate(spec)]
 
 
+SINGLE_APP = {"order_coffee": 1, "call_taxi": 1}  # the app question does not arise in these hand-built cases
+
+
 def _habit_then_deviation():
     spec = [(f"2025-03-{d:02d}T08:00:00", "Luckin", "order_coffee", {"drink": "Latte", "size": "large",
              "store": "Luckin (Xuhui, Shanghai)"}) for d in range(3, 15)]
@@ -159,7 +197,7 @@ def _habit_then_deviation():
 
 def test_anomalous_value_tied_to_a_recent_other_tool_is_a_temporal_anchor():
     # hand-built: 12 habitual coffees, a taxi to a mall, then a coffee picked up at that mall
-    last = candidates(_habit_then_deviation())[-1]
+    last = candidates(_habit_then_deviation(), SINGLE_APP, min_history=10)[-1]
     # hand: the store deviates from a 12-time habit (P3) and equals-in-part the taxi's destination (P2): P1
     assert last["function"] == "order_coffee" and last["reasons"] == [
         "P1_anomalous_and_recent", "P2_tied_to_recent_other_tool", "P3_anomalous_vs_history"]
@@ -168,7 +206,7 @@ def test_anomalous_value_tied_to_a_recent_other_tool_is_a_temporal_anchor():
 
 
 def test_review_sheet_round_trip_and_errors(tmp_path):
-    anchors = [dict(a, anchor_id=f"a{i}") for i, a in enumerate(candidates(_habit_then_deviation()))]
+    anchors = [dict(a, anchor_id=f"a{i}") for i, a in enumerate(candidates(_habit_then_deviation(), SINGLE_APP, min_history=10))]
     sheet = export_review(anchors, tmp_path / "review.csv")
     rows = sheet.read_text().splitlines()
     rows[1] = rows[1].replace(",yes,", ",no,")
@@ -183,7 +221,7 @@ def test_review_sheet_round_trip_and_errors(tmp_path):
 
 
 def test_llm_screening_stores_verdicts_and_drops_rejected():
-    anchors = [dict(a, anchor_id=f"a{i}") for i, a in enumerate(candidates(_habit_then_deviation()))]
+    anchors = [dict(a, anchor_id=f"a{i}") for i, a in enumerate(candidates(_habit_then_deviation(), SINGLE_APP, min_history=10))]
     judge = lambda messages: "DROP" if "call_taxi" in messages[0]["content"] else "KEEP, clear temporal link"  # noqa: E731
     kept = screen(anchors, judge, lambda a: [])
     assert all(a["llm_verdict"] == "keep" for a in kept) and len(kept) == len(anchors)
@@ -265,7 +303,181 @@ def test_oracle_scores_perfectly_on_the_built_benchmark(default_build):
 
 def test_rebuild_with_the_same_seed_is_byte_identical(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
-    build_tracebench(a, users=3, seed=9, records=120, progress=False)
-    build_tracebench(b, users=3, seed=9, records=120, progress=False)
+    build_tracebench(a, users=3, seed=9, records=150, progress=False)
+    build_tracebench(b, users=3, seed=9, records=150, progress=False)
     for name in ("raw/events.jsonl", "examples.jsonl", "tools.json", "stats.json", "interim/anchors_review.csv"):
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+# ---------------------------------------------------------------- issue 9: what the default build must test
+def _share(examples, f):
+    c = {}
+    for e in examples:
+        c[f(e)] = c.get(f(e), 0) + 1
+    return {k: v / len(examples) for k, v in c.items()}
+
+
+def test_default_build_size_and_coverage(default_build):
+    out, st = default_build
+    examples = load_examples(out / "examples.jsonl")
+    assert abs(len(examples) - 1815) <= 0.02 * 1815  # the paper's count, +-2%
+    assert min(_share(examples, lambda e: e.meta["domain"]).values()) >= 0.04
+    assert set(_share(examples, lambda e: e.meta["domain"])) == {t.domain for t in load_tools()}
+    per_tool = {}
+    for e in examples:
+        per_tool[(e.gold[0].app, e.gold[0].function)] = per_tool.get((e.gold[0].app, e.gold[0].function), 0) + 1
+    tools = load_tools()
+    assert all(per_tool.get((t.app, t.function), 0) >= 5 for t in tools), sorted(per_tool.items(), key=lambda x: x[1])[:5]
+    assert {a for a, _ in per_tool} == {t.app for t in tools}  # all 38 apps are gold at least once
+    levels = _share(examples, lambda e: e.meta["vagueness"])
+    assert set(levels) == {"most_clear", "relevant_clear", "relevant_vague", "most_vague"}
+    assert min(levels.values()) >= 0.15
+
+
+def test_default_build_has_long_histories_in_balanced_bins(default_build):
+    out, st = default_build
+    examples = load_examples(out / "examples.jsonl")
+    assert min(len(e.history) for e in examples) >= 100  # TRACEBench Table 1: long = at least 100
+    bins = _share(examples, lambda e: min(len(e.history) // 100, 4))  # 1: 100-199 ... 4: 400+
+    assert set(bins) == {1, 2, 3, 4} and min(bins.values()) >= 0.10
+    assert st["history_bins"]["bins"] == ["100-199", "200-299", "300-399", "400+"]
+    assert json.loads((out / "stats.json").read_text())["history_bins"] == st["history_bins"]
+
+
+def _ctx(time: str, args: dict):
+    # independent of pfc.context: weekend flag, part of day (5/11/14/17/22), category or exercise
+    t = datetime.fromisoformat(time)
+    part = next(name for start, name in ((22, "night"), (17, "evening"), (14, "afternoon"), (11, "midday"),
+                                         (5, "morning"), (0, "night")) if t.hour >= start)
+    return t.weekday() >= 5, part, args.get("category") or args.get("exercise") or ""
+
+
+def test_tool_choice_depends_on_context_not_on_frequency(default_build):
+    out, st = default_build
+    examples = load_examples(out / "examples.jsonl")
+    tool_q = [e for e in examples if "tool" in e.meta["personalization"]]
+    assert len(tool_q) >= 300
+    not_top, rule_hits = 0, 0
+    for e in tool_q:
+        g = e.gold[0]
+        counts = {}
+        for h in e.history:
+            if h.function == g.function:
+                counts[h.app] = counts.get(h.app, 0) + 1
+        top = min(counts, key=lambda a: (-counts[a], a))
+        rule_hits += top == g.app
+        if top != g.app:
+            not_top += 1
+            here = _ctx(e.meta["anchor_time"], g.arguments)
+            evidence = [h for h in e.history if h.function == g.function and h.app == g.app
+                        and _ctx(h.time, h.arguments) == here]
+            assert len(evidence) >= 2, e.id  # the history holds earlier calls in the same context with that app
+    assert not_top / len(tool_q) >= 0.40
+    assert rule_hits / len(tool_q) <= 0.60
+    assert st["tool_choice"]["app_accuracy"] == {"most_frequent_app_rule": round(rule_hits / len(tool_q), 4),
+                                                 "oracle": 1.0}
+
+
+def test_labels_agree_with_each_querys_own_provenance(default_build):
+    out, st = default_build
+    examples = load_examples(out / "examples.jsonl")
+    offering = {}
+    for t in load_tools():
+        offering.setdefault(t.function, []).append(t.key)
+    disagree = []
+    for e in examples:
+        g = e.gold[0]
+        names_app = g.app.lower() in e.query.lower() or g.app.replace("_", " ").lower() in e.query.lower()
+        choice = sum(k in e.tools for k in offering[g.function]) >= 2
+        sources = {g.role(a).source for a in g.arguments}
+        want = [k for k, ok in (("tool", not names_app and choice), ("parameter", "long_term_history" in sources),
+                                ("temporal", "recent_context" in sources)) if ok]
+        if e.meta["personalization"] != want:
+            disagree.append(e.id)
+        if e.meta["vagueness"] == "most_clear":  # states the app and every value: nothing to personalize
+            assert want == [], e.id
+    assert disagree == []
+    mix = {}
+    for e in examples:
+        k = "+".join(e.meta["personalization"]) or "none"
+        mix[k] = mix.get(k, 0) + 1
+    assert st["personalization_mix"] == dict(sorted(mix.items()))
+
+
+# ---------------------------------------------------------------- determinism in any process (issue 8 item 4)
+_SMALL = ["--users", "2", "--records", "160", "--seed", "4"]
+
+
+def _cli(args, hashseed: str, cwd):
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "PYTHONHASHSEED": hashseed}
+    r = subprocess.run([sys.executable, "-m", "pfc", *args], env=env, cwd=cwd, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+def _tree(d):
+    return {str(p.relative_to(d)): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+def test_build_is_byte_identical_under_any_hash_seed_and_equals_the_library_build(tmp_path):
+    # trap: set/dict iteration order over strings changes with PYTHONHASHSEED (random per process by default)
+    _cli(["build", "tracebench", *_SMALL, "--out", str(tmp_path / "a")], "1", tmp_path)
+    _cli(["build", "tracebench", *_SMALL, "--out", str(tmp_path / "b")], "random", tmp_path)
+    build_tracebench(tmp_path / "lib", users=2, records=160, seed=4, progress=False)
+    a, b, lib = _tree(tmp_path / "a"), _tree(tmp_path / "b"), _tree(tmp_path / "lib")
+    assert "examples.jsonl" in a and a == b
+    # the library build writes the same files; preprocess_report/stats name the source the same way
+    assert a == lib
+
+
+def test_simulate_is_byte_identical_under_any_hash_seed(tmp_path):
+    _cli(["simulate", *_SMALL, "--out", str(tmp_path / "a")], "0", tmp_path)
+    _cli(["simulate", *_SMALL, "--out", str(tmp_path / "b")], "12345", tmp_path)
+    assert _tree(tmp_path / "a") == _tree(tmp_path / "b")
+
+
+# ---------------------------------------------------------------- honest baselines
+def _run_builtin(name, examples, tools=None):
+    from pfc.backends import Request, get
+    backend = get(name, tools=tools or load_tools(), seed=0)
+    return {e.id: r.text for e, r in zip(examples, backend.generate([Request([], None, example=e) for e in examples]))}
+
+
+def test_history_prior_uses_a_stated_value_instead_of_the_habit():
+    # trap (issue 9): the habit is "lentil soup"; the request says "veggie wrap" and must win
+    from pfc.schema import Example, GoldCall, HistoryEntry
+    hist = [HistoryEntry(f"2025-03-{d:02d}T12:00:00", "Eleme", "order_takeout",
+                         {"restaurant": "Green Bowl (Xuhui, Shanghai)", "items": ["lentil soup"], "address": "Office"})
+            for d in range(3, 13)]
+    ex = Example("x", "tracebench", "Order takeout from Green Bowl (Xuhui, Shanghai), veggie wrap, to Office.",
+                 [GoldCall("Eleme", "order_takeout", {"restaurant": "Green Bowl (Xuhui, Shanghai)",
+                                                      "items": ["veggie wrap"], "address": "Office"})],
+                 history=hist, meta={"anchor_time": "2025-03-14T12:10:00"})
+    for name in ("history-prior", "no-history"):
+        call = json.loads(_run_builtin(name, [ex])["x"])
+        assert call["arguments"]["items"] == ["veggie wrap"], name
+        assert call["arguments"]["restaurant"] == "Green Bowl (Xuhui, Shanghai)", name
+
+
+def test_baselines_on_the_default_build(default_build):
+    out, _ = default_build
+    examples = load_examples(out / "examples.jsonl")
+    by_level = {}
+    for name in ("query-oracle", "history-prior"):
+        m = score(examples, _run_builtin(name, examples), "tracebench").metrics
+        by_level[name] = {lv: m[f"vagueness={lv}/overall"] for lv in ("most_clear", "most_vague")}
+        assert m["app"] == 1.0 if name == "query-oracle" else m["app"] < 1.0
+    assert by_level["query-oracle"]["most_clear"] == 1.0 and by_level["query-oracle"]["most_vague"] == 0.0
+    assert by_level["history-prior"]["most_clear"] > by_level["history-prior"]["most_vague"]  # the paper's Fig. 3 trend
+
+
+def test_query_oracle_predicts_only_the_stated_values(default_build):
+    out, _ = default_build
+    examples = load_examples(out / "examples.jsonl")[:200]
+    preds = _run_builtin("query-oracle", examples)
+    for e in examples:
+        call = json.loads(preds[e.id])
+        assert call["name"] == f"{e.gold[0].app}__{e.gold[0].function}"
+        assert sorted(call["arguments"]) == sorted(e.meta["stated"])

@@ -17,13 +17,26 @@ per level, like ToolSpectrum) leftover calls are then paired in order.
 """
 from __future__ import annotations
 
+import contextvars
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from .matching import norm_app, same_app, value_matches
+from .matching import norm_app, same_app, value_matches, values_identical
 from .parsing import ParseResult
 from .schema import Call, Example, GoldCall, Role
 
 STATUSES = ("correct", "wrong", "missing", "excess")
+_EXACT = contextvars.ContextVar("pfc_exact_matching", default=False)
+
+
+@contextmanager
+def exact_matching(on: bool = True):
+    """Within this block :func:`compare` uses strict rules: app names as written, values exactly equal."""
+    token = _EXACT.set(on)
+    try:
+        yield
+    finally:
+        _EXACT.reset(token)
 _DEFAULT_ROLE = Role()
 
 
@@ -102,7 +115,11 @@ def compare(example: Example, result: ParseResult, pair_leftovers: bool = False)
         return cmp
 
     pairs, left = align(gold, result.calls, pair_leftovers)
-    cmp.app_ok = {norm_app(g.app) for g in gold} == {norm_app(p.app) for p in result.calls}
+    exact = _EXACT.get()
+    if exact:
+        cmp.app_ok = {g.app for g in gold} == {p.app for p in result.calls}
+    else:
+        cmp.app_ok = {norm_app(g.app) for g in gold} == {norm_app(p.app) for p in result.calls}
     names_ok, any_wrong, out = True, False, cmp.args
     for g, p in pairs:
         matched = p is not None and p.function == g.function
@@ -121,7 +138,7 @@ def compare(example: Example, result: ParseResult, pair_leftovers: bool = False)
                 names_ok = False
             else:
                 pv = pargs[n]
-                ok = value_matches(pv, acc)
+                ok = any(values_identical(pv, a) for a in acc) if exact else value_matches(pv, acc)
                 any_wrong |= not ok
                 out.append(ArgResult(g.function, n, "correct" if ok else "wrong", acc, pv, role, matched))
         for n, v in pargs.items():

@@ -53,7 +53,7 @@ def _score_cmd(args) -> int:
     else:
         print(json.dumps(headline, allow_nan=False))
     print(f"pfc score: {summary(report.coverage)}", file=sys.stderr)
-    print(f"wrote {relative(out)}/metrics.json, score.json, per_example.csv ({len(report.per_example)} rows), "
+    print(f"mode: {report.mode}; wrote {relative(out)}/metrics.json, score.json, per_example.csv ({len(report.per_example)} rows), "
           f"errors.csv ({len(report.errors)} rows)", file=sys.stderr)
     return 0
 
@@ -80,7 +80,7 @@ def _build_cmd(args) -> int:
         from .backends import chat_function, get
         chat = chat_function(get(args.llm_backend, args.llm_model or ""))
     st = build_tracebench(out_dir(args.out), raw_dir=args.raw and existing(args.raw, "--raw"), users=args.users,
-                          seed=args.seed, records=args.records, per_user=args.per_user, workers=args.workers,
+                          seed=args.seed, records=args.records, queries=args.queries, workers=args.workers,
                           review_sheet=args.review_sheet and existing(args.review_sheet, "--review-sheet"),
                           chat=chat if args.llm_queries else None, judge=chat if args.llm_screen else None)
     print(json.dumps(st["table2"]))
@@ -133,13 +133,17 @@ def main(argv=None) -> int:
     s.add_argument("--tools", help="tool file (ToolSpectrum: API_description*.json)")
     s.add_argument("--style", choices=STYLES, help="output style (default: the benchmark's)")
     s.add_argument("--compat", choices=["official"], help="PTBench: the published evaluator's numbers")
-    s.add_argument("--strict", action="store_true", help="any missing, unknown or duplicate prediction id is an error")
+    s.add_argument("--strict", action="store_true",
+                   help="strict coverage (any missing, unknown or duplicate prediction id is an error) and strict "
+                        "matching (format only for exactly the required template with the app named; values and "
+                        "app names compared exactly); score.json records the mode")
     s.add_argument("--table", action="store_true", help="print a readable table instead of JSON")
     s.set_defaults(func=_score_cmd)
     sim = sub.add_parser("simulate", help="simulate raw phone interaction logs")
     sim.add_argument("--users", type=positive_int, default=10)
     sim.add_argument("--seed", type=int, default=0)
-    sim.add_argument("--records", type=positive_int, default=300, help="records per user (at least 100 recommended)")
+    sim.add_argument("--records", type=positive_int, default=500,
+                     help="records per user (anchors need at least 100 before them)")
     sim.add_argument("--workers", type=positive_int, default=1)
     sim.add_argument("--out", required=True)
     sim.set_defaults(func=_simulate_cmd)
@@ -152,8 +156,9 @@ def main(argv=None) -> int:
     b.add_argument("--raw", help="raw logs directory (default: simulate)")
     b.add_argument("--users", type=positive_int, default=10)
     b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--records", type=positive_int, default=300)
-    b.add_argument("--per-user", type=positive_int, default=60, help="anchors per user")
+    b.add_argument("--records", type=positive_int, default=500, help="records per user")
+    b.add_argument("--queries", type=positive_int,
+                   help="target number of queries (default: 181.5 per user, the paper's 1,815 for 10)")
     b.add_argument("--workers", type=positive_int, default=1)
     b.add_argument("--review-sheet", help="a reviewed anchors_review.csv to apply")
     b.add_argument("--llm-backend", help="model backend for LLM screening / role-play (openai, hf, vllm)")
@@ -165,7 +170,7 @@ def main(argv=None) -> int:
     rn = sub.add_parser("run", help="run a backend over a benchmark into a resumable run directory")
     rn.add_argument("--benchmark", choices=["tracebench", "ptbench", "toolspectrum"], required=True)
     rn.add_argument("--examples", required=True)
-    rn.add_argument("--backend", required=True, help="oracle | random | history-prior | no-history | hf | openai | vllm")
+    rn.add_argument("--backend", required=True, help="oracle | query-oracle | random | history-prior | no-history | hf | openai | vllm")
     rn.add_argument("--model", help="model name (backends that load models)")
     rn.add_argument("--strategy", default="zero_shot")
     rn.add_argument("--history", default="full", choices=["full", "last_k", "retrieved"])

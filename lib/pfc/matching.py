@@ -111,6 +111,24 @@ def strings_in(value):
             yield from strings_in(x)
 
 
+def values_identical(pred, gold, depth: int = 0) -> bool:
+    """Strict mode's exact match: same JSON type and value; lists in order; no normalisation.
+
+    ``"Latte" != "latte"``, ``"3" != 3``, ``3 != 3.0``, ``True != 1``, ``["a", "b"] != ["b", "a"]``.
+    """
+    if depth > 32:
+        return False
+    if isinstance(pred, bool) or isinstance(gold, bool):
+        return type(pred) is type(gold) and pred == gold
+    if type(pred) is not type(gold):
+        return False
+    if isinstance(pred, list):
+        return len(pred) == len(gold) and all(values_identical(x, y, depth + 1) for x, y in zip(pred, gold))
+    if isinstance(pred, dict):
+        return pred.keys() == gold.keys() and all(values_identical(pred[k], gold[k], depth + 1) for k in gold)
+    return pred == gold
+
+
 def value_matches(pred, acceptable: list) -> bool:
     """True when ``pred`` equals any acceptable gold value."""
     for g in acceptable:

@@ -1,8 +1,10 @@
 """Queries at four vagueness levels for each anchor (TRACEBench §4.3), offline or by LLM role-play.
 
 Elements of a call are its function and its arguments. A level says how many are omitted:
-most_clear none; relevant_clear one or two (possibly the function); relevant_vague half;
-most_vague all (no argument stated, function implicit). Only arguments whose value can be
+most_clear none (and it names the app, so nothing is left to infer); relevant_clear one or
+two (possibly the function); relevant_vague half; most_vague all (no argument stated,
+function implicit). Only most_clear names the app: at the other levels the app is left to
+the user's context-dependent preference (tool personalization). Only arguments whose value can be
 recovered from the history (``long_term_history`` or ``recent_context``, see ``pfc.anchors``)
 may be omitted; a level that cannot be met for an anchor is skipped and counted.
 
@@ -67,6 +69,22 @@ def fragment(name: str, value, rng: random.Random) -> str:
     return tpl.format(v=_text(value), n=name.replace("_", " "))
 
 
+def _rng(anchor: dict, seed: int) -> random.Random:
+    """Seeded by the anchor's place in the user's history (or its id): the same before and after selection."""
+    if "user_id" in anchor and "seq" in anchor:
+        return random.Random(f"{seed}:{anchor['user_id']}:{anchor['seq']}")
+    return random.Random(f"{seed}:{anchor['anchor_id']}")
+
+
+def level_count(anchor: dict, seed: int = 0) -> int:
+    """How many vagueness levels :func:`generate` plans for this anchor."""
+    return len(plan_levels(anchor, _rng(anchor, seed)))
+
+
+def app_display(app: str) -> str:
+    return app.replace("_", " ")
+
+
 def plan_levels(anchor: dict, rng: random.Random) -> dict[str, set[str]]:
     """{level: omitted elements} for the levels this anchor allows."""
     args = list(anchor["arguments"])
@@ -84,12 +102,14 @@ def plan_levels(anchor: dict, rng: random.Random) -> dict[str, set[str]]:
     return plans
 
 
-def render(anchor: dict, omitted: set[str], rng: random.Random) -> str:
+def render(anchor: dict, omitted: set[str], rng: random.Random, name_app: bool = False) -> str:
     stated = [a for a in anchor["arguments"] if a not in omitted]
     if FUNCTION in omitted:
         head = rng.choice(VAGUE.get(anchor.get("scenario"), ["Can you take care of it"]))
     else:
         head = rng.choice(EXPLICIT.get(anchor["function"], [anchor["function"].replace("_", " ").capitalize()]))
+    if name_app:
+        head += f" on {app_display(anchor['app'])}"
     frags = [fragment(a, anchor["arguments"][a], rng) for a in stated]
     if not frags:
         return head + rng.choice([".", " — you know what I like.", ", like last time."])
@@ -116,31 +136,41 @@ def check(query: str, anchor: dict, omitted: set[str]) -> set[str]:
 
 def generate(anchor: dict, seed: int = 0, chat=None) -> list[dict]:
     """Queries for one anchor: [{level, query, stated, function_stated, generator}]."""
-    rng = random.Random(f"{seed}:{anchor['anchor_id']}")
+    rng = _rng(anchor, seed)
     out = []
     for level, omitted in plan_levels(anchor, rng).items():
-        query, generator = None, "template"
+        query, generator, name_app = None, "template", level == "most_clear"
         if chat is not None:
-            query, generator = _roleplay(anchor, level, omitted, chat), "llm"
+            query, generator = _roleplay(anchor, level, omitted, chat, name_app), "llm"
             try:
                 check(query, anchor, omitted)
+                if name_app and not app_stated(query, anchor["app"]):
+                    raise ValueError("app not named")
             except (ValueError, TypeError):
                 query, generator = None, "template-fallback"
         if query is None:
-            query = render(anchor, omitted, rng)
+            query = render(anchor, omitted, rng, name_app)
         stated = check(query, anchor, omitted)
         if level == "most_vague" and stated:
             continue  # an omitted value leaked in: not most vague any more
         out.append({"level": level, "query": query, "stated": sorted(stated),
-                    "function_stated": FUNCTION not in omitted, "generator": generator})
+                    "function_stated": FUNCTION not in omitted, "app_stated": app_stated(query, anchor["app"]),
+                    "generator": generator})
     return out
 
 
-def _roleplay(anchor: dict, level: str, omitted: set[str], chat) -> str:
+def app_stated(query: str, app: str) -> bool:
+    """Whether the query names the app (as written, or with spaces for underscores)."""
+    q = query.lower()
+    return app.lower() in q or app_display(app).lower() in q
+
+
+def _roleplay(anchor: dict, level: str, omitted: set[str], chat, name_app: bool = False) -> str:
     keep = {a: v for a, v in anchor["arguments"].items() if a not in omitted}
     msg = ("Role-play the phone user whose action is below and write the one-sentence request they would "
            f"say to an assistant. Vagueness level: {level}. State exactly these values, word for word: "
            f"{keep}. Do not mention: {sorted(a for a in omitted if a != FUNCTION)}"
            + (". Do not name the action itself." if FUNCTION in omitted else "")
+           + (f". Name the app {app_display(anchor['app'])}." if name_app else ". Do not name the app.")
            + f"\nAction: {anchor['app']}.{anchor['function']}({anchor['arguments']})\nRequest:")
     return str(chat([{"role": "user", "content": msg}]) or "").strip().strip('"')

@@ -65,10 +65,20 @@ def render_tool_calls(calls: list[Call] | None) -> dict:
                            for i, c in enumerate(calls or [])]}
 
 
+def render_tracebench(calls: list[Call] | None) -> str:
+    """TRACEBench's answer template: one ``{"name": "<App>__<function>", "arguments": {...}}`` (``null`` if none)."""
+    if not calls:
+        return "null"
+    objs = [{"name": tool_name(c.app, c.function), "arguments": c.arguments} for c in calls]
+    return json.dumps(objs[0] if len(objs) == 1 else objs, ensure_ascii=False)
+
+
 def render(calls: list[Call] | None, style: str):
-    """Dispatch by style: ``ptbench`` | ``json`` | ``tool_calls``."""
+    """Dispatch by style: ``ptbench`` | ``json`` | ``tracebench`` | ``tool_calls``."""
     if style == "ptbench":
         return render_ptbench(calls or [])
+    if style == "tracebench":
+        return render_tracebench(calls)
     if style == "json":
         return render_json(calls)
     if style == "tool_calls":

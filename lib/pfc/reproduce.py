@@ -18,7 +18,7 @@ import time
 
 from . import paths
 from .benchmarks import toolspectrum as ts
-from .render import render_json
+from .build import build_tracebench
 from .schema import Example, Tool
 from .scoring import score, score_files
 
@@ -26,40 +26,83 @@ PT_KEYS = ["format", "platforms", "tool_names", "tool_param_names", "tool_param_
            "query_params", "profile_params", "overall"]
 
 
+BASELINES = ("oracle", "query-oracle", "history-prior", "no-history", "random")
+
+
 def tracebench_section(fig_dir) -> tuple[list[str], dict]:
-    from .build import build_tracebench
-    from .schema import Call, load_examples
+    from .backends import Request, get
+    from .build import most_frequent_app
+    from .schema import load_examples, load_tools
     out = paths.BENCHMARKS / "tracebench"
+    t0 = time.perf_counter()
     st = build_tracebench(out, progress=False)
+    build_s = time.perf_counter() - t0
     paper = json.loads((paths.PAPER_RESULTS / "tracebench.json").read_text())
     lines = ["## 1. TRACEBench on the embedded default", "",
-             f"Built by `python -m pfc build tracebench --out {paths.relative(out)}` (simulated logs, seed 0).", "",
+             f"Built by `python -m pfc build tracebench --out {paths.relative(out)}` (simulated logs, 10 users, seed 0) "
+             f"in {build_s:.0f} s.", "",
              "| statistic | ours | paper |", "|---|---:|---:|"]
     lines += [f"| {k} | {v} | {paper['table2'][k]} |" for k, v in st["table2"].items()]
     lines += [f"| parameters | {st['parameters']} | {paper['table2']['parameters']} |",
-              f"| required parameters | {st['required_parameters']} | {paper['table2']['required_parameters']} |", ""]
+              f"| required parameters | {st['required_parameters']} | {paper['table2']['required_parameters']} |", "",
+              "Toolset by scenario (the paper's Table 3 layout; **paper** columns from `data/paper_results/tracebench.json`):",
+              "", "| scenario | apps | paper | functions | paper | avg params | paper | avg required | paper |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    theirs = {r["scenario"]: r for r in paper["table3"]}
+    for r in st["table3"]:
+        t = theirs[r["scenario"]]
+        lines.append(f"| {r['scenario']} | " + " | ".join(f"{r[k]} | {t[k]}" for k in
+                                                          ("apps", "functions", "avg_params", "avg_required")) + " |")
     drops = {k.split(":", 1)[1]: v for k, v in st["preprocess"].items() if ":" in k}
-    lines += ["Preprocessing: " + f"{st['preprocess']['calls_kept']} calls kept; dropped " +
+    pct = lambda d: ", ".join(f"{k} {v:.1%}" for k, v in d.items())  # noqa: E731
+    tc = st["tool_choice"]
+    lines += ["", "Preprocessing: " + f"{st['preprocess']['calls_kept']} calls kept; dropped " +
               ", ".join(f"{k} {v}" for k, v in drops.items()) + ".", "",
-              "Queries per vagueness level: " + ", ".join(f"{k} {v}" for k, v in st["by_vagueness"].items()) + ".", ""]
+              f"- Queries per vagueness level: {pct(st['share_by_vagueness'])}.",
+              f"- History length (records before the anchor; min {st['history_bins']['min']}, max "
+              f"{st['history_bins']['max']}): {pct(st['share_by_history_bin'])}.",
+              f"- Queries per scenario: {pct(st['share_by_scenario'])}.",
+              f"- Gold tools: all {len(st['by_gold_tool'])} of 55 (min {min(st['by_gold_tool'].values())} queries); "
+              f"gold apps: {len(st['by_gold_app'])} of 38.",
+              "- Personalization labels per query (from its own provenance): "
+              + ", ".join(f"{k} {v}" for k, v in st["personalization_mix"].items()) + ".",
+              f"- Tool personalization: {tc['queries']} queries; in {tc['share_not_most_frequent']:.1%} the gold app is "
+              "not the user's most frequent app for the function (each with earlier same-context calls of that app).", ""]
     examples = load_examples(out / "examples.jsonl")
-    runs = {"reference: oracle": {e.id: render_json([Call(g.app, g.function, g.arguments) for g in e.gold])
-                                  for e in examples},
-            "reference: query-only oracle": {e.id: render_json([Call(g.app, g.function, {a: v for a, v in g.arguments.items()
-                                                                                          if a in e.meta["stated"]})
-                                                                for g in e.gold]) for e in examples}}
+    tools = load_tools(out / "tools.json")
+    runs = {}
+    for name in BASELINES:
+        backend = get(name, tools=tools, seed=0)
+        responses = backend.generate([Request([], None, example=e) for e in examples])
+        runs[name] = {e.id: r.text if r.error is None else "" for e, r in zip(examples, responses)}
     levels = list(st["by_vagueness"])
-    lines += ["Overall accuracy (TRACEBench eq. 8) by vagueness level for two reference runs — not models: the "
-              "query-only oracle knows the gold app and function but only the values the query states, the ceiling "
-              "of a model that ignores the user's history.", "",
-              "| run | " + " | ".join(levels) + " | all |", "|---|" + "---:|" * (len(levels) + 1)]
+    lines += ["Overall accuracy (TRACEBench eq. 8) by vagueness level for the built-in baselines — not models. "
+              "`query-oracle` knows the gold app and function but only the values the query states (the ceiling of a "
+              "model that ignores the history); `history-prior` and `no-history` always use every stated value.", "",
+              "Scored in the default (robust) mode; the last column scores the same outputs with `--strict` "
+              "(exact template with the app named, exact values).", "",
+              "| run | " + " | ".join(levels) + " | all | all (strict) |", "|---|" + "---:|" * (len(levels) + 2)]
     metrics = {"tracebench_stats": st}
     for name, outputs in runs.items():
-        m = score(examples, outputs, "tracebench").metrics
+        rep = score(examples, outputs, "tracebench")
+        m = rep.metrics
         metrics[f"tracebench/{name}"] = m
+        strict = score(examples, outputs, "tracebench", strict=True).metrics["overall"]
+        m["strict/overall"] = strict
         lines.append(f"| {name} | " + " | ".join(f"{m[f'vagueness={lv}/overall']:.3f}" for lv in levels)
-                     + f" | {m['overall']:.3f} |")
-    lines.append("")
+                     + f" | {m['overall']:.3f} | {strict:.3f} |")
+        tool_rows = rep.per_example[rep.per_example["personalization"].fillna("").str.contains("tool")]
+        metrics[f"tracebench/{name}"]["tool_personalization/app"] = float(tool_rows["app"].mean())
+    tq = [e for e in examples if "tool" in e.meta["personalization"]]
+    rule = sum(most_frequent_app(e) == e.gold[0].app for e in tq) / len(tq)
+    lines += ["", f"App accuracy on the {len(tq)} tool-personalization queries:", "",
+              "| rule / run | app accuracy |", "|---|---:|",
+              f"| \"most frequent app\" rule (the user's most used app for the gold function) | {rule:.3f} |",
+              f"| history-prior (usual app in the most similar context) | "
+              f"{metrics['tracebench/history-prior']['tool_personalization/app']:.3f} |",
+              f"| no-history | {metrics['tracebench/no-history']['tool_personalization/app']:.3f} |",
+              f"| oracle | {metrics['tracebench/oracle']['tool_personalization/app']:.3f} |", ""]
+    metrics["tracebench/most_frequent_app_rule"] = {"tool_personalization/app": rule}
     _level_figure(metrics, runs, levels, fig_dir / "tracebench_reference_by_vagueness.png")
     lines += ["![by vagueness](../figures/tracebench_reference_by_vagueness.png)", ""]
     return lines, metrics
@@ -75,7 +118,7 @@ def _level_figure(metrics, runs, levels, path) -> None:
         ax.plot(levels, [m[f"vagueness={lv}/overall"] for lv in levels], marker="o", label=name)
     ax.set_ylim(-0.02, 1.02)
     ax.set_ylabel("overall accuracy")
-    ax.set_title("TRACEBench embedded default: reference runs by vagueness (ours)")
+    ax.set_title("TRACEBench embedded default: built-in baselines by vagueness (ours)")
     ax.legend(frameon=False)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -94,6 +137,14 @@ def golden_section() -> list[str]:
         m = score(ex, c["outputs"], c["benchmark"], tools).metrics
         for k, want in c["expected"].items():
             lines.append(f"| {c['name']} | {k} | {m[k]:.4f} | {want:.4f} |")
+    lines += ["", "Strict vs robust scoring on hand-computed cases (`tests/golden/strict_cases.json`):", "",
+              "| case | mode | metric | computed | expected |", "|---|---|---|---:|---:|"]
+    for c in json.loads((paths.GOLDEN / "strict_cases.json").read_text()):
+        ex = [Example.from_dict(e) for e in c["examples"]]
+        for mode in ("robust", "strict"):
+            m = score(ex, c["outputs"], c["benchmark"], strict=mode == "strict").metrics
+            for k, want in c[f"expected_{mode}"].items():
+                lines.append(f"| {c['name']} | {mode} | {k} | {m[k]:.4f} | {want:.4f} |")
     return lines + [""]
 
 

@@ -19,10 +19,16 @@ import pandas as pd
 
 from . import benchmarks
 from .benchmarks import ptbench_official as official
+from .checker import exact_matching
 from .metrics import compute
 from .parsing import ParseResult, parse
 from .schema import Example, SchemaError
+from .strict import exact_template
 from .taxonomy import error_rows
+
+MODES = {"robust": "format: any readable call (prose, fences, <think> allowed); values normalised (pfc.matching)",
+         "strict": "format: exactly the required template with the app named (pfc.strict); values and app names "
+                   "compared exactly"}
 
 
 def json_safe(metrics: dict) -> dict:
@@ -37,6 +43,7 @@ class ScoreReport:
     errors: pd.DataFrame
     coverage: dict = field(default_factory=dict)     # pfc.coverage.coverage(): matched/missing/unknown/duplicate
     provenance: dict = field(default_factory=dict)   # inputs (paths as given, sha256), mode, versions, commit
+    mode: str = "robust"          # robust | strict | official (which rules produced the metrics)
 
     def write(self, out_dir) -> Path:
         """``metrics.json``, ``per_example.csv``, ``errors.csv``, and ``score.json`` (provenance + coverage)."""
@@ -46,9 +53,9 @@ class ScoreReport:
                                                      allow_nan=False) + "\n")
         self.per_example.to_csv(out / "per_example.csv", index=False)
         self.errors.to_csv(out / "errors.csv", index=False)
-        if self.provenance:
-            (out / "score.json").write_text(json.dumps({**self.provenance, "coverage": self.coverage}, indent=1,
-                                                       allow_nan=False) + "\n")
+        meta = {**self.provenance, "mode": self.mode,
+                "mode_description": MODES.get(self.mode, "the published evaluator's rules"), "coverage": self.coverage}
+        (out / "score.json").write_text(json.dumps(meta, indent=1, allow_nan=False) + "\n")
         return out
 
 
@@ -66,23 +73,22 @@ def _group_value(ex: Example, key: str):
     return v
 
 
-HISTORY_BINS = ("0-49", "50-99", "100-199", "200+")
-
-
-def history_bin(n: int) -> str:
-    """Bins of history length (records): 0-49, 50-99, 100-199, 200+."""
-    for hi, label in zip((50, 100, 200), HISTORY_BINS):
-        if n < hi:
-            return label
-    return HISTORY_BINS[-1]
+from .anchors import HISTORY_BINS, history_bin  # noqa: E402  Fig. 4 bins: <100, 100-199, 200-299, 300-399, 400+
 
 
 def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
-          style: str | None = None, compat: str | None = None) -> ScoreReport:
-    """Score ``outputs`` ({example id: raw output}) on ``examples``."""
+          style: str | None = None, compat: str | None = None, strict: bool = False) -> ScoreReport:
+    """Score ``outputs`` ({example id: raw output}) on ``examples``.
+
+    ``strict``: format counts only output that is exactly the benchmark's template with the
+    app named (``pfc.strict``), and values and app names must be exactly equal; the metric
+    keys are the same, ``ScoreReport.mode`` says which rules produced them.
+    """
     if compat == "official":
         if benchmark != "ptbench":
             raise ValueError("--compat official exists for PTBench only")
+        if strict:
+            raise ValueError("--strict and --compat official are different rule sets; choose one")
         return _score_official(examples, outputs)
     if compat not in (None, "robust"):
         raise ValueError(f"unknown compat mode {compat!r}")
@@ -94,9 +100,15 @@ def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
                disable=True if len(examples) < 5000 else None)  # None: shown on a terminal only
     for ex in bar:
         out = outputs.get(ex.id)
-        result = parse(out, style or adapter.style) if ex.id in outputs else \
-            ParseResult(False, [], "input:missing_prediction")
-        row, cmp, etype = adapter.row(ex, result, ctx)
+        reason = exact_template(out, benchmark) if strict and ex.id in outputs else None
+        if ex.id not in outputs:
+            result = ParseResult(False, [], "input:missing_prediction")
+        elif reason:
+            result = ParseResult(False, [], reason)
+        else:
+            result = parse(out, style or adapter.style)
+        with exact_matching(strict):
+            row, cmp, etype = adapter.row(ex, result, ctx)
         row = {"id": ex.id, **{k: _group_value(ex, k) for k in adapter.group_by},
                "error_type": etype or "", "valid": int(etype is None and cmp.overall), **row}
         rows.append(row)
@@ -106,7 +118,7 @@ def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
     for key in adapter.group_by:
         for value, part in df.groupby(key, dropna=True):
             metrics.update(compute(adapter.metric_keys, part, prefix=f"{key}={value}/"))
-    return ScoreReport(metrics, df, pd.DataFrame(errs, columns=_ERROR_COLUMNS))
+    return ScoreReport(metrics, df, pd.DataFrame(errs, columns=_ERROR_COLUMNS), "strict" if strict else "robust")
 
 
 def check(example: Example, output, benchmark: str, tools=None, style: str | None = None):
@@ -150,7 +162,7 @@ def _score_official(examples: list[Example], outputs: dict) -> ScoreReport:
     errs = [{"id": r["id"], "level": "example", "error_type": "format:official" if not r["format"] else
              next((k for k in official.ERROR_KEYS if r[k]), ""), "detail": r["detail"]}
             for r in rows if not r["format"] or any(r[k] for k in official.ERROR_KEYS)]
-    return ScoreReport(metrics, df, pd.DataFrame(errs, columns=_ERROR_COLUMNS))
+    return ScoreReport(metrics, df, pd.DataFrame(errs, columns=_ERROR_COLUMNS), "official")
 
 
 @contextmanager
@@ -198,11 +210,11 @@ def _score_files(benchmark, examples_path, predictions_path, tools_path, style, 
     outputs = adapter.load_predictions(predictions_path, examples)
     coverage = cov.coverage([e.id for e in examples], outputs)
     cov.check(coverage, predictions_path, strict)
-    report = score(examples, outputs, benchmark, tools, style, compat)
+    report = score(examples, outputs, benchmark, tools, style, compat, strict)
     report.coverage = coverage
     report.provenance = {
         "benchmark": benchmark,
-        "mode": {"compat": compat or "robust", "strict": strict, "style": style or adapter.style},
+        "options": {"compat": compat or "robust", "strict": strict, "style": style or adapter.style},
         "inputs": {"examples": prov.file_record(examples_path), "predictions": prov.file_record(predictions_path),
                    "tools": prov.file_record(tools_path)},
         "pfc_version": prov.versions(("pfc",)).get("pfc"), "git_commit": prov.git_commit(),

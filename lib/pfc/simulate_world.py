@@ -58,36 +58,77 @@ def exact_address(rng: random.Random, district: str, city: str) -> str:
             f"Room {rng.randint(101, 2899)}, {district} District, {city}")
 
 
-def make_person(rng: random.Random, index: int) -> dict:
+# (function, contexts): the contexts in which a user may prefer different apps (pfc.context)
+APP_CONTEXTS = {
+    "order_takeout": ("lunch", "dinner"), "search_restaurant": ("lunch", "dinner"),
+    "book_restaurant": ("date", "friends"), "order_coffee": ("work", "leisure"),
+    "buy_product": ("daily", "gadget", "style"), "call_taxi": ("commute", "evening", "night"),
+    "book_flight": ("business", "leisure"), "book_hotel": ("business", "leisure"), "book_train": ("business", "leisure"),
+    "search_movie": ("weeknight", "weekend"), "book_movie_ticket": ("weeknight", "weekend"),
+    "play_music": ("morning", "night"), "play_video": ("clips", "series"), "search_video": ("clips", "series"),
+    "log_exercise": ("outdoor", "indoor"), "get_news": ("morning", "evening"),
+}
+SHOP_CONTEXT = {"daily goods": "daily", "electronics": "gadget", "clothing": "style", "books": "style", "beauty": "style"}
+CLIPS = ["cooking hacks", "cat compilation", "tech review", "street food tour", "speedrun"]
+SERIES = ["The Bad Kids", "Blossoms Shanghai", "Three-Body", "Street Dance of China"]
+TEAS = ["Cheese Grape", "Jasmine Milk Tea", "Mango Pomelo Sago"]
+TOPPINGS = ["boba", "cheese foam", "coconut jelly", "grass jelly"]
+DEPARTMENTS = ["dermatology", "dentistry", "orthopedics", "general practice"]
+PARKS = ["Century Park", "Riverside Greenway", "Olympic Forest Park", "West Lake Trail"]
+NOTES = ["weekend brunch", "hiking routes", "home workout", "skin care", "coffee shops"]
+QUESTIONS = ["how to improve sleep", "best budget phone", "how to learn Python", "is intermittent fasting healthy"]
+TODOS = ["Pay rent", "Call mom", "Renew passport", "Buy a gift", "Return the parcel"]
+EVENTS = ["Dentist", "Team dinner", "Yoga class", "Parents' visit"]
+OUTDOOR, INDOOR = ["running", "cycling", "walking"], ["yoga", "strength", "swimming"]
+
+
+def app_preferences(apps_of: dict, index: int, rng: random.Random) -> dict:
+    """{function: {context: app}}: each context its own app where possible, rotated by user index.
+
+    Rotation guarantees that across users every app is some context's preferred app;
+    ``rng`` decides the direction, so two users with the same index parity still differ.
+    """
+    prefs = {}
+    for fn, contexts in APP_CONTEXTS.items():
+        apps = list(apps_of[fn])
+        shift = index + rng.randrange(len(apps))
+        prefs[fn] = {c: apps[(shift + k) % len(apps)] for k, c in enumerate(contexts)}
+    return prefs
+
+
+def make_person(rng: random.Random, index: int, apps_of: dict) -> dict:
     """A user with identity (PII), home and work, and long-term habits per context."""
-    city = rng.choice(list(CITIES))
+    city = rng.choice(sorted(CITIES))
     d_home, d_work = rng.choice(CITIES[city]), rng.choice(CITIES[city])
     surname, given = rng.choice(SURNAMES), rng.choice(GIVEN)
-    genre = rng.choice(list(SONGS))
+    genres = rng.sample(sorted(SONGS), 2)
     return {
         "name": f"{surname} {given}", "phone": "1" + rng.choice("3589") + "".join(rng.choice("0123456789") for _ in range(9)),
         "email": f"{given.lower()}.{surname.lower()}{index}@mail.example.com",
         "id_number": "".join(rng.choice("0123456789") for _ in range(17)) + rng.choice("0123456789X"),
         "device": f"dev-{rng.getrandbits(32):08x}", "city": city, "home_district": d_home, "work_district": d_work,
         "home": exact_address(rng, d_home, city), "work": exact_address(rng, d_work, city),
+        "apps": app_preferences(apps_of, index, rng),
         "pay": rng.choice(["Alipay", "WeChat Pay", "Credit Card"]),
-        "taxi_commute": rng.choice(["Didi", "Gaode", "CaoCao"]), "taxi_evening": rng.choice(["Didi", "T3", "Gaode"]),
-        "car_type": rng.choice(["Express", "Premier", "Carpool"]),
-        "takeout_weekday": rng.choice(["Eleme", "Meituan"]), "takeout_weekend": rng.choice(["Meituan", "Eleme"]),
+        "car_type": rng.choice(["Express", "Premier", "Carpool"]), "car_night": rng.choice(["Premier", "Luxe", "Taxi"]),
         "lunch_spots": rng.sample(RESTAURANTS, 3), "tableware": rng.random() < 0.5,
-        "coffee_weekday": rng.choice(["Luckin", "Luckin", "Starbucks"]), "coffee_weekend": rng.choice(["Starbucks", "Luckin"]),
+        "spice": rng.choice(["none", "mild", "hot"]), "lunch_cuisine": rng.choice([r[1] for r in RESTAURANTS]),
+        "dinner_cuisine": rng.choice([r[1] for r in RESTAURANTS]),
         "drink": rng.choice(DRINKS["coffee"]), "size": rng.choice(["medium", "large"]),
         "sugar": rng.choice(["none", "less"]), "temperature": rng.choice(["hot", "iced"]),
-        "shop": {"daily goods": rng.choice(["Pinduoduo", "Pinduoduo", "Taobao"]), "electronics": "JD",
-                 "clothing": rng.choice(["Taobao", "JD"]), "books": rng.choice(["JD", "Taobao"]), "beauty": "Taobao"},
-        "flight_app": rng.choice(["Ctrip", "Fliggy", "Qunar"]), "seat_class": rng.choice(["economy", "economy", "business"]),
+        "tea": rng.choice(TEAS), "toppings": rng.sample(TOPPINGS, 1),
+        "fav_mall": rng.choice(MALLS), "seat_class": rng.choice(["economy", "business"]),
         "airline": rng.choice(["China Eastern", "Air China", "China Southern"]),
-        "train_app": rng.choice(["Railway12306", "Tongcheng"]), "train_seat": rng.choice(["second class", "first class"]),
-        "hotel_app": rng.choice(["Ctrip", "Huazhu"]), "hotel_brand": rng.choice(["Hanting", "Atour", "Ji Hotel"]),
-        "room_type": rng.choice(["single", "double"]), "movie_app": rng.choice(["Maoyan", "Taopiaopiao"]),
-        "seat_area": rng.choice(["middle", "back"]), "music_app": rng.choice(["QQMusic", "NeteaseMusic"]), "genre": genre,
-        "video_app": rng.choice(["Tencent_Video", "Bilibili"]), "news_app": rng.choice(["Toutiao", "Tencent_News", "Weibo"]),
-        "topic": rng.choice(TOPICS), "sport_app": rng.choice(["Keep", "Huawei_Health"]),
-        "exercise": rng.choice(["running", "cycling", "yoga", "strength"]), "duration": rng.choice([20, 30, 45, 60]),
-        "alarm": rng.choice(["06:30", "07:00", "07:30"]), "trip_cities": rng.sample([c for c in CITIES if c != city], 2),
+        "train_seat": rng.choice(["second class", "first class"]),
+        "hotel_brand": rng.choice(["Hanting", "Atour", "Ji Hotel"]), "room_type": rng.choice(["single", "double"]),
+        "seat_area": rng.choice(["middle", "back"]), "screen": rng.choice(["2D", "IMAX"]),
+        "genre_morning": genres[0], "genre_night": genres[1], "shuffle": rng.random() < 0.5,
+        "series": rng.choice(SERIES), "quality": rng.choice(["1080p", "720p"]),
+        "topic": rng.choice(TOPICS), "topic_evening": rng.choice(TOPICS),
+        "outdoor": rng.choice(OUTDOOR), "indoor": rng.choice(INDOOR), "outdoor_share": rng.choice([0.65, 0.75]),
+        "duration": rng.choice([20, 30, 45, 60]), "intensity": rng.choice(["medium", "high"]),
+        "alarm": rng.choice(["06:30", "07:00", "07:30"]), "remind": rng.choice([15, 30, 60]),
+        "priority": rng.choice(["normal", "high"]), "department": rng.choice(DEPARTMENTS),
+        "note_topic": rng.choice(NOTES), "park": rng.choice(PARKS), "bike": rng.choice(["standard", "e-bike"]),
+        "trip_cities": rng.sample([c for c in sorted(CITIES) if c != city], 2),
     }

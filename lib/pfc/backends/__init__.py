@@ -3,7 +3,7 @@
 Every backend implements :meth:`Backend.generate` on a batch of :class:`Request` and returns
 one :class:`Response` per request (raw text and/or native tool calls, usage, latency, or an
 error — a backend never raises for one failed request). Built in, no model needed:
-``oracle``, ``random``, ``history-prior``, ``no-history`` (``pfc.backends.builtin``).
+``oracle``, ``query-oracle``, ``random``, ``history-prior``, ``no-history`` (``pfc.backends.builtin``).
 Response caching and resumable runs are ``pfc.cache`` and ``pfc.runner``.
 
     >>> get("oracle").name
@@ -80,11 +80,11 @@ def chat_function(backend: Backend, sampling: dict | None = None):
     return chat
 
 
-NAMES = ("oracle", "random", "history-prior", "no-history", "hf", "openai", "vllm")
+NAMES = ("oracle", "query-oracle", "random", "history-prior", "no-history", "hf", "openai", "vllm")
 
 
 def get(name: str, model: str = "", **options) -> Backend:
-    """A backend by name: oracle | random | history-prior | no-history | hf | openai | vllm."""
+    """A backend by name: oracle | query-oracle | random | history-prior | no-history | hf | openai | vllm."""
     from . import builtin
     if name in builtin.BUILTINS:
         return builtin.BUILTINS[name](model=model, **options)

@@ -6,18 +6,22 @@
    documentation (name, description, parameter names), plus how many of the user's past
    values for that function appear in the request, plus how often the user did it at this
    time of day;
-2. *app*: the user's usual app for that function in this context (weekday or weekend),
-   else their most used app for it, else the first candidate;
-3. *arguments*: values the request states (past values or enumeration values found in
-   it); for the rest, the user's usual value when they usually set that parameter, or, for
+2. *app*: the app the request names, if it names one; else the user's usual app for that
+   function in the most similar earlier context (``pfc.context``: same weekday/weekend,
+   part of day and category or exercise, relaxed step by step), else their most used app
+   for it, else the first candidate;
+3. *arguments*: every value the request states (``pfc.backends.query_values``), always;
+   for the rest, the user's usual value when they usually set that parameter, or, for
    places, the most recent related value from another app within six hours.
 
-``no-history`` is the same with the history hidden. Outputs are rendered as text in the
-benchmark's own format (PTBench brackets, JSON otherwise) and go through the same parser
-as any model's.
+``no-history`` is the same with the history hidden. ``query-oracle`` knows the gold app and
+function but only the values the query states (gold arguments whose provenance is the
+query): the ceiling of a model that ignores the user's history. Outputs are rendered as
+text in the benchmark's own format (PTBench brackets, JSON otherwise) and go through the
+same parser as any model's.
 
     >>> sorted(BUILTINS)
-    ['history-prior', 'no-history', 'oracle', 'random']
+    ['history-prior', 'no-history', 'oracle', 'query-oracle', 'random']
 """
 from __future__ import annotations
 
@@ -27,10 +31,12 @@ import re
 from collections import Counter
 from datetime import datetime, timedelta
 
+from ..context import context_of
 from ..render import render
 from ..schema import Call
 from . import Backend, Response
 from ..matching import strings_in as _strings
+from .query_values import named_app, stated_values
 
 PLACES = {"destination", "location", "venue", "cinema", "restaurant", "store", "address", "city", "to_city", "origin"}
 
@@ -57,6 +63,7 @@ class _Builtin(Backend):
         self.model, self.tools, self.seed = model or self.name, list(tools or []), seed
         self.by_key = {t.key: t for t in self.tools}
         self.version = _code_version()
+        self._docs: dict = {}
 
     def candidates(self, ex):
         keys = ex.tools or list(self.by_key)
@@ -66,7 +73,7 @@ class _Builtin(Backend):
         out = []
         for r in requests:
             try:
-                style = "ptbench" if r.example.benchmark == "ptbench" else "json"  # each benchmark's own format
+                style = {"ptbench": "ptbench", "tracebench": "tracebench"}.get(r.example.benchmark, "json")  # its own format
                 out.append(Response(text=render(self.predict(r.example), style)))
             except Exception as e:  # a baseline failing on one example is a failed request, not a crash
                 out.append(Response(error=f"{type(e).__name__}: {e}"))
@@ -80,6 +87,18 @@ class Oracle(_Builtin):
 
     def predict(self, ex):
         return None if ex.gold is None else [Call(g.app, g.function, g.arguments) for g in ex.gold]
+
+
+class QueryOracle(_Builtin):
+    """The gold app and function with only the values the query states (provenance ``query``)."""
+    name = "query-oracle"
+
+    def predict(self, ex):
+        if ex.gold is None:
+            return None
+        return [Call(g.app, g.function, {a: v for a, v in g.arguments.items()
+                                         if (g.roles.get(a) is None or g.roles[a].source == "query")})
+                for g in ex.gold]
 
 
 class RandomBaseline(_Builtin):
@@ -103,8 +122,9 @@ class HistoryPrior(_Builtin):
         hist = list(ex.history) if self.use_history else []
         cands = self.candidates(ex)
         q = ex.query.lower()
-        fn = self._function(ex, cands, hist, q)
-        tool = self._app(fn, cands, hist, ex)
+        app = named_app(ex.query, sorted({t.app for t in cands if t.app}))
+        fn = self._function(ex, [t for t in cands if t.app == app] or cands, hist, q)
+        tool = self._app(fn, cands, hist, ex, app)
         return [Call(tool.app, tool.function, self._arguments(tool, hist, q, ex))]
 
     # ---------------------------------------------------------------- steps
@@ -112,10 +132,14 @@ class HistoryPrior(_Builtin):
         from sklearn.feature_extraction.text import TfidfVectorizer
         from sklearn.metrics.pairwise import linear_kernel
         fns = sorted({t.function for t in cands})
-        docs = [" ".join(_words(f"{t.function} {t.description} {' '.join(t.param_names)}") for t in cands
-                         if t.function == fn) for fn in fns]
-        vec = TfidfVectorizer().fit(docs + [q])
-        lexical = linear_kernel(vec.transform([q]), vec.transform(docs))[0]
+        key = tuple(t.key for t in cands)
+        if key not in self._docs:  # one vectorizer per candidate set (fit on the tool docs only)
+            docs = [" ".join(_words(f"{t.function} {t.description} {' '.join(t.param_names)}") for t in cands
+                             if t.function == fn) for fn in fns]
+            vec = TfidfVectorizer().fit(docs)
+            self._docs[key] = (vec, vec.transform(docs))
+        vec, doc_matrix = self._docs[key]
+        lexical = linear_kernel(vec.transform([q]), doc_matrix)[0]
         values = Counter()
         for h in hist:
             for v in h.arguments.values():
@@ -128,14 +152,22 @@ class HistoryPrior(_Builtin):
         score = {fn: 2 * lexical[i] + min(values[fn], 5) / 5 + when[fn] / total for i, fn in enumerate(fns)}
         return max(fns, key=lambda f: (score[f], f))
 
-    def _app(self, fn, cands, hist, ex):
+    def _app(self, fn, cands, hist, ex, named=None):
         offering = [t for t in cands if t.function == fn]
+        if named and any(t.app == named for t in offering):
+            return next(t for t in offering if t.app == named)
         now = _now(ex)
-        weekend = now.weekday() >= 5 if now else None
-        past = [h.app for h in hist if h.function == fn]
-        same_ctx = [h.app for h in hist if h.function == fn and now and
-                    (datetime.fromisoformat(h.time).weekday() >= 5) == weekend]
-        for pool in (same_ctx, past):
+        past = [h for h in hist if h.function == fn]
+        pools = []
+        if now:
+            stated = stated_values(ex.query, offering[0], hist) if offering else {}
+            day, part, value = context_of(now, stated)
+            ctx = [(h, context_of(h.time, h.arguments)) for h in past]
+            pools = [[h.app for h, c in ctx if c == (day, part, value)],
+                     [h.app for h, c in ctx if value and c[2] == value],
+                     [h.app for h, c in ctx if c[:2] == (day, part)],
+                     [h.app for h, c in ctx if c[1] == part]]
+        for pool in (*pools, [h.app for h in past]):
             for app, _ in Counter(pool).most_common():
                 match = [t for t in offering if t.app == app]
                 if match:
@@ -149,10 +181,14 @@ class HistoryPrior(_Builtin):
         now = _now(ex)
         recent = [h for h in hist if now and h.function != tool.function
                   and datetime.fromisoformat(h.time) >= now - timedelta(hours=6)]
+        stated = stated_values(ex.query, tool, hist)
+        if now:  # habits of the same context first: e.g. delivered to the office on weekday mornings
+            here = context_of(now, stated)[:2]
+            same = [h for h in past_calls if h.app == tool.app and context_of(h.time, h.arguments)[:2] == here]
+            past_calls = same if len(same) >= 2 else past_calls
         for p, spec in props.items():
-            stated = self._stated(p, spec, hist, q)
-            if stated is not None:
-                args[p] = stated
+            if p in stated:  # a value the request states is never replaced by a guess
+                args[p] = stated[p]
                 continue
             if not past_calls:
                 continue
@@ -167,18 +203,6 @@ class HistoryPrior(_Builtin):
                     continue
             args[p] = json.loads(value)
         return args
-
-    @staticmethod
-    def _stated(p, spec, hist, q):
-        options = {json.dumps(v, sort_keys=True) for h in hist for k, v in h.arguments.items() if k == p}
-        options |= {json.dumps(v) for v in spec.get("enum", [])}
-        found = []
-        for o in options:
-            v = json.loads(o)
-            strs = list(_strings(v)) or ([str(v)] if isinstance(v, int) and not isinstance(v, bool) else [])
-            if strs and all(len(s) >= 2 and re.search(r"(?<!\w)" + re.escape(s.lower()) + r"(?!\w)", q) for s in strs):
-                found.append((sum(len(s) for s in strs), o, v))
-        return max(found)[2] if found else None
 
 
 class NoHistory(HistoryPrior):
@@ -196,4 +220,4 @@ def _hour_close(t: str, now: datetime) -> bool:
     return abs((h.hour * 60 + h.minute) - (now.hour * 60 + now.minute)) <= 90
 
 
-BUILTINS = {c.name: c for c in (Oracle, RandomBaseline, HistoryPrior, NoHistory)}
+BUILTINS = {c.name: c for c in (Oracle, QueryOracle, RandomBaseline, HistoryPrior, NoHistory)}
