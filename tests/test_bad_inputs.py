@@ -49,7 +49,7 @@ def digest(path):
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory):
     out = tmp_path_factory.mktemp("tb")
-    build_tracebench(out, users=2, seed=1, records=100, progress=False)
+    build_tracebench(out, users=2, seed=1, records=150, progress=False)
     return out
 
 

@@ -33,7 +33,7 @@ def tiny_model(tmp_path_factory):
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory):
     out = tmp_path_factory.mktemp("tb")
-    build_tracebench(out, users=2, seed=4, records=120, progress=False)
+    build_tracebench(out, users=2, seed=4, records=150, progress=False)
     return out
 
 

@@ -15,7 +15,7 @@ from pfc.shape import looks_like
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory):
     out = tmp_path_factory.mktemp("tb")
-    build_tracebench(out, users=2, seed=4, records=100, progress=False)
+    build_tracebench(out, users=2, seed=4, records=150, progress=False)
     return out
 
 

@@ -118,7 +118,8 @@ def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
     for key in adapter.group_by:
         for value, part in df.groupby(key, dropna=True):
             metrics.update(compute(adapter.metric_keys, part, prefix=f"{key}={value}/"))
-    return ScoreReport(metrics, df, pd.DataFrame(errs, columns=_ERROR_COLUMNS), "strict" if strict else "robust")
+    return ScoreReport(metrics, df, pd.DataFrame(errs, columns=_ERROR_COLUMNS),
+                       mode="strict" if strict else "robust")
 
 
 def check(example: Example, output, benchmark: str, tools=None, style: str | None = None):
@@ -162,7 +163,7 @@ def _score_official(examples: list[Example], outputs: dict) -> ScoreReport:
     errs = [{"id": r["id"], "level": "example", "error_type": "format:official" if not r["format"] else
              next((k for k in official.ERROR_KEYS if r[k]), ""), "detail": r["detail"]}
             for r in rows if not r["format"] or any(r[k] for k in official.ERROR_KEYS)]
-    return ScoreReport(metrics, df, pd.DataFrame(errs, columns=_ERROR_COLUMNS), "official")
+    return ScoreReport(metrics, df, pd.DataFrame(errs, columns=_ERROR_COLUMNS), mode="official")
 
 
 @contextmanager
