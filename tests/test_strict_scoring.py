@@ -65,3 +65,10 @@ def test_cli_strict_flag_scores_strictly_and_records_the_mode(tmp_path, capsys):
     assert main(["score", "--benchmark", "tracebench", "--examples", str(ex), "--predictions", str(preds),
                  "--out", str(tmp_path / "r")]) == 0
     assert json.loads((tmp_path / "r" / "score.json").read_text())["mode"] == "robust"
+
+
+def test_strict_and_official_compat_are_refused_together():
+    case = CASES[1]
+    examples = [Example.from_dict(e) for e in case["examples"]]
+    with pytest.raises(ValueError, match="choose one"):
+        score(examples, case["outputs"], "ptbench", compat="official", strict=True)
