@@ -157,6 +157,8 @@ def main(argv=None) -> int:
     rn.add_argument("--tools")
     rn.add_argument("--out", required=True, help="run directory, e.g. data/runs/<run_id>")
     rn.set_defaults(func=_run_cmd)
+    from .report import add_commands
+    add_commands(sub)  # report, compare
     args = ap.parse_args(argv)
     return args.func(args)
 

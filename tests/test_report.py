@@ -1,0 +1,72 @@
+"""`pfc report` / `pfc compare` over run directories: layouts, ordering, paper rows apart, hashes."""
+import hashlib
+import json
+
+import pandas as pd
+import pytest
+
+from pfc import report_tables as T
+from pfc.build import build_tracebench
+from pfc.cli import main
+from pfc.querygen import LEVELS
+from pfc.runner import run
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    d = tmp_path_factory.mktemp("rep")
+    build_tracebench(d / "tb", users=2, seed=1, records=100, progress=False)
+    for backend in ("oracle", "no-history"):
+        run("tracebench", d / "tb", backend, d / "runs" / backend, cache_path=d / "cache.sqlite", progress=False)
+    return d
+
+
+def test_report_writes_table4_with_paper_rows_apart_and_run_hashes(two_runs, capsys):
+    out = two_runs / "report"
+    assert main(["report", str(two_runs / "runs" / "oracle"), str(two_runs / "runs" / "no-history"),
+                 "--out", str(out), "--n-boot", "100"]) == 0
+    t4 = pd.read_csv(out / "tracebench_table4.csv")
+    assert list(t4.columns[:2]) == ["source", "run"]
+    ours, paper = t4[t4["source"] == "ours"], t4[t4["source"] == "paper"]
+    assert set(ours["run"]) == {"oracle", "no-history"}
+    # the oracle emits the gold calls: every metric is exactly 1 with a zero-width interval
+    assert ours.set_index("run").loc["oracle", "overall"] == "1.000 [1.000, 1.000]"
+    # paper rows are the printed Table 4 (GPT-4o overall 0.3267, §5.2) and never carry our intervals
+    assert paper.set_index("run").loc["GPT-4o(FC)", "overall"] == "0.3267"
+    assert not paper["overall"].str.contains(r"\[").any()
+    manifest = json.loads((out / "runs.json").read_text())
+    want = hashlib.sha256((two_runs / "runs" / "oracle" / "predictions.jsonl").read_bytes()).hexdigest()
+    assert next(m for m in manifest if m["run"] == "oracle")["sha256"]["predictions.jsonl"] == want
+    for stem in ("fig3_vagueness", "fig4_history"):
+        for ext in ("png", "pdf"):
+            assert (out / "figures" / f"{stem}.{ext}").stat().st_size > 1000
+    assert "TRACEBench Fig. 3" in (out / "report.md").read_text()
+    assert "oracle" in capsys.readouterr().out  # the summary on stdout
+
+
+def test_vagueness_groups_come_in_the_papers_order(two_runs):
+    runs = [T.load_run(two_runs / "runs" / "no-history")]
+    g = T.group_table(runs, "vagueness", ["overall"], n_boot=0)
+    assert list(g["group"]) == [lv for lv in LEVELS if lv in set(g["group"])]
+    assert list(g["group"])[0] == "most_clear"
+
+
+def test_history_bins_ascend_numerically_not_alphabetically():
+    # trap: "100-199" sorts before "50-99" as a string
+    assert T.group_order("history_bin", ["200+", "100-199", "50-99", "0-49"]) == ["0-49", "50-99", "100-199", "200+"]
+    assert T.group_order("history_bin", ["x"], {"history_bins": ["y", "x"]}) == ["x"]
+
+
+def test_compare_refuses_a_directory_without_config_in_one_line(tmp_path, capsys):
+    (tmp_path / "predictions.jsonl").write_text("")
+    assert main(["compare", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "config.json" in err
+
+
+def test_two_runs_with_the_same_model_are_never_merged(two_runs):
+    a = T.load_run(two_runs / "runs" / "oracle")
+    b = T.load_run(two_runs / "runs" / "oracle")
+    b.run_dir = "elsewhere/oracle-2"
+    names = [r.name for r in T.unique_names([a, b])]
+    assert len(set(names)) == 2
