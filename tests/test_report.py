@@ -70,3 +70,17 @@ def test_two_runs_with_the_same_model_are_never_merged(two_runs):
     b.run_dir = "elsewhere/oracle-2"
     names = [r.name for r in T.unique_names([a, b])]
     assert len(set(names)) == 2
+
+
+def test_pfc_report_and_the_evaluate_notebook_give_the_same_table(two_runs):
+    import papermill as pm
+
+    from pfc import paths
+    dirs = [two_runs / "runs" / "oracle", two_runs / "runs" / "no-history"]
+    assert main(["report", *map(str, dirs), "--out", str(two_runs / "cli"), "--n-boot", "100"]) == 0
+    pm.execute_notebook(str(paths.NOTEBOOKS / "04_evaluate.ipynb"), str(two_runs / "04.ipynb"), kernel_name="python3",
+                        progress_bar=False, parameters={"run_dirs": ",".join(map(str, dirs)),
+                                                        "out_dir": str(two_runs / "nb"), "n_boot": 100})
+    cli = (two_runs / "cli" / "tracebench_table4.csv").read_text()
+    assert cli == (two_runs / "nb" / "tracebench_table4.csv").read_text()
+    assert "oracle" in cli and "GPT-4o(FC)" in cli

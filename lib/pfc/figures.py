@@ -74,10 +74,10 @@ def metric_lines(long: pd.DataFrame, stem, title: str, metrics: list[str] | None
 
 
 def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, stem, title: str, ylabel: str = "",
-                 col: str | None = None) -> list[Path]:
-    """Bars of ``y`` by ``x`` and ``hue`` (one panel per ``col`` value)."""
+                 col: str | None = None, col_order: list | None = None) -> list[Path]:
+    """Bars of ``y`` by ``x`` and ``hue`` (one panel per ``col`` value, in ``col_order``)."""
     setup()
-    cols = list(dict.fromkeys(df[col])) if col else [None]
+    cols = [c for c in (col_order or list(dict.fromkeys(df[col]))) if c in set(df[col])] if col else [None]
     order, hue_order = list(dict.fromkeys(df[x])), sorted(dict.fromkeys(df[hue]), key=str)
     fig, axes = plt.subplots(1, len(cols), figsize=(max(5.5, 4.5 * len(cols)), 3.8), squeeze=False,
                              sharey=True, layout="constrained")
@@ -86,7 +86,9 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, stem, title: str, y
         sns.barplot(d, x=x, y=y, hue=hue, ax=ax, order=order, hue_order=hue_order, legend=ax is axes.flat[-1])
         ax.set_title("" if c is None else str(c))
         ax.set_ylabel(ylabel)
-        ax.tick_params(axis="x", rotation=20)
+        for label in ax.get_xticklabels():
+            label.set_rotation(35)
+            label.set_horizontalalignment("right")
     if axes.flat[-1].get_legend() is not None:
         sns.move_legend(axes.flat[-1], "upper left", bbox_to_anchor=(1.01, 1), frameon=False)
     fig.suptitle(title)

@@ -31,18 +31,30 @@ def _md(df: pd.DataFrame) -> str:
     return head + "".join("| " + " | ".join(str(v) for v in row) + " |\n" for row in d.itertuples(index=False))
 
 
+PARTS = ("tables", "taxonomy", "figures")
+
+
 class Writer:
     """Writes tables and figures under one directory and remembers what it wrote (for report.md)."""
 
-    def __init__(self, out: Path):
+    def __init__(self, out: Path, parts=PARTS):
         self.out = Path(out)
         self.out.mkdir(parents=True, exist_ok=True)
         self.sections: list[str] = []
+        self.parts = set(parts)
+        unknown = self.parts - set(PARTS)
+        if unknown:
+            raise ValueError(f"unknown report parts {sorted(unknown)}; expected some of {PARTS}")
+        self.written: list[Path] = []
 
     def rel(self, p: Path) -> str:
         return Path(p).relative_to(self.out).as_posix()
 
-    def table(self, name: str, title: str, df: pd.DataFrame, long: pd.DataFrame | None = None, note: str = ""):
+    def table(self, name: str, title: str, df: pd.DataFrame, long: pd.DataFrame | None = None, note: str = "",
+              part: str = "tables"):
+        if part not in self.parts:
+            return
+        self.written += [self.out / f"{name}.{ext}" for ext in ("md", "csv", "json")]
         df.to_csv(self.out / f"{name}.csv")
         (self.out / f"{name}.md").write_text(f"# {title}\n\n{note}\n\n{_md(df)}")
         payload = {"title": title, "note": note,
@@ -51,7 +63,12 @@ class Writer:
         self.sections += [f"## {title}", "", note, "", _md(df),
                           f"Files: [{name}.md]({name}.md), [{name}.csv]({name}.csv), [{name}.json]({name}.json)", ""]
 
-    def figure(self, title: str, files: list[Path]):
+    def figure(self, title: str, draw, part: str = "figures"):
+        """``draw``: a callable returning the written files (called only when ``part`` is wanted)."""
+        if part not in self.parts:
+            return
+        files = draw()
+        self.written += list(files)
         png = next(p for p in files if p.suffix == ".png")
         pdf = next(p for p in files if p.suffix == ".pdf")
         self.sections += [f"## {title}", "", f"![{title}]({self.rel(png)})", "",
@@ -81,7 +98,7 @@ def tracebench_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> 
         w.table(f"tracebench_by_{key}", f"TRACEBench metrics by {T.GROUP_TITLES[key]} (ours; counterpart of "
                 f"{paper_fig})", T.layout(g, T.TB_METRICS), g, "Groups in the paper's order; n = examples per group.")
         w.figure(f"{paper_fig} counterpart: metrics by {T.GROUP_TITLES[key]} (ours)",
-                 figures.metric_lines(g, w.out / "figures" / fig,
+                 lambda: figures.metric_lines(g, w.out / "figures" / fig,
                                       f"Counterpart of {paper_fig}: each metric by {T.GROUP_TITLES[key]} "
                                       f"(ours, 95% bootstrap CI)", T.TB_METRICS, T.GROUP_TITLES[key]))
     g = T.group_table(runs, "personalization", T.TB_METRICS, n_boot, seed, explode=True)
@@ -93,16 +110,17 @@ def tracebench_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> 
         wide = tax.pivot_table(index=["run", "personalization"], columns="family", values="share", sort=False)
         w.table("tracebench_errors_by_personalization", "Error taxonomy by personalization type (ours; shares)",
                 wide.round(3).fillna(0), tax, "First error of each example (format → refusal → app → function → "
-                "param → value); `correct` = no error.")
-        w.figure("Error taxonomy by personalization type (ours)", figures.grouped_bars(
+                "param → value); `correct` = no error.", part="taxonomy")
+        w.figure("Error taxonomy by personalization type (ours)", lambda: figures.grouped_bars(
             tax[tax["family"] != "correct"], "family", "share", "personalization", w.out / "figures" / "taxonomy",
             "Error families by personalization type (ours; no paper counterpart)", "share of the type's examples",
-            col="run"))
+            col="run"), part="taxonomy")
     prov = T.value_errors_by_source(runs)
     if not prov.empty:
         w.table("tracebench_value_provenance", "Value provenance: gold values by source (ours)",
                 prov.set_index(["run", "source"]).round(4), prov,
-                "Where each unstated value should have come from, and how often it was right, wrong or missing.")
+                "Where each unstated value should have come from, and how often it was right, wrong or missing.",
+                part="taxonomy")
 
 
 def ptbench_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> None:
@@ -123,9 +141,10 @@ def ptbench_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> Non
     shares = T.ptbench_error_shares(runs)
     if shares["count"].sum() > 0:
         w.table("ptbench_fig4_errors", "PTBench Fig. 4 layout: error classes (ours)",
-                shares.set_index(["run", "class"]).round(3), shares)
-        w.figure("PTBench Fig. 4 counterpart: error classes (ours)", figures.pies(
-            shares, w.out / "figures" / "ptbench_fig4", "Counterpart of PTBench Fig. 4: error classes (ours)"))
+                shares.set_index(["run", "class"]).round(3), shares, part="taxonomy")
+        w.figure("PTBench Fig. 4 counterpart: error classes (ours)", lambda: figures.pies(
+            shares, w.out / "figures" / "ptbench_fig4", "Counterpart of PTBench Fig. 4: error classes (ours)"),
+            part="taxonomy")
 
 
 def toolspectrum_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> None:
@@ -160,9 +179,16 @@ def toolspectrum_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -
     if len(dm):
         w.table("toolspectrum_fig4_domains", "ToolSpectrum Fig. 4 layout: mean F1 per domain (ours)",
                 dm.set_index(["model", "subset", "domain"]).round(3), dm)
-        w.figure("ToolSpectrum Fig. 4 counterpart: mean F1 by domain (ours)", figures.grouped_bars(
+        w.figure("ToolSpectrum Fig. 4 counterpart: mean F1 by domain (ours)", lambda: figures.grouped_bars(
             dm, "domain", "mean_f1", "model", w.out / "figures" / "toolspectrum_fig4",
-            "Counterpart of ToolSpectrum Fig. 4: mean of APP/API/RP/OP F1 per domain (ours)", "mean F1", col="subset"))
+            "Counterpart of ToolSpectrum Fig. 4: mean of APP/API/RP/OP F1 per domain (ours)", "mean F1", col="subset",
+            col_order=["profile", "environment", "both"]))
+    tax = toolspectrum_error_shares(runs)
+    if not tax.empty:
+        w.table("toolspectrum_errors", "ToolSpectrum error taxonomy (ours) beside the paper's §5.3 shares",
+                tax.set_index(["source", "run", "class"]).round(3), tax,
+                "Ours: every error of the run, classified by rule (pfc.taxonomy); **paper**: 100 sampled GPT-4o "
+                "errors classified by hand (§5.3, App. B.5).", part="taxonomy")
     methods = {r.config.get("strategy") for r in runs}
     if len(methods) > 1:
         t8 = ours.copy()
@@ -170,10 +196,28 @@ def toolspectrum_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -
                 T.beside_paper(t8, P.toolspectrum_table("Table 8")), g, PAPER_NOTE.format(src="ToolSpectrum Table 8"))
 
 
-def write_report(runs: list[T.Run], out, n_boot: int = N_BOOT, seed: int = 0, title: str = "Run report") -> Path:
-    """Every table and figure for ``runs`` under ``out``; returns ``out/report.md``."""
+def toolspectrum_error_shares(runs: list[T.Run]) -> pd.DataFrame:
+    """The five-way taxonomy's shares per run, then the paper's §5.3 shares (labelled paper)."""
+    from .taxonomy import TOOLSPECTRUM_CLASSES
+    rows = []
+    for r in runs:
+        fam = r.per_example["error_type"].fillna("")
+        fam = fam[fam != ""].str.split(":").str[0]
+        for f, k in fam.value_counts().items():
+            rows.append({"source": "ours", "run": r.name, "class": TOOLSPECTRUM_CLASSES.get(f, f), "count": int(k),
+                         "share": k / len(fam)})
+    if rows:
+        paper = P.table("ToolSpectrum", "§5.3 error shares")
+        rows += [{"source": P.LABEL, "run": m, "class": c, "count": None, "share": v / 100}
+                 for m, c, v in zip(paper["model"], paper["metric"], paper["value"])]
+    return pd.DataFrame(rows, columns=["source", "run", "class", "count", "share"])
+
+
+def write_report(runs: list[T.Run], out, n_boot: int = N_BOOT, seed: int = 0, title: str = "Run report",
+                 parts=PARTS) -> Path:
+    """Every table and figure for ``runs`` under ``out`` (only ``parts`` of them); returns ``out/report.md``."""
     runs = T.unique_names(list(runs))
-    w = Writer(Path(out))
+    w = Writer(Path(out), parts)
     manifest = T.run_manifest(runs)
     (w.out / "runs.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
     tracebench_section(w, runs, n_boot, seed)
