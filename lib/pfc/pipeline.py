@@ -170,10 +170,10 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
     nb = paths.REPORTS / "notebooks"
     steps = [
         Step("preprocess", "01_preprocess.ipynb", {"out_dir": _rel(interim), "figures_dir": _rel(paths.FIGURES / "tracebench")},
-             [], [interim], copy_name="01_preprocess"),
+             [], [interim / "histories.parquet"], copy_name="01_preprocess"),
         Step("build TRACEBench", "02_build_benchmark.ipynb",
              {"histories_dir": _rel(interim), "out_dir": _rel(bench), "figures_dir": _rel(paths.FIGURES / "tracebench")},
-             [interim], [bench / "examples.jsonl"], copy_name="02_build_benchmark"),
+             [interim / "histories.parquet"], [bench / "examples.jsonl"], copy_name="02_build_benchmark"),
     ]
     runs: list[Path] = []
     from .backends import NAMES
