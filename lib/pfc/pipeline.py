@@ -60,27 +60,40 @@ def demo_runs(root, backends=("oracle", "history-prior", "no-history"), users: i
 
 
 def stratified_sample(examples_path, out_path, n: int, seed: int = 0, keys=("vagueness", "personalization")) -> Path:
-    """Write ``n`` examples drawn evenly over the strata ``keys`` (round robin, seeded) to ``out_path``.
+    """Write ``n`` examples spread evenly over ``keys[0]`` and, within each, over ``keys[1]`` (seeded).
 
-    Every vagueness level (and personalization mix) is represented even in a small sample, so a
-    slow real model still yields a Fig. 3 line. Deterministic for a seed.
+    Round robin over the vagueness levels first, so even 4 examples cover all four levels
+    (a slow real model still yields a Fig. 3 line); within a level, round robin over the
+    personalization mixes. Deterministic for a seed.
     """
     import random
 
     from .schema import load_examples, write_examples
     p = Path(examples_path)
     examples = load_examples(p / "examples.jsonl" if p.is_dir() else p)
-    strata: dict = {}
+
+    def key(e, k):
+        v = e.meta.get(k)
+        return "+".join(map(str, v)) if isinstance(v, list) else str(v)
+
+    nested: dict = {}
     for e in examples:
-        k = tuple("+".join(map(str, v)) if isinstance(v, list) else str(v) for v in (e.meta.get(x) for x in keys))
-        strata.setdefault(k, []).append(e)
+        nested.setdefault(key(e, keys[0]), {}).setdefault(key(e, keys[1]) if len(keys) > 1 else "", []).append(e)
     rng = random.Random(f"{seed}:stratified")
-    pools = [rng.sample(v, len(v)) for _, v in sorted(strata.items())]
+    queues = {}
+    for k0, subs in sorted(nested.items()):
+        pools = [rng.sample(v, len(v)) for _, v in sorted(subs.items())]
+        queue: list = []
+        while any(pools):
+            for pool in pools:
+                if pool:
+                    queue.append(pool.pop())
+        queues[k0] = queue
     picked: list = []
     while len(picked) < min(n, len(examples)):
-        for pool in pools:
-            if pool and len(picked) < n:
-                picked.append(pool.pop())
+        for k0 in sorted(queues):
+            if queues[k0] and len(picked) < n:
+                picked.append(queues[k0].pop(0))
     out = Path(out_path)
     out.mkdir(parents=True, exist_ok=True)
     write_examples(sorted(picked, key=lambda e: e.id), out / "examples.jsonl")
@@ -162,7 +175,7 @@ def _rel(p) -> str:
     return paths.relative(Path(p))
 
 
-def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: int = 16, toolspectrum: bool = True,
+def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: int = 8, toolspectrum: bool = True,
          n_boot: int = 1000) -> list[Step]:
     """The steps of ``make reproduce`` in order (see the module docstring)."""
     bench = paths.BENCHMARKS / "tracebench"
@@ -199,7 +212,7 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
         runs.append(d)
         steps.append(Step(f"run real model {real.name} (hf, {sample} examples)", "03_run_model.ipynb",
                           {"benchmark": "tracebench", "examples": _rel(sample_dir), "backend": "hf", "model": str(real),
-                           "history": "last_k", "k": 20, "run_id": d.name},
+                           "history": "last_k", "k": 5, "run_id": d.name},
                           [sample_dir / "examples.jsonl", real / "config.json"], [d / "predictions.jsonl"],
                           copy_name=f"03_run_model-{d.name}"))
     if backend:
@@ -234,7 +247,7 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                           copy_name=notebook[:-6]))
     walk = {"examples": _rel(bench), "out_dir": _rel(paths.REPORTS / "walkthrough"), "backend": "history-prior"}
     if real is not None:
-        walk.update(backend="hf", model=str(real))
+        walk.update(backend="hf", model=str(real), k=5)
     steps.append(Step("walkthrough", "00_walkthrough.ipynb", walk, [bench / "examples.jsonl"],
                       [paths.REPORTS / "walkthrough" / "run" / "predictions.jsonl"], copy_name="00_walkthrough"))
     for s in steps:
@@ -343,7 +356,7 @@ def main(argv=None) -> int:
     ap.add_argument("--model", default=os.environ.get("MODEL", ""), help="model for --backend")
     ap.add_argument("--real-model", default=os.environ.get("REAL_MODEL", "auto"),
                     help="the packaged real small model: auto (models cache), a directory, or none")
-    ap.add_argument("--sample", type=int, default=int(os.environ.get("SAMPLE", 16)),
+    ap.add_argument("--sample", type=int, default=int(os.environ.get("SAMPLE", 8)),
                     help="stratified sample size for the real small model")
     ap.add_argument("--n-boot", type=int, default=1000)
     ap.add_argument("--no-toolspectrum", action="store_true")

@@ -210,7 +210,9 @@ def toolspectrum_error_shares(runs: list[T.Run]) -> pd.DataFrame:
         paper = P.table("ToolSpectrum", "§5.3 error shares")
         rows += [{"source": P.LABEL, "run": m, "class": c, "count": None, "share": v / 100}
                  for m, c, v in zip(paper["model"], paper["metric"], paper["value"])]
-    return pd.DataFrame(rows, columns=["source", "run", "class", "count", "share"])
+    out = pd.DataFrame(rows, columns=["source", "run", "class", "count", "share"])
+    out["count"] = out["count"].astype("Int64")  # the paper prints shares only
+    return out
 
 
 def write_report(runs: list[T.Run], out, n_boot: int = N_BOOT, seed: int = 0, title: str = "Run report",
