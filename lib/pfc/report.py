@@ -245,10 +245,10 @@ def summary(runs: list[T.Run], n_boot: int = 200, seed: int = 0) -> str:
             "toolspectrum": T.TS_LEVELS + [f"{lv}_paper" for lv in T.TS_LEVELS]}
     parts = []
     for bench in dict.fromkeys(r.benchmark for r in runs):
-        names = [r.name for r in runs if r.benchmark == bench]
-        part = long[long["run"].isin(names)]
+        part = long[long["benchmark"] == bench]
         wide = T.layout(part, head[bench])
-        wide.insert(0, "n", [len(next(r for r in runs if r.name == n).per_example) for n in wide.index])
+        wide.insert(0, "n", [len(next(r for r in runs if r.name == n and r.benchmark == bench).per_example)
+                               for n in wide.index])
         parts.append(f"{bench} (ours; value [95% CI])\n" + wide.to_string())
     return "\n\n".join(parts)
 

@@ -99,12 +99,12 @@ def load_run(run_dir, examples=None, tools=None, name: str | None = None) -> Run
 
 
 def unique_names(runs: list[Run]) -> list[Run]:
-    """Two runs with the same label get their directory name appended (a table never merges runs)."""
-    seen: dict[str, int] = {}
+    """Two runs of one benchmark with the same label get their directory name appended (a table never merges runs)."""
+    seen: dict[tuple, int] = {}
     for r in runs:
-        seen[r.name] = seen.get(r.name, 0) + 1
+        seen[(r.benchmark, r.name)] = seen.get((r.benchmark, r.name), 0) + 1
     for r in runs:
-        if seen[r.name] > 1 and r.run_dir:
+        if seen[(r.benchmark, r.name)] > 1 and r.run_dir:
             r.name = f"{r.name} ({Path(r.run_dir).name})"
     return runs
 
@@ -117,7 +117,7 @@ def metric_keys(benchmark: str) -> dict[str, str]:
 def _rows(run: Run, df: pd.DataFrame, keys: dict, n_boot: int, seed: int, **extra) -> list[dict]:
     point = compute(keys, df)
     ci = intervals(df, keys, n_boot, seed) if n_boot else {}
-    return [{"run": run.name, **extra, "metric": k, "value": point[k], "lo": ci.get(k, (None, None))[0],
+    return [{"run": run.name, "benchmark": run.benchmark, **extra, "metric": k, "value": point[k], "lo": ci.get(k, (None, None))[0],
              "hi": ci.get(k, (None, None))[1], "n": len(df)} for k in keys]
 
 
