@@ -108,3 +108,25 @@ def test_ptbench_runs_get_table1_the_split_tables_and_the_error_pies(tmp_path):
     assert (out / "figures" / "ptbench_fig4.png").exists()
     shares = pd.read_csv(out / "ptbench_fig4_errors.csv")
     assert abs(shares["share"].sum() - 1) < 0.01
+
+
+def test_toolspectrum_report_shows_both_scoring_modes_side_by_side(release, tmp_path):
+    from pfc.benchmarks import toolspectrum as ts
+    from pfc.benchmarks.toolspectrum_report import reference_runs
+    from pfc.report import write_report
+    data = release / "data" / "dataset_persona_environment.json"
+    examples, _ = ts.load(data)
+    run_dir = tmp_path / "refuse"
+    run_dir.mkdir()
+    outputs = reference_runs(examples)["reference: always refuse"]
+    (run_dir / "predictions.jsonl").write_text("".join(json.dumps({"id": e.id, "output": outputs[e.id]}) + "\n"
+                                                       for e in examples))
+    (run_dir / "config.json").write_text(json.dumps({"benchmark": "toolspectrum", "examples": str(data),
+                                                     "backend": "always-refuse"}))
+    write_report([T.load_run(run_dir)], tmp_path / "rep", n_boot=50)
+    both = pd.read_csv(tmp_path / "rep" / "toolspectrum_both_modes.csv").set_index("mode")
+    # trap: refusing everything earns APP F1 > 0.6 when a correct refusal is a hit, and nothing in paper mode
+    assert both.loc["paper-compatible", "APP"].startswith("0.000")
+    assert float(both.loc["ours (refusal = hit)", "APP"].split()[0]) > 0.6
+    t3 = pd.read_csv(tmp_path / "rep" / "toolspectrum_table3.csv")
+    assert t3.set_index("run").loc["GPT-4o", "both/OP"] == "0.4500"  # paper Table 3, §4.2 (printed 0.45)
