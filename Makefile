@@ -9,7 +9,7 @@ STAMP_MODELS := $(VENV)/.installed-models
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: help venv venv-models test test-fast test-vllm reproduce bench notebooks clean
+.PHONY: help venv venv-models test test-fast test-vllm reproduce sanity bench notebooks clean
 
 help: ## list the targets
 	@echo "Usage: make <target>"
@@ -49,7 +49,10 @@ test-vllm: $(VVENV)/.installed ## optional: vllm backend + vLLM OpenAI server on
 test-fast: $(STAMP) ## unit tests only (no notebooks)
 	$(BIN)/python -m pytest tests -x -q -p no:cacheprovider
 
-reproduce: $(STAMP) ## main job on the embedded default: score the bundled runs, write reports/
+reproduce: $(STAMP) ## papermill pipeline: build TRACEBench, baseline (+ real model, + BACKEND=/MODEL=) runs, tables, taxonomy, figures -> reports/index.html
+	$(BIN)/python -m pfc.pipeline $(if $(BACKEND),--backend '$(BACKEND)') $(if $(MODEL),--model '$(MODEL)') $(if $(REAL_MODEL),--real-model '$(REAL_MODEL)')
+
+sanity: $(STAMP) ## the older sanity report: dataset statistics, reference runs, golden cases -> reports/reproduce.md
 	$(BIN)/python -m pfc.reproduce
 
 bench: $(STAMP) $(STAMP_MODELS) ## speed and memory benchmarks -> reports/perf*.md

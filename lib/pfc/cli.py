@@ -183,6 +183,8 @@ def main(argv=None) -> int:
     rn.add_argument("--force", action="store_true", help="start afresh: move this directory's run files to attic/")
     rn.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     rn.set_defaults(func=_run_cmd)
+    from .report import add_commands
+    add_commands(sub)  # report, compare
     args = ap.parse_args(argv)
     return _dispatch(args)
 

@@ -63,6 +63,10 @@ METRICS: dict[str, Metric] = dict([
     *[_m(level, "f1", [f"{level}_tp", f"{level}_fp", f"{level}_fn"],
          f"micro F1 at the {level} level (ToolSpectrum §4.1; definition in pfc.benchmarks.toolspectrum)")
       for level in ("APP", "API", "RP", "OP")],
+    *[_m(f"{level}_paper", "f1", [f"paper_{level}_tp", f"paper_{level}_fp", f"paper_{level}_fn"],
+         f"paper-compatible micro F1 at the {level} level: no refusal item, RP/OP over gold-call samples "
+         "(ToolSpectrum §4.1 citing AppBench; definition in pfc.benchmarks.toolspectrum)")
+      for level in ("APP", "API", "RP", "OP")],
 ])
 
 

@@ -20,6 +20,20 @@ for each example and level, a gold item set G and a predicted item set P:
 Counts are summed over the examples and F1 = 2·TP / (2·TP + FP + FN) (micro). Levels are
 independent: a right API under a wrong app still scores at API, RP and OP.
 
+Paper-compatible mode (keys ``APP_paper`` … ``OP_paper``, always reported beside ours):
+the AppBench-style micro F1 the paper cites (§4.1), where a refusal is not an item:
+
+- APP/API: G = {gold app/API} for a sample with a gold call, ∅ for a refusal sample;
+  P = {predicted app/API} for a predicted call, ∅ for a predicted refusal or an
+  unparsable output. So a call on a refusal sample is a false positive, a refusal on a
+  call sample a false negative, and a correct refusal earns nothing (no TP);
+- RP/OP: the same (name, value) items as ours, summed over the samples with a gold call
+  only (refusal samples contribute nothing, whatever was predicted);
+- F1 from the summed counts; a level with no item at all is 1.0 (``pfc.metrics``).
+
+On the "both" subset (240 of 333 samples expect a refusal) the two modes differ most:
+"always refuse" scores APP F1 ≈ 0.72 ours but 0.0 paper-compatible.
+
     >>> DOMAINS["Didi_Chuxing"]
     'Travel'
 """
@@ -58,8 +72,9 @@ ROLE_SOURCE = {"required": Role("query", True), "personalized": Role("profile", 
                "environmental": Role("environment", False)}
 TYPES = {"str": "string", "syt": "string", "int": "integer", "float": "number", "bool": "boolean",
          "list": "array", "dict": "object"}
-METRIC_KEYS = {"APP": "APP", "API": "API", "RP": "RP", "OP": "OP", "format": "format",
-               "refusal_recall": "refusal_recall", "refusal_precision": "refusal_precision"}
+METRIC_KEYS = {"APP": "APP", "API": "API", "RP": "RP", "OP": "OP",
+               "APP_paper": "APP_paper", "API_paper": "API_paper", "RP_paper": "RP_paper", "OP_paper": "OP_paper",
+               "format": "format", "refusal_recall": "refusal_recall", "refusal_precision": "refusal_precision"}
 LEVELS = ("APP", "API", "RP", "OP")
 REFUSAL = "⊥"
 _KEY = re.compile(r"^\s*(.+?)\s*\(\s*(\w+)\s*\)\s*$")
@@ -172,25 +187,35 @@ def context(examples, tools) -> dict:
             "global_roles": {n: r for t in tools for n, r in t.roles.items()}}
 
 
-def level_counts(cmp, ctx: dict) -> dict:
-    """TP/FP/FN per level for one example (see the module docstring)."""
-    c = {f"{lv}_{k}": 0 for lv in LEVELS for k in ("tp", "fp", "fn")}
+def level_counts(cmp, ctx: dict, mode: str = "ours") -> dict:
+    """TP/FP/FN per level for one example (see the module docstring); ``mode`` "ours" or "paper".
+
+    Columns are ``APP_tp`` … (ours) or ``paper_APP_tp`` … (paper-compatible).
+    """
+    if mode not in ("ours", "paper"):
+        raise ValueError(f"unknown ToolSpectrum scoring mode {mode!r}; expected ours or paper")
+    paper = mode == "paper"
+    pre = "paper_" if paper else ""
+    c = {f"{pre}{lv}_{k}": 0 for lv in LEVELS for k in ("tp", "fp", "fn")}
 
     def add(level, g: set, p: set):
-        c[f"{level}_tp"] += len(g & p)
-        c[f"{level}_fp"] += len(p - g)
-        c[f"{level}_fn"] += len(g - p)
+        c[f"{pre}{level}_tp"] += len(g & p)
+        c[f"{pre}{level}_fp"] += len(p - g)
+        c[f"{pre}{level}_fn"] += len(g - p)
 
-    gold_app = {REFUSAL} if cmp.gold_refusal else {norm_app(g.app) for g in cmp.gold_calls}
-    gold_api = {REFUSAL} if cmp.gold_refusal else {g.function for g in cmp.gold_calls}
+    refused = cmp.parsed and cmp.pred_refusal
+    none = set() if paper else {REFUSAL}
+    gold_app = none if cmp.gold_refusal else {norm_app(g.app) for g in cmp.gold_calls}
+    gold_api = none if cmp.gold_refusal else {g.function for g in cmp.gold_calls}
     pred = cmp.pred_calls if cmp.parsed else []
-    pred_app = {REFUSAL} if cmp.parsed and cmp.pred_refusal else {norm_app(p.app) for p in pred}
-    pred_api = {REFUSAL} if cmp.parsed and cmp.pred_refusal else {p.function for p in pred}
+    pred_app = none if refused else {norm_app(p.app) for p in pred}
+    pred_api = none if refused else {p.function for p in pred}
     add("APP", gold_app, pred_app)
     add("API", gold_api, pred_api)
+    if paper and cmp.gold_refusal:
+        return c  # RP/OP only over samples with a gold call
     for level in ("RP", "OP"):
-        add(level, {REFUSAL} if cmp.gold_refusal else set(),
-            {REFUSAL} if cmp.parsed and cmp.pred_refusal else set())
+        add(level, none if cmp.gold_refusal else set(), none if refused else set())
     roles_of = {(norm_app(p.app), p.function) for p in pred}
     for a in cmp.args:
         if a.role is not None:
@@ -201,20 +226,21 @@ def level_counts(cmp, ctx: dict) -> dict:
             role = spec_roles.get(a.argument) or ctx["global_roles"].get(a.argument)
             level = "RP" if role == "required" else "OP"
         if a.status == "correct":
-            c[f"{level}_tp"] += 1
+            c[f"{pre}{level}_tp"] += 1
         elif a.status == "wrong":
-            c[f"{level}_fp"] += 1
-            c[f"{level}_fn"] += 1
+            c[f"{pre}{level}_fp"] += 1
+            c[f"{pre}{level}_fn"] += 1
         elif a.status == "missing":
-            c[f"{level}_fn"] += 1
+            c[f"{pre}{level}_fn"] += 1
         else:
-            c[f"{level}_fp"] += 1
+            c[f"{pre}{level}_fp"] += 1
     return c
 
 
 def row(example, result, ctx):
     r, cmp, etype = generic_row(example, result, pair_leftovers=True)
     r.update(level_counts(cmp, ctx))
+    r.update(level_counts(cmp, ctx, "paper"))
     if ctx["spec"]:  # the five-way taxonomy needs the tool specs (domains, known APIs)
         gold_app = example.gold[0].app if example.gold else None
         etype = toolspectrum_type(cmp, gold_app, ctx["domains"], ctx["spec"])
