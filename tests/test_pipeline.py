@@ -58,7 +58,7 @@ def test_stratified_sample_covers_every_vagueness_level_and_is_seeded(tmp_path):
     from pfc.querygen import LEVELS
     from pfc.schema import load_examples
     bench = tmp_path / "tb"
-    build_tracebench(bench, users=1, seed=1, records=100, per_user=6, progress=False)
+    build_tracebench(bench, users=1, seed=1, records=200, queries=24, progress=False)
     s1 = pipeline.stratified_sample(bench, tmp_path / "s1", 4, seed=0)
     s2 = pipeline.stratified_sample(bench, tmp_path / "s2", 4, seed=0)
     assert (s1 / "examples.jsonl").read_bytes() == (s2 / "examples.jsonl").read_bytes()

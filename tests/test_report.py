@@ -15,7 +15,7 @@ from pfc.runner import run
 @pytest.fixture(scope="module")
 def two_runs(tmp_path_factory):
     d = tmp_path_factory.mktemp("rep")
-    build_tracebench(d / "tb", users=2, seed=1, records=100, progress=False)
+    build_tracebench(d / "tb", users=2, seed=1, records=150, progress=False)
     for backend in ("oracle", "no-history"):
         run("tracebench", d / "tb", backend, d / "runs" / backend, cache_path=d / "cache.sqlite", progress=False)
     return d

@@ -42,7 +42,7 @@ def split_dirs(value: str) -> list[Path]:
     return [Path(p.strip()) for p in str(value).split(",") if p.strip()]
 
 
-def demo_runs(root, backends=("oracle", "history-prior", "no-history"), users: int = 2, records: int = 100,
+def demo_runs(root, backends=("oracle", "history-prior", "no-history"), users: int = 2, records: int = 150,
               seed: int = 1) -> list[Path]:
     """A tiny TRACEBench (2 simulated users) and baseline runs on it, under ``root`` (for defaults and tests)."""
     from .build import build_tracebench

@@ -137,6 +137,8 @@ def group_order(key: str, values, stats: dict | None = None) -> list:
         return [lv for lv in LEVELS if lv in values] + sorted(v for v in values if v not in LEVELS)
     if key == "history_bin":
         stated = (stats or {}).get("history_bins") or []
+        if isinstance(stated, dict):  # stats.json: {"unit", "bins": [...], ...}
+            stated = stated.get("bins") or []
         stated = [b["label"] if isinstance(b, dict) else b for b in stated]
         from .scoring import HISTORY_BINS
         for order in (stated, list(HISTORY_BINS)):
