@@ -19,7 +19,9 @@ atexit.register(shutil.rmtree, _OUT, ignore_errors=True)
 
 try:
     from hypothesis import settings
+    from hypothesis.configuration import set_hypothesis_home_dir
 
+    set_hypothesis_home_dir(os.path.join(_OUT, ".hypothesis"))  # its caches (e.g. the charmap), not .hypothesis/
     settings.register_profile("pfc-isolated", database=None)
     settings.load_profile("pfc-isolated")
 except ImportError:  # pragma: no cover - hypothesis is in requirements.txt

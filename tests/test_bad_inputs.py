@@ -407,3 +407,12 @@ def test_a_notebook_parameter_of_the_wrong_type_is_named_in_the_first_cell(tmp_p
     cells = json.loads((tmp_path / "o.ipynb").read_text())["cells"]
     failed = [c for c in cells if any(o.get("output_type") == "error" for o in c.get("outputs", []))]
     assert len(failed) == 1 and "from pfc.nbparams import check" in "".join(failed[0]["source"])  # stopped there
+
+
+def test_an_empty_examples_file_is_refused_not_scored(oracle_preds, tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "examples.jsonl").write_text("\n")
+    p = pfc("score", "--benchmark", "tracebench", "--examples", tmp_path / "empty", "--predictions", oracle_preds,
+            "--out", tmp_path / "o")
+    refused(p, tmp_path / "empty", "no examples")
+    assert not (tmp_path / "o").exists()

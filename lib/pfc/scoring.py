@@ -204,8 +204,10 @@ def _score_files(benchmark, examples_path, predictions_path, tools_path, style, 
         examples, tools = adapter.load(examples_path, tools_path, gold=False)
     else:
         examples, tools = adapter.load(examples_path, tools_path)
+    if not examples:
+        raise SchemaError("no examples", file=str(examples_path))
     kinds = sorted({e.benchmark for e in examples})
-    if kinds and kinds != [benchmark]:
+    if kinds != [benchmark]:
         raise SchemaError(f"holds {'/'.join(kinds)} examples, not {benchmark} (check --benchmark)",
                           file=str(examples_path), field="benchmark")
     outputs = adapter.load_predictions(predictions_path, examples)
