@@ -159,7 +159,8 @@ class HFBackend(Backend):
         t0 = time.perf_counter()
         with torch.no_grad():
             x = torch.tensor([ids[reuse:]], device=self.device)
-            logits = self.lm(input_ids=x, past_key_values=cache, use_cache=True).logits[0, -1]
+            # logits_to_keep=1: the vocabulary projection of every prompt position would cost more than the model
+            logits = self.lm(input_ids=x, past_key_values=cache, use_cache=True, logits_to_keep=1).logits[0, -1]
             t1 = time.perf_counter()
             out: list[int] = []
             while len(out) < max_new:
@@ -170,7 +171,7 @@ class HFBackend(Backend):
                 if len(out) == max_new:
                     break
                 logits = self.lm(input_ids=torch.tensor([[t]], device=self.device), past_key_values=cache,
-                                 use_cache=True).logits[0, -1]
+                                 use_cache=True, logits_to_keep=1).logits[0, -1]
         t2 = time.perf_counter()
         if self.prefix_reuse:
             crop(cache, len(ids))  # keep the prompt only: the next request shares at most the prompt
