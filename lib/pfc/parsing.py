@@ -372,6 +372,10 @@ def _interpret(obj, depth: int = 0) -> list[Call]:
     if "name" in low:
         app, fn = split_tool_name(str(low["name"]))
         return [_make_call(low.get("app", app), fn, low.get("arguments", low.get("parameters", {})))]
+    if len(low) == 1:  # one wrapper key around the call ({"answer": {...}}, a template's stray file name)
+        (inner,) = low.values()
+        if isinstance(inner, (dict, list)):
+            return _interpret(inner, depth + 1)
     raise _Fail("format:unrecognized_structure", "no APP/API, platform/functions or name keys")
 
 

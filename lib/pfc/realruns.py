@@ -4,8 +4,8 @@ Samples (seeded, stratified), one run directory per configuration under ``data/r
 (resumable, response-cached: a re-run costs nothing), scored with bootstrap 95% intervals
 over examples, written to ``reports/real_models.md`` with configs and timings.
 
-- TRACEBench (embedded default): ``per_cell`` examples from every (vagueness level, history
-  bin) cell, topped up at random to ``n_tracebench``; history ``last_k`` and ``retrieved``.
+- TRACEBench (embedded default): ``n_tracebench`` examples covering every vagueness level
+  and every history bin (Latin diagonals of the level × bin grid); history ``last_k`` and ``retrieved``.
 - ToolSpectrum (release, read in place): ``n_toolspectrum`` random samples per subset
   (profile, environment, both); strategies zero-shot and hierarchical.
 - PTBench format: the official-format fixture in ``tests/golden/ptbench_official``.
@@ -38,29 +38,38 @@ HEADLINE = {"tracebench": ["format", "app", "function_name", "function_param_val
             "ptbench": ["format", "platforms", "tool_names", "tool_param_values", "overall"]}
 
 
-def tracebench_sample(examples, n: int, per_cell: int, seed: int) -> list[str]:
-    """``per_cell`` ids from each (vagueness, history bin) cell, then random others up to ``n``."""
+def tracebench_sample(examples, n: int, seed: int) -> list[str]:
+    """``n`` ids covering every vagueness level and every history bin with as few examples as possible:
+    cells (level i, bin (i + j) mod 4) for j = 0, 1, … (Latin diagonals), one random example per cell,
+    then random others up to ``n``."""
+    from .scoring import HISTORY_BINS
     rng = random.Random(seed)
+    levels = sorted({e.meta.get("vagueness") for e in examples}, key=str)
     cells: dict[tuple, list] = {}
     for e in sorted(examples, key=lambda e: e.id):
         cells.setdefault((e.meta.get("vagueness"), history_bin(int(e.meta.get("history_length", len(e.history))))),
                          []).append(e.id)
-    chosen = []
-    for key in sorted(cells, key=str):
-        chosen += rng.sample(cells[key], min(per_cell, len(cells[key])))
+    order = [(lv, HISTORY_BINS[(i + j) % len(HISTORY_BINS)]) for j in range(len(HISTORY_BINS))
+             for i, lv in enumerate(levels)]
+    chosen: list[str] = []
+    for cell in order:
+        if len(chosen) >= n:
+            break
+        if cells.get(cell):
+            chosen.append(rng.choice(cells[cell]))
     rest = sorted({e.id for e in examples} - set(chosen))
     chosen += rng.sample(rest, max(0, min(n - len(chosen), len(rest))))
     return sorted(chosen)
 
 
-def plan(n_tracebench: int = 24, per_cell: int = 1, n_toolspectrum: int = 8, n_ptbench: int = 8, k: int = 20,
+def plan(n_tracebench: int = 8, n_toolspectrum: int = 2, n_ptbench: int = 3, k: int = 10,
          seed: int = 0) -> list[dict]:
     """Every configuration: benchmark, examples, ids, strategy, history."""
     runs = []
     tb = paths.BENCHMARKS / "tracebench"
     if (tb / "examples.jsonl").exists():
         exs, _ = benchmarks.get("tracebench").load(tb, None)
-        ids = tracebench_sample(exs, n_tracebench, per_cell, seed)
+        ids = tracebench_sample(exs, n_tracebench, seed)
         for hist in ("last_k", "retrieved"):
             runs.append({"name": f"tracebench-{hist}", "benchmark": "tracebench", "examples": tb, "ids": ids,
                          "strategy": "zero_shot", "history": hist, "k": k})
@@ -205,19 +214,20 @@ def report(runs: list[dict], model: str, out_path: Path, seconds: float | None =
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m pfc.realruns", description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="qwen2.5-coder-0.5b")
-    ap.add_argument("--n-tracebench", type=int, default=24)
-    ap.add_argument("--n-toolspectrum", type=int, default=8)
-    ap.add_argument("--n-ptbench", type=int, default=8)
-    ap.add_argument("--k", type=int, default=20, help="history records for last_k / retrieved")
-    ap.add_argument("--max-tokens", type=int, default=192)
+    ap.add_argument("--n-tracebench", type=int, default=8)
+    ap.add_argument("--n-toolspectrum", type=int, default=2, help="per subset and strategy")
+    ap.add_argument("--n-ptbench", type=int, default=3)
+    ap.add_argument("--k", type=int, default=10, help="history records for last_k / retrieved")
+    ap.add_argument("--max-tokens", type=int, default=128)
     ap.add_argument("--only", help="comma-separated run names (default: all)")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--out", default=str(paths.REPORTS / "real_models.md"))
     args = ap.parse_args(argv)
-    runs = plan(args.n_tracebench, 1, args.n_toolspectrum, args.n_ptbench, args.k)
+    runs = plan(args.n_tracebench, args.n_toolspectrum, args.n_ptbench, args.k)
     chosen = [r for r in runs if not args.only or r["name"] in args.only.split(",")]
     order = ["tracebench-last_k", "toolspectrum-profile-hierarchical", "toolspectrum-environment-hierarchical",
-             "toolspectrum-both-hierarchical", "ptbench-fixture", "tracebench-retrieved"]
+             "toolspectrum-both-hierarchical", "ptbench-fixture", "toolspectrum-profile-zero_shot",
+             "toolspectrum-environment-zero_shot", "toolspectrum-both-zero_shot", "tracebench-retrieved"]
     chosen.sort(key=lambda r: order.index(r["name"]) if r["name"] in order else len(order))
     t0 = time.perf_counter()
     if not args.report_only:
