@@ -163,3 +163,35 @@ def test_an_out_of_range_sampling_flag_is_refused_by_the_cli(small_bench, tmp_pa
         main(["run", "--benchmark", "tracebench", "--examples", str(small_bench), "--backend", "oracle",
               "--out", str(tmp_path / "x"), "--top-p", "1.5"])
     assert e.value.code == 2 and not (tmp_path / "x").exists()
+
+
+class _NoDomain(Backend):
+    """Step 1 names no scenario; step 2 records how many tools it was shown."""
+    name, model = "no-domain", "n-1"
+
+    def __init__(self):
+        self.shown = []
+
+    def generate(self, requests):
+        out = []
+        for r in requests:
+            if r.tools is None:
+                out.append(Response(text="I am not sure."))
+            else:
+                self.shown.append((len(r.tools), len(r.example.tools)))
+                out.append(Response(text="null"))
+        return out
+
+
+def test_hierarchical_step_one_is_recorded_and_its_fallback_stated(small_bench, tmp_path):
+    # trap: a step 1 that names no domain silently widened step 2 to every tool, unrecorded
+    be = _NoDomain()
+    run("tracebench", small_bench, be, tmp_path / "h", strategy="hierarchical", limit=3,
+        cache_path=tmp_path / "c.sqlite", progress=False)
+    rows = [json.loads(x) for x in (tmp_path / "h" / "predictions.jsonl").read_text().splitlines()]
+    assert len(rows) == 3
+    for row in rows:
+        assert row["domain_step"] == {"answer": "I am not sure.", "error": None, "domain": None, "fallback": True}
+    assert all(shown == candidates for shown, candidates in be.shown)  # the stated fallback: all candidates
+    cfg = json.loads((tmp_path / "h" / "config.json").read_text())
+    assert "full candidate toolset" in cfg["hierarchical_fallback"]

@@ -110,7 +110,8 @@ def run_dir(name: str, backend: str) -> Path:
     return paths.RUNS / "real" / f"{name}--{backend}"
 
 
-def execute(runs: list[dict], model: str, sampling: dict, baselines=BASELINES, progress: bool = True) -> None:
+def execute(runs: list[dict], model: str, sampling: dict, baselines=BASELINES, progress: bool = True,
+            cache_path=None) -> None:
     from .runner import run
     for r in runs:
         for backend in (*baselines, "hf"):
@@ -118,7 +119,8 @@ def execute(runs: list[dict], model: str, sampling: dict, baselines=BASELINES, p
             try:
                 run(r["benchmark"], r["examples"], backend, out, model=model if backend == "hf" else "",
                     strategy=r["strategy"], history=r["history"], k=r["k"], ids=r["ids"],
-                    sampling=sampling if backend == "hf" else None, progress=progress and backend == "hf")
+                    sampling=sampling if backend == "hf" else None, progress=progress and backend == "hf",
+                    cache_path=cache_path)
             except (ValueError, NotImplementedError) as e:  # a baseline that cannot run on this benchmark
                 (out / "unsupported.txt").write_text(f"{e}\n")
                 print(f"{r['name']}: {backend}: {e}", file=sys.stderr)
@@ -221,6 +223,7 @@ def main(argv=None) -> int:
     ap.add_argument("--max-tokens", type=int, default=128)
     ap.add_argument("--only", help="comma-separated run names (default: all)")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--cache", help="response cache (default data/cache/responses.sqlite; one per concurrent process)")
     ap.add_argument("--out", default=str(paths.REPORTS / "real_models.md"))
     args = ap.parse_args(argv)
     runs = plan(args.n_tracebench, args.n_toolspectrum, args.n_ptbench, args.k)
@@ -231,7 +234,7 @@ def main(argv=None) -> int:
     chosen.sort(key=lambda r: order.index(r["name"]) if r["name"] in order else len(order))
     t0 = time.perf_counter()
     if not args.report_only:
-        execute(chosen, args.model, {"max_tokens": args.max_tokens})
+        execute(chosen, args.model, {"max_tokens": args.max_tokens}, cache_path=args.cache)
     report(runs, args.model, Path(args.out), None if args.report_only else time.perf_counter() - t0)
     print(f"wrote {paths.relative(Path(args.out))}", file=sys.stderr)
     return 0
