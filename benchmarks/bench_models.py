@@ -49,7 +49,7 @@ def speed(be, n_prompt: int, n_decode: int = 16) -> tuple[float, float]:
     return n_prompt / t["prefill_s"], (n / t["decode_s"] if t["decode_s"] > 0 else float("nan"))
 
 
-def user_examples(n: int):
+def user_examples(n: int, position: float = 0.5):
     """``n`` consecutive examples (run order) of the user with the longest histories, full history."""
     from pfc.prompts.tracebench import build
     from pfc.runner import _ordered
@@ -59,7 +59,8 @@ def user_examples(n: int):
     tools = {t.key: t for t in load_tools(tb / "tools.json")}
     user = max({e.user_id for e in exs}, key=lambda u: max(len(e.history) for e in exs if e.user_id == u))
     mine = [e for e in exs if e.user_id == user]
-    pick = mine[len(mine) // 2: len(mine) // 2 + n]  # mid-run: histories of ~100+ records
+    start = int(len(mine) * position)  # 0.5: mid-run, histories of ~100+ records
+    pick = mine[start: start + n]
     return [(e, build(e, tools, history="full")) for e in pick]
 
 
@@ -81,38 +82,8 @@ def per_example(be, items, max_tokens: int) -> dict:
             "first_prefill_s": pre[0]}
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--models", nargs="+", default=list(models.REGISTRY))
-    ap.add_argument("--examples", type=int, default=4, help="consecutive examples of one user")
-    ap.add_argument("--max-tokens", type=int, default=48)
-    ap.add_argument("--out", default=str(paths.REPORTS / "perf_models.md"))
-    args = ap.parse_args(argv)
-    items = user_examples(args.examples)
-    lines = ["# Real models on this CPU (`hf` backend)", "",
-             f"Measured by `benchmarks/bench_models.py` on {platform.machine()} with 2 cores shared with other "
-             "jobs (the numbers are lower bounds on speed), torch CPU, bf16 weights. Prefix-reuse rows: "
-             f"{args.examples} consecutive examples of one user of the embedded TRACEBench, full history, run order "
-             f"(user, then history length), greedy, at most {args.max_tokens} new tokens; steady state = requests "
-             "2..n (the first has nothing to reuse).", ""]
-    rows = []
-    for name in args.models:
-        rec = models.installed(name) or {}
-        t0 = time.perf_counter()
-        be = get("hf", name)
-        load_s = time.perf_counter() - t0
-        rss = rss_mb()
-        p1k, d1k = speed(be, 1024)
-        p4k, d4k = speed(be, 4096)
-        with_r = per_example(be, items, args.max_tokens)
-        be.prefix_reuse = False
-        without = per_example(be, items, args.max_tokens)
-        be.prefix_reuse = True
-        rows.append({"model": name, "install": rec, "load_s": load_s, "rss_mb": rss, "peak_mb": peak_mb(),
-                     "prefill_1k": p1k, "prefill_4k": p4k, "decode_1k": d1k, "decode_4k": d4k,
-                     "with": with_r, "without": without})
-        print(json.dumps(rows[-1], default=str), file=sys.stderr)
-        del be
+def write(path: Path, head: list[str], rows: list[dict]) -> None:
+    lines = list(head)
     lines += ["| model | download s | verify s | convert s | size MB | load s | RSS MB (peak) | prefill tok/s 1k / 4k | decode tok/s 1k / 4k |",
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
@@ -134,7 +105,44 @@ def main(argv=None) -> int:
               "system text that holds the history), the current time and the request; the longer the shared "
               "history, the larger the saving. Install columns come from the install record of "
               "`pfc models install` on the machine that ran it ('–': installed another way).", ""]
-    Path(args.out).write_text("\n".join(lines))
+    path.write_text("\n".join(lines))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--models", nargs="+", default=list(models.REGISTRY))
+    ap.add_argument("--examples", type=int, default=4, help="consecutive examples of one user")
+    ap.add_argument("--max-tokens", type=int, default=48)
+    ap.add_argument("--position", type=float, default=0.5, help="where in the user's run to start (0..1)")
+    ap.add_argument("--sizes", type=int, nargs=2, default=[1024, 4096], help="prompt lengths for tok/s")
+    ap.add_argument("--out", default=str(paths.REPORTS / "perf_models.md"))
+    args = ap.parse_args(argv)
+    items = user_examples(args.examples, args.position)
+    lines = ["# Real models on this CPU (`hf` backend)", "",
+             f"Measured by `benchmarks/bench_models.py` on {platform.machine()} with 2 cores shared with other "
+             "jobs (the numbers are lower bounds on speed), torch CPU, bf16 weights. Prefix-reuse rows: "
+             f"{args.examples} consecutive examples of one user of the embedded TRACEBench, full history, run order "
+             f"(user, then history length), greedy, at most {args.max_tokens} new tokens; steady state = requests "
+             "2..n (the first has nothing to reuse).", ""]
+    rows = []
+    for name in args.models:
+        rec = models.installed(name) or {}
+        t0 = time.perf_counter()
+        be = get("hf", name)
+        load_s = time.perf_counter() - t0
+        rss = rss_mb()
+        p1k, d1k = speed(be, args.sizes[0])
+        p4k, d4k = speed(be, args.sizes[1])
+        with_r = per_example(be, items, args.max_tokens)
+        be.prefix_reuse = False
+        without = per_example(be, items, args.max_tokens)
+        be.prefix_reuse = True
+        rows.append({"model": name, "install": rec, "load_s": load_s, "rss_mb": rss, "peak_mb": peak_mb(),
+                     "prefill_1k": p1k, "prefill_4k": p4k, "decode_1k": d1k, "decode_4k": d4k,
+                     "with": with_r, "without": without})
+        print(json.dumps(rows[-1], default=str), file=sys.stderr)
+        del be
+        write(Path(args.out), lines, rows)
     print(f"wrote {paths.relative(Path(args.out))}", file=sys.stderr)
     return 0
 

@@ -174,12 +174,19 @@ def report(runs: list[dict], model: str, out_path: Path, seconds: float | None =
                     unsup = run_dir(r["name"], backend) / "unsupported.txt"
                     if unsup.exists():
                         notes.append(f"- {r['name']} / {backend}: not run — {unsup.read_text().strip()}")
+                    elif backend == "hf":
+                        notes.append(f"- {r['name']}: planned ({len(r['ids'])} examples), no model output yet — "
+                                     "not reached in the time this report was made; `python -m pfc.realruns` "
+                                     "resumes it.")
                     continue
                 cells = []
                 for k in keys:
                     v = res["ci"].get(k)
                     cells.append("–" if v is None or v[0] != v[0] else f"{v[0]:.2f} [{v[1]:.2f}, {v[2]:.2f}]")
                 u = res["usage"]
+                if backend == "hf" and res["n"] < len(r["ids"]):
+                    notes.append(f"- {r['name']}: {res['n']} of {len(r['ids'])} planned examples finished "
+                                 "(scored over those; the run resumes where it stopped).")
                 calls = max(u.get("backend_calls", 0), 1)
                 lat = u.get("latency_s", {})
                 sec = f"{(u.get('timing', {}).get('prefill_s', 0) + u.get('timing', {}).get('decode_s', 0)) / calls:.1f}" \

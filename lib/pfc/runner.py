@@ -216,41 +216,51 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
         be.generate_each([reqs[i] for i in missing], on_done=fresh)
 
     bar = tqdm(total=len(todo), desc=f"{be.name} on {benchmark}", unit="ex", disable=not progress)
-    (out / "failures.jsonl").unlink(missing_ok=True)
-    with pred_path.open("a", encoding="utf-8") as preds, (out / "failures.jsonl").open("a", encoding="utf-8") as fails:
-        for start in range(0, len(todo), batch_size):
-            batch = todo[start:start + batch_size]
-            steps: list = [None] * len(batch)
-            if strategy == "hierarchical":  # step 1: the domain, through the same cache, recorded per row
-                firsts = [domain_request(benchmark, e, tools_by_key, sampling, pool, prompters) for e in batch]
+    try:
+        (out / "failures.jsonl").unlink(missing_ok=True)
+        with pred_path.open("a", encoding="utf-8") as preds, (out / "failures.jsonl").open("a", encoding="utf-8") as fails:
+            for start in range(0, len(todo), batch_size):
+                batch = todo[start:start + batch_size]
+                steps: list = [None] * len(batch)
+                if strategy == "hierarchical":  # step 1: the domain, through the same cache, recorded per row
+                    firsts = [domain_request(benchmark, e, tools_by_key, sampling, pool, prompters) for e in batch]
 
-                def step1(i, resp):
-                    names = firsts[i][1]
-                    domain = parse_domain(resp.text, names) if resp.error is None else None
-                    steps[i] = {"answer": resp.text if resp.error is None else None, "error": resp.error,
-                                "domain": domain, "fallback": domain is None}
-                cached_call([r for r, _ in firsts], step1)
-            reqs = [build_request(benchmark, e, tools_by_key, strategy, history, k, native, sampling, pool,
-                                  st["domain"] if st else None, prompters) for e, st in zip(batch, steps)]
+                    def step1(i, resp):
+                        names = firsts[i][1]
+                        domain = parse_domain(resp.text, names) if resp.error is None else None
+                        steps[i] = {"answer": resp.text if resp.error is None else None, "error": resp.error,
+                                    "domain": domain, "fallback": domain is None}
+                    cached_call([r for r, _ in firsts], step1)
+                reqs = [build_request(benchmark, e, tools_by_key, strategy, history, k, native, sampling, pool,
+                                      st["domain"] if st else None, prompters) for e, st in zip(batch, steps)]
 
-            def step2(i, resp):
-                ex = batch[i]
-                if resp.error is not None:
-                    usage["failures"] += 1
-                    fails.write(json.dumps({"id": ex.id, "error": resp.error}) + "\n")
-                    fails.flush()
-                else:
-                    row = {"id": ex.id, "output": resp.output(), "cached": resp.cached}
-                    if steps[i] is not None:
-                        row["domain_step"] = steps[i]
-                    preds.write(json.dumps(row, ensure_ascii=False) + "\n")
-                    preds.flush()
-                    os.fsync(preds.fileno())
-                    usage["written"] += 1
-                bar.update(1)
-            cached_call(reqs, step2)
-    bar.close()
-    cache.close()
+                def step2(i, resp):
+                    ex = batch[i]
+                    if resp.error is not None:
+                        usage["failures"] += 1
+                        fails.write(json.dumps({"id": ex.id, "error": resp.error}) + "\n")
+                        fails.flush()
+                    else:
+                        row = {"id": ex.id, "output": resp.output(), "cached": resp.cached}
+                        if steps[i] is not None:
+                            row["domain_step"] = steps[i]
+                        preds.write(json.dumps(row, ensure_ascii=False) + "\n")
+                        preds.flush()
+                        os.fsync(preds.fileno())
+                        usage["written"] += 1
+                    bar.update(1)
+                cached_call(reqs, step2)
+    except BaseException:  # interrupted (Ctrl-C) or crashed: finished rows are on disk; say so
+        usage["interrupted"] = True
+        raise
+    finally:
+        bar.close()
+        cache.close()
+        _write_usage(out, usage, latencies, timing, be)
+    return usage
+
+
+def _write_usage(out, usage, latencies, timing, be) -> None:
     if latencies:
         usage["latency_s"] = latency_summary(latencies)
     if any(timing.values()):
@@ -260,4 +270,3 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
         usage["warnings"] = warnings
     usage["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
     (out / "usage.json").write_text(json.dumps(usage, indent=1) + "\n")
-    return usage
