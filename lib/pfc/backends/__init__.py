@@ -68,8 +68,22 @@ class Backend:
     def generate(self, requests: list[Request]) -> list[Response]:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def generate_each(self, requests: list[Request], on_done=None) -> list[Response]:
+        """``generate``, calling ``on_done(index, response)`` as each response is ready (backends that
+        finish requests one by one override this so a run caches and shows progress per request)."""
+        out = self.generate(requests)
+        if on_done is not None:
+            for i, r in enumerate(out):
+                on_done(i, r)
+        return out
+
     def describe(self) -> dict:
         return {"backend": self.name, "model": self.model}
+
+    def identity(self) -> str:
+        """The model part of the response-cache key: the model name plus whatever else decides the
+        outputs (a weights fingerprint, dtype); backends that load weights override it."""
+        return self.model
 
 
 def chat_function(backend: Backend, sampling: dict | None = None):

@@ -3,7 +3,9 @@
 Base URL and key come from the environment only (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``;
 a local server needs any non-empty key) — never from a parameter, notebook or file.
 Requests run concurrently (bounded by ``concurrency``) with retries and exponential
-backoff on 429, 5xx, timeouts and connection errors; other 4xx fail at once. Native
+backoff on 429, 5xx, timeouts and connection errors; other 4xx fail at once. Latency is
+measured from when a request gets a concurrency slot (the client's own queueing is not the
+server's latency); ``timeout`` and ``concurrency`` come from ``pfc run --timeout/--concurrency``. Native
 function calling passes ``tools``; without tools the prompt carries the format. Usage,
 latency and cost (``data/prices.json``, per million tokens) are recorded per request.
 
@@ -35,6 +37,8 @@ class OpenAIBackend(Backend):
                  backoff: float = 0.5, backoff_max: float = 8.0, **_):
         if not model:
             raise ValueError("the openai backend needs --model")
+        if int(concurrency) < 1 or float(timeout) <= 0:
+            raise ValueError(f"openai: concurrency must be >= 1 and timeout > 0 (got {concurrency}, {timeout})")
         if not os.environ.get("OPENAI_API_KEY"):
             raise ValueError("set OPENAI_API_KEY in the environment (any non-empty value for a local server)")
         self.model, self.concurrency, self.max_retries = model, concurrency, max_retries
@@ -63,26 +67,35 @@ class OpenAIBackend(Backend):
                             f"{e.strerror or type(e).__name__}; start it or fix the URL") from None
 
     def generate(self, requests):
+        return self.generate_each(requests)
+
+    def generate_each(self, requests, on_done=None):
         result: list = []
 
         def runner():
-            result.extend(asyncio.run(self._all(requests)))
+            result.extend(asyncio.run(self._all(requests, on_done)))
 
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self._all(requests))
+            return asyncio.run(self._all(requests, on_done))
         t = threading.Thread(target=runner)  # inside a running loop (a notebook): use a thread
         t.start()
         t.join()
         return result
 
-    async def _all(self, requests):
+    async def _all(self, requests, on_done=None):
         import openai
         client = openai.AsyncOpenAI(max_retries=0, timeout=self.timeout)  # our own retry policy
         sem = asyncio.Semaphore(self.concurrency)
+
+        async def one(i, r):
+            resp = await self._one(client, sem, r)
+            if on_done is not None:
+                on_done(i, resp)  # cached and written as soon as it returns
+            return resp
         try:
-            return await asyncio.gather(*(self._one(client, sem, r) for r in requests))
+            return await asyncio.gather(*(one(i, r) for i, r in enumerate(requests)))
         finally:
             await client.close()
 
@@ -95,11 +108,12 @@ class OpenAIBackend(Backend):
             kw["tools"] = r.tools
         last = "no attempt"
         for attempt in range(self.max_retries + 1):
-            t0 = time.perf_counter()
             try:
-                async with sem:
+                async with sem:  # latency is the server's time: waiting for a slot here is not counted
+                    t0 = time.perf_counter()
                     resp = await client.chat.completions.create(**{k: v for k, v in kw.items() if v is not None})
-                return self._response(resp, time.perf_counter() - t0)
+                    latency = time.perf_counter() - t0
+                return self._response(resp, latency)
             except (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError,
                     openai.InternalServerError) as e:
                 last = f"{type(e).__name__}: {str(e)[:200]}"

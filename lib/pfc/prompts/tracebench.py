@@ -1,6 +1,12 @@
 """TRACEBench prompts: the user's history, the current time and the request, with the
 candidate tools as native function-calling specs (names ``App__function``) or, in prompt
-format, as JSON in the system message with a JSON answer format.
+format, as JSON in the user message with a JSON answer format.
+
+Layout (prefix reuse): system = instructions + the user's history (records written
+``<time> App__function(...)``, the same name form as the tools); then the template's tool
+block (native) or, in prompt format, the tools at the start of the user message; then the
+current time and the request. A user's consecutive requests therefore share the system text
+up to the end of the shorter history.
 
     >>> SYSTEM.startswith("You are")
     True
@@ -79,12 +85,15 @@ def build(example, tools_by_key: dict, native: bool = True, history: str = "full
     hist = select_history(example, history, k)
     now = example.meta.get("anchor_time", "")
     lines = [record_text(h) for h in hist]
-    # history first: consecutive requests of one user then share the longest prompt prefix
-    user = ("Interaction history, oldest first:\n" + "\n".join(lines)
-            + f"\n\n({len(lines)} of {len(example.history)} records shown)\nCurrent time: {now}\nRequest: {example.query}")
-    system = SYSTEM + (COT if strategy == "cot" else "")
+    # History first, in the system message: chat templates (Qwen/Hermes) append the tool block after the
+    # system text, and each example has its own candidate tools, so only text before the tools can be a
+    # prefix shared by a user's consecutive requests (pfc.backends.hf reuses it; vLLM caches it).
+    system = (SYSTEM + (COT if strategy == "cot" else "") + "\n\nThe user's interaction history, oldest first:\n"
+              + "\n".join(lines))
+    user = f"({len(lines)} of {len(example.history)} history records shown)\nCurrent time: {now}\nRequest: {example.query}"
     if not native:
-        system += PROMPT_FORMAT.format(tools=json.dumps([s["function"] for s in specs], ensure_ascii=False))
+        user = PROMPT_FORMAT.format(tools=json.dumps([s["function"] for s in specs], ensure_ascii=False)).strip() \
+            + "\n\n" + user
     demos = demonstrations(example, pool, shots, seed) if strategy == "few_shot" else []
     messages = [{"role": "system", "content": system}, *demos, {"role": "user", "content": user}]
     meta = {"history_mode": history, "history_records": len(lines), "native_tools": native}

@@ -1,0 +1,151 @@
+"""Real packaged models on this CPU -> reports/perf_models.md.
+
+    python benchmarks/bench_models.py [--models qwen2.5-coder-0.5b smollm2-135m] [--examples 4]
+
+Per model (``hf`` backend, bf16): install record (download / verify / conversion seconds and
+size, from ``pfc models install``), load seconds, resident memory after load and peak,
+prefill tokens/s at 1k and 4k prompt tokens, decode tokens/s, and — on one user's
+consecutive TRACEBench examples with full history (the embedded default; run order of
+``pfc run``) — prefill seconds and whole seconds per example with and without prefix-KV reuse.
+Needs ``make models`` and the embedded TRACEBench (``make reproduce`` or ``pfc build``).
+Numbers are measurements on whatever else the machine is doing; never assertions.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "lib"))
+
+from pfc import models, paths  # noqa: E402
+from pfc.backends import Request, get  # noqa: E402
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def speed(be, n_prompt: int, n_decode: int = 16) -> tuple[float, float]:
+    """(prefill tok/s, decode tok/s) on a prompt of ``n_prompt`` tokens (fresh prefill, greedy)."""
+    import torch
+    g = torch.Generator().manual_seed(0)
+    ids = torch.randint(1000, 20000, (n_prompt,), generator=g).tolist()
+    be._cache, be._prev_ids = None, []
+    _, n, t = be._generate_ids(ids, {"temperature": 0, "max_tokens": n_decode, "seed": 0})
+    be._cache, be._prev_ids = None, []
+    return n_prompt / t["prefill_s"], (n / t["decode_s"] if t["decode_s"] > 0 else float("nan"))
+
+
+def user_examples(n: int, position: float = 0.5):
+    """``n`` consecutive examples (run order) of the user with the longest histories, full history."""
+    from pfc.prompts.tracebench import build
+    from pfc.runner import _ordered
+    from pfc.schema import load_examples, load_tools
+    tb = paths.BENCHMARKS / "tracebench"
+    exs = _ordered(load_examples(tb / "examples.jsonl"))
+    tools = {t.key: t for t in load_tools(tb / "tools.json")}
+    user = max({e.user_id for e in exs}, key=lambda u: max(len(e.history) for e in exs if e.user_id == u))
+    mine = [e for e in exs if e.user_id == user]
+    start = int(len(mine) * position)  # 0.5: mid-run, histories of ~100+ records
+    pick = mine[start: start + n]
+    return [(e, build(e, tools, history="full")) for e in pick]
+
+
+def per_example(be, items, max_tokens: int) -> dict:
+    be._cache, be._prev_ids = None, []
+    pre, tot, reused, toks = [], [], [], []
+    for _, (prompt, specs) in items:
+        t0 = time.perf_counter()
+        (r,) = be.generate([Request(prompt.messages, specs, {"temperature": 0, "max_tokens": max_tokens, "seed": 0})])
+        tot.append(time.perf_counter() - t0)
+        if r.error:
+            raise RuntimeError(r.error)
+        pre.append(r.usage["prefill_s"])
+        reused.append(r.usage["reused_tokens"])
+        toks.append(r.usage["prompt_tokens"])
+    # the first request has nothing to reuse: report the steady state (requests 2..n) and all
+    return {"prefill_s": sum(pre[1:]) / max(len(pre) - 1, 1), "total_s": sum(tot[1:]) / max(len(tot) - 1, 1),
+            "prompt_tokens": sum(toks[1:]) / max(len(toks) - 1, 1), "reused_tokens": sum(reused[1:]) / max(len(reused) - 1, 1),
+            "first_prefill_s": pre[0]}
+
+
+def write(path: Path, head: list[str], rows: list[dict]) -> None:
+    lines = list(head)
+    lines += ["| model | download s | verify s | convert s | size MB | load s | RSS MB (peak) | prefill tok/s 1k / 4k | decode tok/s 1k / 4k |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        sec = r["install"].get("seconds", {})
+        f = lambda k: f"{sec[k]:.0f}" if k in sec else "–"  # noqa: E731
+        size = f"{r['install']['bytes'] / 1e6:.0f}" if "bytes" in r["install"] else "–"
+        lines.append(f"| {r['model']} | {f('download')} | {f('assemble_verify')} | {f('convert')} | {size} | "
+                     f"{r['load_s']:.1f} | {r['rss_mb']:.0f} ({r['peak_mb']:.0f}) | {r['prefill_1k']:.0f} / "
+                     f"{r['prefill_4k']:.0f} | {r['decode_1k']:.1f} / {r['decode_4k']:.1f} |")
+    lines += ["", "Prefix reuse (steady state, per example):", "",
+              "| model | prompt tokens | reused tokens | prefill s without | prefill s with | prefill speed-up | "
+              "s/example without | s/example with |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        w, wo = r["with"], r["without"]
+        lines.append(f"| {r['model']} | {wo['prompt_tokens']:.0f} | {w['reused_tokens']:.0f} | {wo['prefill_s']:.2f} | "
+                     f"{w['prefill_s']:.2f} | {wo['prefill_s'] / w['prefill_s']:.1f}× | {wo['total_s']:.1f} | "
+                     f"{w['total_s']:.1f} |")
+    lines += ["", "What is not reused: each example's own candidate tools (the chat template puts them after the "
+              "system text that holds the history), the current time and the request; the longer the shared "
+              "history, the larger the saving. Install columns come from the install record of "
+              "`pfc models install` on the machine that ran it ('–': installed another way).", ""]
+    path.write_text("\n".join(lines))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--models", nargs="+", default=list(models.REGISTRY))
+    ap.add_argument("--examples", type=int, default=4, help="consecutive examples of one user")
+    ap.add_argument("--max-tokens", type=int, default=48)
+    ap.add_argument("--position", type=float, default=0.5, help="where in the user's run to start (0..1)")
+    ap.add_argument("--sizes", type=int, nargs=2, default=[1024, 4096], help="prompt lengths for tok/s")
+    ap.add_argument("--out", default=str(paths.REPORTS / "perf_models.md"))
+    args = ap.parse_args(argv)
+    items = user_examples(args.examples, args.position)
+    lines = ["# Real models on this CPU (`hf` backend)", "",
+             f"Measured by `benchmarks/bench_models.py` on {platform.machine()} with 2 cores shared with other "
+             "jobs (the numbers are lower bounds on speed), torch CPU, bf16 weights. Prefix-reuse rows: "
+             f"{args.examples} consecutive examples of one user of the embedded TRACEBench, full history, run order "
+             f"(user, then history length), greedy, at most {args.max_tokens} new tokens; steady state = requests "
+             "2..n (the first has nothing to reuse).", ""]
+    rows = []
+    for name in args.models:
+        rec = models.installed(name) or {}
+        t0 = time.perf_counter()
+        be = get("hf", name)
+        load_s = time.perf_counter() - t0
+        rss = rss_mb()
+        p1k, d1k = speed(be, args.sizes[0])
+        p4k, d4k = speed(be, args.sizes[1])
+        with_r = per_example(be, items, args.max_tokens)
+        be.prefix_reuse = False
+        without = per_example(be, items, args.max_tokens)
+        be.prefix_reuse = True
+        rows.append({"model": name, "install": rec, "load_s": load_s, "rss_mb": rss, "peak_mb": peak_mb(),
+                     "prefill_1k": p1k, "prefill_4k": p4k, "decode_1k": d1k, "decode_4k": d4k,
+                     "with": with_r, "without": without})
+        print(json.dumps(rows[-1], default=str), file=sys.stderr)
+        del be
+        write(Path(args.out), lines, rows)
+    print(f"wrote {paths.relative(Path(args.out))}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
