@@ -46,6 +46,7 @@ class Writer:
         if unknown:
             raise ValueError(f"unknown report parts {sorted(unknown)}; expected some of {PARTS}")
         self.written: list[Path] = []
+        self.manifest: list[dict] = []  # each run's config and content hashes, embedded in every table's JSON
 
     def rel(self, p: Path) -> str:
         return Path(p).relative_to(self.out).as_posix()
@@ -57,7 +58,8 @@ class Writer:
         self.written += [self.out / f"{name}.{ext}" for ext in ("md", "csv", "json")]
         df.to_csv(self.out / f"{name}.csv")
         (self.out / f"{name}.md").write_text(f"# {title}\n\n{note}\n\n{_md(df)}")
-        payload = {"title": title, "note": note,
+        names = set((long if long is not None else df.reset_index()).get("run", []))
+        payload = {"title": title, "note": note, "runs": [m for m in self.manifest if m["run"] in names],
                    "rows": json.loads((long if long is not None else df.reset_index()).to_json(orient="records"))}
         (self.out / f"{name}.json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
         self.sections += [f"## {title}", "", note, "", _md(df),
@@ -221,6 +223,7 @@ def write_report(runs: list[T.Run], out, n_boot: int = N_BOOT, seed: int = 0, ti
     runs = T.unique_names(list(runs))
     w = Writer(Path(out), parts)
     manifest = T.run_manifest(runs)
+    w.manifest = manifest
     (w.out / "runs.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
     tracebench_section(w, runs, n_boot, seed)
     ptbench_section(w, runs, n_boot, seed)
