@@ -101,9 +101,11 @@ def write(path: Path, head: list[str], rows: list[dict]) -> None:
         lines.append(f"| {r['model']} | {wo['prompt_tokens']:.0f} | {w['reused_tokens']:.0f} | {wo['prefill_s']:.2f} | "
                      f"{w['prefill_s']:.2f} | {wo['prefill_s'] / w['prefill_s']:.1f}× | {wo['total_s']:.1f} | "
                      f"{w['total_s']:.1f} |")
-    lines += ["", "What is not reused: each example's own candidate tools (the chat template puts them after the "
-              "system text that holds the history), the current time and the request; the longer the shared "
-              "history, the larger the saving. Install columns come from the install record of "
+    lines += ["", "What is reused: the system text with the user's history; when consecutive examples are the vagueness "
+              "variants of one anchor (as in run order) their candidate tools agree too, so only the request is "
+              "new. Between anchors, each anchor's own candidate tools (the chat template puts them after the "
+              "system text) and the request are prefilled again; the longer the shared history, the larger the "
+              "saving. Install columns come from the install record of "
               "`pfc models install` on the machine that ran it ('–': installed another way).", ""]
     path.write_text("\n".join(lines))
 

@@ -145,8 +145,13 @@ def _parse(output, style: str) -> ParseResult:
     if style == "json":
         return _first(cands(), [_json])
     first = bases[0]
+    if _JSON_OBJECT.match(first):  # a JSON answer (cut off, or not a call) is never re-read as a Python call:
+        return _first(cands(), [_json])  # `"senderAddress (str)": …` would read as the call senderAddress(str)
     readers = [_json, _bracket] if first[:1] in "{[`<" or "```" in first else [_bracket, _json]
     return _first(cands(), readers)
+
+
+_JSON_OBJECT = re.compile(r'(?:```(?:json)?\s*)?\{\s*"[^"\n]{1,200}"\s*:')
 
 
 def _first(candidates, readers) -> ParseResult:

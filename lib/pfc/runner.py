@@ -7,7 +7,7 @@ package versions, the model's identity: weights fingerprint, dtype, prefix reuse
 cost, latency percentiles).
 
 Crash safety: each response is cached and its row appended and flushed as soon as it returns
-(progress moves per request, not per batch); on start, a partial last
+(progress moves per request, not per batch); an interrupted run still writes ``usage.json`` (``"interrupted": true``); on start, a partial last
 line (a run killed mid-write) is cut off and finished ids are skipped, so a killed run
 resumes with no duplicate and no missing row. Requests are ordered so that each user's
 examples are adjacent and grow in history length (shared prompt prefixes).
