@@ -68,7 +68,31 @@ def _preprocess_cmd(args) -> int:
     return 0
 
 
+def _build_ptbench(args) -> int:
+    """``pfc build ptbench``: PTool synthesis (pfc.ptool); LLM agents when --llm-backend is given."""
+    from .ptool.build import synthesize, write
+    from .schema import SchemaError as _SE
+    chat = None
+    if args.llm_backend:
+        from .backends import chat_function, get
+        chat = chat_function(get(args.llm_backend, args.llm_model or ""))
+    try:
+        ks = tuple(int(x) for x in args.ks.split(","))
+        if len(ks) != 3 or min(ks) < 1:
+            raise ValueError("--ks needs three positive integers k0,k1,k2 (N = k0*k1*k2 users)")
+        result = synthesize(seed=args.seed, ks=ks, per_user=args.per_user or 100, chat=chat,
+                            llm_verify=args.llm_screen, expand_tools=args.llm_tools, held_out=args.held_out)
+        st = write(result, args.out)
+    except (FileNotFoundError, ValueError, _SE) as e:
+        print(f"pfc build: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps({k: v["queries"] for k, v in st["table5"].items()}))
+    return 0
+
+
 def _build_cmd(args) -> int:
+    if args.benchmark == "ptbench":
+        return _build_ptbench(args)
     from .build import build_tracebench
     from .schema import SchemaError as _SE
     chat = None
@@ -77,7 +101,7 @@ def _build_cmd(args) -> int:
         chat = chat_function(get(args.llm_backend, args.llm_model or ""))
     try:
         st = build_tracebench(args.out, raw_dir=args.raw, users=args.users, seed=args.seed, records=args.records,
-                              per_user=args.per_user, workers=args.workers, review_sheet=args.review_sheet,
+                              per_user=args.per_user or 60, workers=args.workers, review_sheet=args.review_sheet,
                               chat=chat if args.llm_queries else None, judge=chat if args.llm_screen else None)
     except (FileNotFoundError, _SE) as e:
         print(f"pfc build: {e}", file=sys.stderr)
@@ -92,7 +116,9 @@ def _run_cmd(args) -> int:
     try:
         usage = run(args.benchmark, args.examples, args.backend, args.out, model=args.model or "",
                     strategy=args.strategy, history=args.history, k=args.k, limit=args.limit,
-                    native=not args.prompt_format, seed=args.seed, tools_path=args.tools)
+                    native=not args.prompt_format, seed=args.seed, tools_path=args.tools,
+                    prompt_variant=args.prompt_variant,
+                    backend_options={"adapter": args.adapter} if args.adapter else None)
     except (FileNotFoundError, ValueError, _SE) as e:
         print(f"pfc run: {e}", file=sys.stderr)
         return 2
@@ -129,17 +155,20 @@ def main(argv=None) -> int:
     pre.add_argument("--out", required=True)
     pre.set_defaults(func=_preprocess_cmd)
     b = sub.add_parser("build", help="build a benchmark end to end")
-    b.add_argument("benchmark", choices=["tracebench"])
+    b.add_argument("benchmark", choices=["tracebench", "ptbench"])
     b.add_argument("--raw", help="raw logs directory (default: simulate)")
     b.add_argument("--users", type=int, default=10)
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--records", type=int, default=300)
-    b.add_argument("--per-user", type=int, default=60, help="anchors per user")
+    b.add_argument("--per-user", type=int, help="anchors per user (tracebench, default 60); queries per user (ptbench, default 100)")
+    b.add_argument("--ks", default="4,4,5", help="ptbench: profiles per level of the feature tree, N = k0*k1*k2")
+    b.add_argument("--held-out", type=int, default=6, help="ptbench: users kept out of training (untrained)")
+    b.add_argument("--llm-tools", type=int, default=0, help="ptbench: new APIs per scenario proposed by the LLM")
     b.add_argument("--workers", type=int, default=1)
     b.add_argument("--review-sheet", help="a reviewed anchors_review.csv to apply")
     b.add_argument("--llm-backend", help="model backend for LLM screening / role-play (openai, hf, vllm)")
     b.add_argument("--llm-model", help="model for --llm-backend")
-    b.add_argument("--llm-screen", action="store_true", help="fine-screen anchors with the LLM (verdict stored)")
+    b.add_argument("--llm-screen", action="store_true", help="tracebench: fine-screen anchors with the LLM; ptbench: model-based verification of solutions")
     b.add_argument("--llm-queries", action="store_true", help="generate queries by LLM role-play (checked)")
     b.add_argument("--out", required=True)
     b.set_defaults(func=_build_cmd)
@@ -155,6 +184,9 @@ def main(argv=None) -> int:
     rn.add_argument("--prompt-format", action="store_true", help="tools in the prompt instead of native tools")
     rn.add_argument("--seed", type=int, default=0)
     rn.add_argument("--tools")
+    rn.add_argument("--prompt-variant", default="all",
+                    help="ptbench profile ablation: all | no_basic | no_history | no_basic_history | no_personal")
+    rn.add_argument("--adapter", help="hf backend: a LoRA adapter directory (pfc.train) merged into --model")
     rn.add_argument("--out", required=True, help="run directory, e.g. data/runs/<run_id>")
     rn.set_defaults(func=_run_cmd)
     args = ap.parse_args(argv)

@@ -4,6 +4,7 @@ External, third-party data directories are configured by environment variables a
 never copied into the repository:
 
 - ``PFC_TOOLSPECTRUM_DIR``: the ToolSpectrum public release (default: ``<root>/../shared/data/toolspectrum``).
+- ``PFC_PTBENCH_DIR``: a hyfshadow/PTBench checkout (official prompt and test data; no default).
 
     >>> from pfc import paths; paths.REPORTS.name
     'reports'
@@ -49,3 +50,8 @@ def relative(path: Path) -> str:
         return os.path.relpath(os.path.abspath(path), ROOT)  # as configured: symlinks are not resolved
     except ValueError:  # another drive (Windows)
         return Path(path).name
+
+
+def ptbench_dir() -> Path | None:
+    """A hyfshadow/PTBench checkout (``PFC_PTBENCH_DIR``), read at run time for the official prompt; None if unset."""
+    return _env_dir("PFC_PTBENCH_DIR", None)

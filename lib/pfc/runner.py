@@ -57,6 +57,15 @@ def check_strategy(benchmark: str, strategy: str) -> None:
                          f"not {strategy!r}")
 
 
+def check_prompt_variant(benchmark: str, variant: str) -> None:
+    """Profile ablation variants exist for PTBench only (PTBench Table 2, Fig. 3, Table 3)."""
+    from .prompts.ptbench import VARIANTS
+    if variant != "all" and benchmark != "ptbench":
+        raise ValueError(f"--prompt-variant {variant!r} applies to ptbench only")
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown --prompt-variant {variant!r}; expected one of {VARIANTS}")
+
+
 def _toolspectrum_prompter(example, tools_by_key, pool, seed: int, prompters: dict):
     """One prompter per subset, with this run's pool (few-shot sources) and seed; ``prompters`` is
     the calling run's own cache, so runs never share prompters."""
@@ -83,7 +92,7 @@ def domain_request(benchmark: str, example, tools_by_key: dict, sampling: dict, 
 
 def build_request(benchmark: str, example, tools_by_key: dict, strategy: str, history: str, k: int,
                   native: bool, sampling: dict, pool=(), domain: str | None = None,
-                  prompters: dict | None = None) -> Request:
+                  prompters: dict | None = None, prompt_variant: str = "all") -> Request:
     check_strategy(benchmark, strategy)
     if benchmark == "tracebench":
         from .prompts.tracebench import build
@@ -92,8 +101,8 @@ def build_request(benchmark: str, example, tools_by_key: dict, strategy: str, hi
         return Request(prompt.messages, specs, dict(sampling), example)
     if benchmark == "ptbench":
         from .prompts.ptbench import build as build_pt
-        return Request(build_pt(example, strategy, pool, int(sampling.get("seed", 0))).messages, None,
-                       dict(sampling), example)
+        return Request(build_pt(example, strategy, pool, int(sampling.get("seed", 0)), variant=prompt_variant).messages,
+                       None, dict(sampling), example)
     if benchmark == "toolspectrum":
         prompter = _toolspectrum_prompter(example, tools_by_key, pool, int(sampling.get("seed", 0)),
                                           {} if prompters is None else prompters)
@@ -128,7 +137,7 @@ def _versions() -> dict:
 def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strategy: str = "zero_shot",
         history: str = "full", k: int = 50, limit: int | None = None, native: bool = True, seed: int = 0,
         batch_size: int = 16, sampling: dict | None = None, cache_path=None, tools_path=None,
-        backend_options: dict | None = None, progress: bool = True) -> dict:
+        backend_options: dict | None = None, progress: bool = True, prompt_variant: str = "all") -> dict:
     """Run (or resume) one run directory; returns this invocation's usage."""
     from tqdm import tqdm
     adapter = benchmarks.get(benchmark)
@@ -142,7 +151,7 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
     config = {"benchmark": benchmark, "examples": paths.relative(Path(examples_path)), "backend": be.name,
               "model": be.model, "strategy": strategy, "history": history, "k": k, "limit": limit,
               "native_tools": native, "seed": seed, "sampling": sampling, "n_examples": len(examples),
-              "git_commit": _git_commit(), "versions": _versions(), "backend_options": backend_options or {}}
+              "prompt_variant": prompt_variant, "git_commit": _git_commit(), "versions": _versions(), "backend_options": backend_options or {}}
     (out / "config.json").write_text(json.dumps(config, indent=1) + "\n")
     pred_path = out / "predictions.jsonl"
     done = finished_ids(pred_path)
@@ -151,6 +160,7 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
     tools_by_key = {t.key: t for t in tools}
     prompters: dict = {}  # this run's prompt builders (ToolSpectrum: one per subset)
     check_strategy(benchmark, strategy)
+    check_prompt_variant(benchmark, prompt_variant)
     usage = {"backend_calls": 0, "cache_hits": 0, "failures": 0, "prompt_tokens": 0, "completion_tokens": 0,
              "cost": 0.0, "already_done": len(done), "written": 0}
     latencies: list[float] = []
@@ -188,7 +198,7 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
                 domains = [parse_domain(r.text, names) if r.error is None else None
                            for r, (_, names) in zip(first, steps)]
             reqs = [build_request(benchmark, e, tools_by_key, strategy, history, k, native, sampling, examples, d,
-                                  prompters) for e, d in zip(batch, domains)]
+                                  prompters, prompt_variant) for e, d in zip(batch, domains)]
             responses = cached_call(reqs)
             for ex, resp in zip(batch, responses):
                 if resp.error is not None:

@@ -17,7 +17,7 @@ from . import Backend, Response
 class HFBackend(Backend):
     name = "hf"
 
-    def __init__(self, model: str = "", device: str = "cpu", **_):
+    def __init__(self, model: str = "", device: str = "cpu", adapter: str = "", **_):
         try:
             import torch  # noqa: F401
             from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -28,6 +28,8 @@ class HFBackend(Backend):
         self.model, self.device = model, device
         self.tok = AutoTokenizer.from_pretrained(model)
         self.lm = AutoModelForCausalLM.from_pretrained(model).to(device).eval()
+        if adapter:
+            self.lm, self.model = load_adapter(self.lm, model, adapter)
 
     def generate(self, requests):
         import torch
@@ -54,3 +56,19 @@ class HFBackend(Backend):
             except Exception as e:  # one failed request is a failure row, not a crash
                 out.append(Response(error=f"{type(e).__name__}: {e}"[:300], latency_s=time.perf_counter() - t0))
         return out
+
+
+def load_adapter(lm, model: str, adapter: str):
+    """A LoRA adapter (``pfc.train``) merged into the model; the name carries the adapter's hash,
+    so cached responses of the base model (or of another adapter) are never reused."""
+    import hashlib
+    from pathlib import Path
+    try:
+        from peft import PeftModel
+    except ImportError as e:
+        raise ImportError("--adapter needs peft: pip install -r requirements-models.txt") from e
+    weights = sorted(Path(adapter).glob("adapter_model.*"))
+    if not weights:
+        raise FileNotFoundError(f"{adapter}: no adapter_model.* (a directory written by pfc.train)")
+    digest = hashlib.sha256(weights[0].read_bytes()).hexdigest()[:12]
+    return PeftModel.from_pretrained(lm, adapter).merge_and_unload().eval(), f"{model}+lora:{digest}"
