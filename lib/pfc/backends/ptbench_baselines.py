@@ -37,7 +37,8 @@ def _norm(v) -> str:
 
 
 def _tools(ex) -> list[dict]:
-    return [t.get("function", t) for t in (ex.meta.get("official_tools") or []) if isinstance(t, dict)]
+    """Tool specs (OpenAI style); bare names (as in some fixtures) become specs without parameters."""
+    return [t.get("function", t) if isinstance(t, dict) else {"name": str(t)} for t in (ex.meta.get("official_tools") or [])]
 
 
 def _platforms(ex) -> list[dict]:
@@ -148,6 +149,8 @@ def _arguments(tool, ex, hist) -> dict:
 
 def predict(name: str, ex, seed: int = 0) -> list[Call] | None:
     """The baseline's calls for one PTBench example; None for the oracle (it uses the gold)."""
+    if name not in ("random", "history-prior", "no-history"):
+        return None
     tools, platforms = _tools(ex), _platforms(ex)
     if not tools:
         raise ValueError(f"example {ex.id}: no tools in the record (field 'tools')")
