@@ -140,7 +140,7 @@ def test_oracle_bracket_outputs_score_one_in_both_modes(built, tmp_path, compat)
         (split_dir / split / "data.json").write_text((out / split / "data.json").read_text())
     rep = score_files("ptbench", split_dir, tmp_path, compat=compat)
     assert rep.metrics["overall"] == 1.0 and rep.metrics["format"] == 1.0
-    assert rep.metrics["profile_params"] == 1.0
+    assert rep.metrics["profile_params"] == 1.0 and rep.metrics["query_params"] == 1.0
 
 
 def _digest(d):

@@ -153,7 +153,10 @@ def validate(answer, specs: dict, platforms: list[str]) -> list[str]:
 
 
 def annotate(query: str, answer, query_values: list[dict]) -> tuple[list[str], list[str], list[str]]:
-    """(query_params, profile_params, problems): query-dependent when the query states the value."""
+    """(query_params, profile_params, problems): query-dependent when the query states the value.
+
+    Names are listed once per occurrence, so oracle answers score exactly 1.0 under the
+    published evaluator's per-parameter counting."""
     qp, pp, problems = [], [], []
     for f, stated in zip(answer[1], query_values):
         for p, vals in next(iter(f.values())).items():
@@ -162,7 +165,7 @@ def annotate(query: str, answer, query_values: list[dict]) -> tuple[list[str], l
                 problems.append(f"query value {vals[0]!r} of {p!r} not in the query")
             elif p not in stated and in_query and isinstance(vals[0], str) and len(vals[0]) > 3:
                 problems.append(f"profile value {vals[0]!r} of {p!r} leaked into the query")
-            bucket = qp if p in stated else pp
-            if p not in bucket:
-                bucket.append(p)
+            # one entry per occurrence: the published evaluator credits each predicted parameter,
+            # so a name used by two calls counts twice in its denominator too (ptbench_official quirk 11)
+            (qp if p in stated else pp).append(p)
     return qp, pp, problems
