@@ -131,8 +131,10 @@ def test_an_examples_file_without_tools_is_refused_before_any_request(bench, tmp
 
 
 def test_a_builtin_baseline_on_ptbench_data_is_refused_with_what_it_supports(tmp_path):
-    p = pfc("run", "--benchmark", "ptbench", "--examples", PT / "data.json", "--backend", "random", "--out", tmp_path / "r")
-    refused(p, "random backend cannot run ptbench", "tracebench, toolspectrum")
+    # trap: random/history-prior/no-history do run on PTBench data now; query-oracle does not
+    p = pfc("run", "--benchmark", "ptbench", "--examples", PT / "data.json", "--backend", "query-oracle",
+            "--out", tmp_path / "r")
+    refused(p, "query-oracle backend cannot run ptbench", "tracebench, toolspectrum")
 
 
 def _closed_port() -> int:

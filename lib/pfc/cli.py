@@ -73,7 +73,31 @@ def _preprocess_cmd(args) -> int:
     return 0
 
 
+def _build_ptbench(args) -> int:
+    """``pfc build ptbench``: PTool synthesis (pfc.ptool); LLM agents when --llm-backend is given."""
+    from .ptool.build import synthesize, write
+    from .schema import SchemaError as _SE
+    chat = None
+    if args.llm_backend:
+        from .backends import chat_function, get
+        chat = chat_function(get(args.llm_backend, args.llm_model or ""))
+    try:
+        ks = tuple(int(x) for x in args.ks.split(","))
+        if len(ks) != 3 or min(ks) < 1:
+            raise ValueError("--ks needs three positive integers k0,k1,k2 (N = k0*k1*k2 users)")
+        result = synthesize(seed=args.seed, ks=ks, per_user=args.per_user or 100, chat=chat,
+                            llm_verify=args.llm_screen, expand_tools=args.llm_tools, held_out=args.held_out)
+        st = write(result, args.out)
+    except (FileNotFoundError, ValueError, _SE) as e:
+        print(f"pfc build: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps({k: v["queries"] for k, v in st["table5"].items()}))
+    return 0
+
+
 def _build_cmd(args) -> int:
+    if args.benchmark == "ptbench":
+        return _build_ptbench(args)
     from .build import build_tracebench
     chat = None
     if args.llm_backend:
@@ -105,7 +129,7 @@ def _run_cmd(args) -> int:
                     limit=args.limit, native=not args.prompt_format, seed=args.seed,
                     tools_path=args.tools and existing(args.tools, "--tools"), sampling=sampling,
                     batch_size=args.batch_size, backend_options=options, force=args.force,
-                    use_cache=not args.no_cache)
+                    use_cache=not args.no_cache, prompt_variant=args.prompt_variant)
     except ModelError as e:
         raise UserError(str(e)) from None
     print(json.dumps(usage))
@@ -213,7 +237,7 @@ def main(argv=None) -> int:
     pre.add_argument("--out", required=True)
     pre.set_defaults(func=_preprocess_cmd)
     b = sub.add_parser("build", help="build a benchmark end to end")
-    b.add_argument("benchmark", choices=["tracebench"])
+    b.add_argument("benchmark", choices=["tracebench", "ptbench"])
     b.add_argument("--raw", help="raw logs directory (default: simulate)")
     b.add_argument("--users", type=positive_int, default=10)
     b.add_argument("--seed", type=int, default=0)
@@ -221,10 +245,14 @@ def main(argv=None) -> int:
     b.add_argument("--queries", type=positive_int,
                    help="target number of queries (default: 181.5 per user, the paper's 1,815 for 10)")
     b.add_argument("--workers", type=positive_int, default=1)
+    b.add_argument("--per-user", type=positive_int, help="ptbench: queries per user (default 100)")
+    b.add_argument("--ks", default="4,4,5", help="ptbench: profiles per level of the feature tree, N = k0*k1*k2")
+    b.add_argument("--held-out", type=int, default=6, help="ptbench: users kept out of training (untrained)")
+    b.add_argument("--llm-tools", type=int, default=0, help="ptbench: new APIs per scenario proposed by the LLM")
     b.add_argument("--review-sheet", help="a reviewed anchors_review.csv to apply")
     b.add_argument("--llm-backend", help="model backend for LLM screening / role-play (openai, hf, vllm)")
     b.add_argument("--llm-model", help="model for --llm-backend")
-    b.add_argument("--llm-screen", action="store_true", help="fine-screen anchors with the LLM (verdict stored)")
+    b.add_argument("--llm-screen", action="store_true", help="tracebench: fine-screen anchors with the LLM; ptbench: model-based verification of solutions")
     b.add_argument("--llm-queries", action="store_true", help="generate queries by LLM role-play (checked)")
     b.add_argument("--out", required=True)
     b.set_defaults(func=_build_cmd)
@@ -240,6 +268,9 @@ def main(argv=None) -> int:
     rn.add_argument("--prompt-format", action="store_true", help="tools in the prompt instead of native tools")
     rn.add_argument("--seed", type=int, default=0)
     rn.add_argument("--tools")
+    rn.add_argument("--prompt-variant", default="all",
+                    help="ptbench profile ablation: all | no_basic | no_history | no_basic_history | no_personal")
+    rn.add_argument("--adapter", help="hf backend: a LoRA adapter directory (pfc.train) merged into --model")
     rn.add_argument("--out", required=True, help="run directory, e.g. data/runs/<run_id>")
     rn.add_argument("--max-tokens", type=_positive(int), help="generation limit (default 512)")
     rn.add_argument("--temperature", type=_nonneg, help="0 = greedy (default 0.1, the papers' setting)")
@@ -253,7 +284,6 @@ def main(argv=None) -> int:
     rn.add_argument("--no-prefix-reuse", action="store_true",
                     help="hf: prefill every prompt from scratch (default: reuse the previous prompt's KV prefix)")
     rn.add_argument("--device", help="hf: torch device (default cpu; e.g. cuda)")
-    rn.add_argument("--adapter", help="hf: a LoRA adapter directory (pfc.train) applied to --model")
     rn.add_argument("--force", action="store_true", help="start afresh: move this directory's run files to attic/")
     rn.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     rn.set_defaults(func=_run_cmd)

@@ -5,6 +5,7 @@ never copied into the repository:
 
 - ``PFC_TOOLSPECTRUM_DIR``: the ToolSpectrum public release (default: ``<root>/../shared/data/toolspectrum``).
 - ``PFC_MODELS_DIR``: converted real-model weights (default ``~/.cache/pfc/models``; see ``pfc.models``).
+- ``PFC_PTBENCH_DIR``: a hyfshadow/PTBench checkout (official prompt and test data; no default).
 
     >>> from pfc import paths; paths.REPORTS.name
     'reports'
@@ -75,3 +76,8 @@ def relative(path: Path) -> str:
 def models_dir() -> Path:
     """Converted real-model weights (``PFC_MODELS_DIR``, default ``~/.cache/pfc/models``): outside the repository."""
     return _env_dir("PFC_MODELS_DIR", Path("~/.cache/pfc/models").expanduser())
+
+
+def ptbench_dir() -> Path | None:
+    """A hyfshadow/PTBench checkout (``PFC_PTBENCH_DIR``), read at run time for the official prompt; None if unset."""
+    return _env_dir("PFC_PTBENCH_DIR", None)

@@ -59,6 +59,15 @@ def check_strategy(benchmark: str, strategy: str) -> None:
                          f"not {strategy!r}")
 
 
+def check_prompt_variant(benchmark: str, variant: str) -> None:
+    """Profile ablation variants exist for PTBench only (PTBench Table 2, Fig. 3, Table 3)."""
+    from .prompts.ptbench import VARIANTS
+    if variant != "all" and benchmark != "ptbench":
+        raise ValueError(f"--prompt-variant {variant!r} applies to ptbench only")
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown --prompt-variant {variant!r}; expected one of {VARIANTS}")
+
+
 def _toolspectrum_prompter(example, tools_by_key, pool, seed: int, prompters: dict):
     """One prompter per subset, with this run's pool (few-shot sources) and seed; ``prompters`` is
     the calling run's own cache, so runs never share prompters."""
@@ -87,7 +96,7 @@ def domain_request(benchmark: str, example, tools_by_key: dict, sampling: dict, 
 
 def build_request(benchmark: str, example, tools_by_key: dict, strategy: str, history: str, k: int,
                   native: bool, sampling: dict, pool=(), domain: str | None = None,
-                  prompters: dict | None = None) -> Request:
+                  prompters: dict | None = None, prompt_variant: str = "all") -> Request:
     check_strategy(benchmark, strategy)
     if benchmark == "tracebench":
         from .prompts.tracebench import build
@@ -96,8 +105,8 @@ def build_request(benchmark: str, example, tools_by_key: dict, strategy: str, hi
         return Request(prompt.messages, specs, dict(sampling), example)
     if benchmark == "ptbench":
         from .prompts.ptbench import build as build_pt
-        return Request(build_pt(example, strategy, pool, int(sampling.get("seed", 0))).messages, None,
-                       dict(sampling), example)
+        return Request(build_pt(example, strategy, pool, int(sampling.get("seed", 0)), variant=prompt_variant).messages,
+                       None, dict(sampling), example)
     if benchmark == "toolspectrum":
         prompter = _toolspectrum_prompter(example, tools_by_key, pool, int(sampling.get("seed", 0)),
                                           {} if prompters is None else prompters)
@@ -126,7 +135,7 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
         history: str = "full", k: int = 50, limit: int | None = None, native: bool = True, seed: int = 0,
         batch_size: int = 16, sampling: dict | None = None, cache_path=None, tools_path=None,
         backend_options: dict | None = None, progress: bool = True, force: bool = False,
-        use_cache: bool = True, ids=None) -> dict:
+        use_cache: bool = True, ids=None, prompt_variant: str = "all") -> dict:
     """Run (or resume) one run directory; returns this invocation's usage.
 
     Refused before any request (``pfc.errors.UserError``): a run that cannot work
@@ -141,6 +150,7 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
         raise ValueError(f"batch size must be >= 1, got {batch_size}")
     adapter = benchmarks.get(benchmark)
     check_strategy(benchmark, strategy)
+    check_prompt_variant(benchmark, prompt_variant)
     check_examples(benchmark, examples_path)
     examples, tools = adapter.load(examples_path, tools_path)
     all_examples = pool = examples
@@ -160,7 +170,7 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
     out = Path(out_dir)
     ident = run_identity.build(benchmark=benchmark, backend=be.name, backend_version=getattr(be, "version", ""),
                                model=be.model, strategy=strategy, history=history, k=k, native_tools=native,
-                               sampling=sampling, seed=seed, model_identity=be.identity(),
+                               sampling=sampling, seed=seed, model_identity=be.identity(), prompt_variant=prompt_variant,
                                examples_sha256=run_identity.content_hash(all_examples, tools),
                                sample_sha256=None if ids is None else run_identity.text_hash(sorted(map(str, ids))))
     moved = run_identity.claim(out, ident, force=force, shown=str(out_dir))
@@ -168,7 +178,7 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
               "model": be.model, "strategy": strategy, "history": history, "k": k, "limit": limit,
               "native_tools": native, "seed": seed, "sampling": sampling, "n_examples": len(examples),
               "git_commit": git_commit(), "versions": versions(), "backend_options": backend_options or {},
-              "cache": use_cache, "ids": sorted(map(str, ids)) if ids is not None else None,
+              "prompt_variant": prompt_variant, "cache": use_cache, "ids": sorted(map(str, ids)) if ids is not None else None,
               "batch_size": batch_size, "model_identity": be.describe(),
               "hierarchical_fallback": HIERARCHICAL_FALLBACK if strategy == "hierarchical" else None}
     (out / "config.json").write_text(json.dumps(config, indent=1) + "\n")
@@ -235,7 +245,7 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
                                     "domain": domain, "fallback": domain is None}
                     cached_call([r for r, _ in firsts], step1)
                 reqs = [build_request(benchmark, e, tools_by_key, strategy, history, k, native, sampling, pool,
-                                      st["domain"] if st else None, prompters) for e, st in zip(batch, steps)]
+                                      st["domain"] if st else None, prompters, prompt_variant) for e, st in zip(batch, steps)]
 
                 def step2(i, resp):
                     ex = batch[i]

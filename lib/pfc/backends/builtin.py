@@ -56,7 +56,8 @@ def _code_version() -> str:
 
 
 class _Builtin(Backend):
-    benchmarks = ("tracebench", "toolspectrum")  # PTBench-format data: not yet (candidate tools are per record)
+    # PTBench-format data (candidate tools per record) go through pfc.backends.ptbench_baselines
+    benchmarks: tuple[str, ...] | None = ("tracebench", "toolspectrum", "ptbench")
     needs_tools = True
 
     def __init__(self, model: str = "", tools=None, seed: int = 0, **_):
@@ -74,7 +75,11 @@ class _Builtin(Backend):
         for r in requests:
             try:
                 style = {"ptbench": "ptbench", "tracebench": "tracebench"}.get(r.example.benchmark, "json")  # its own format
-                out.append(Response(text=render(self.predict(r.example), style)))
+                calls = None
+                if r.example.benchmark == "ptbench":  # PTBench-format data: pfc.backends.ptbench_baselines
+                    from .ptbench_baselines import predict as ptbench_predict
+                    calls = ptbench_predict(self.name, r.example, self.seed)
+                out.append(Response(text=render(calls if calls is not None else self.predict(r.example), style)))
             except Exception as e:  # a baseline failing on one example is a failed request, not a crash
                 out.append(Response(error=f"{type(e).__name__}: {e}"))
         return out
@@ -92,6 +97,7 @@ class Oracle(_Builtin):
 class QueryOracle(_Builtin):
     """The gold app and function with only the values the query states (provenance ``query``)."""
     name = "query-oracle"
+    benchmarks = ("tracebench", "toolspectrum")  # PTBench: not implemented (its stated values are not annotated per span)
 
     def predict(self, ex):
         if ex.gold is None:

@@ -46,7 +46,7 @@ class HFBackend(Backend):
     name = "hf"
 
     def __init__(self, model: str = "", device: str = "cpu", dtype: str | None = None, prefix_reuse: bool = True,
-                 **_):
+                 adapter: str = "", **_):
         try:
             import torch
             from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -70,6 +70,8 @@ class HFBackend(Backend):
         if self.dtype == "auto":
             kw["dtype"] = "auto"
         self.lm = AutoModelForCausalLM.from_pretrained(path, **kw).to(device).eval()
+        if adapter:  # the name carries the adapter's hash: the cache never mixes base and adapted answers
+            self.lm, self.model = load_adapter(self.lm, model, adapter)
         self.loaded_dtype = str(next(self.lm.parameters()).dtype).replace("torch.", "")
         gen_eos = getattr(self.lm.generation_config, "eos_token_id", None)
         gen_eos = gen_eos if isinstance(gen_eos, list) else [gen_eos]
@@ -179,3 +181,19 @@ class HFBackend(Backend):
         text = self.tok.decode(out, skip_special_tokens=False)
         return text, len(out), {"prefill_s": round(t1 - t0, 4), "decode_s": round(t2 - t1, 4),
                                 "reused_tokens": reuse}
+
+
+def load_adapter(lm, model: str, adapter: str):
+    """A LoRA adapter (``pfc.train``) merged into the model; the name carries the adapter's hash,
+    so cached responses of the base model (or of another adapter) are never reused."""
+    import hashlib
+    from pathlib import Path
+    try:
+        from peft import PeftModel
+    except ImportError as e:
+        raise ImportError("--adapter needs peft: pip install -r requirements-models.txt") from e
+    weights = sorted(Path(adapter).glob("adapter_model.*"))
+    if not weights:
+        raise FileNotFoundError(f"{adapter}: no adapter_model.* (a directory written by pfc.train)")
+    digest = hashlib.sha256(weights[0].read_bytes()).hexdigest()[:12]
+    return PeftModel.from_pretrained(lm, adapter).merge_and_unload().eval(), f"{model}+lora:{digest}"
