@@ -48,8 +48,10 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
                lr: float = PAPER["lr"], warmup_ratio: float = PAPER["warmup_ratio"], epochs: int = PAPER["epochs"],
                target_modules=PAPER["target_modules"], lora_dropout: float = PAPER["lora_dropout"],
                grad_accum: int = 1, max_len: int = 4096, seed: int = 0, dtype: str = "auto",
-               checkpoint_every: int = 20, progress: bool = True) -> dict:
-    """Train a LoRA adapter; returns a summary (steps, first/last loss, seconds, skipped records)."""
+               checkpoint_every: int = 20, progress: bool = True, device: str = "cpu") -> dict:
+    """Train a LoRA adapter; returns a summary (steps, first/last loss, seconds, skipped records).
+
+    ``device``: a torch device (``cuda`` on a GPU machine); checkpoints are saved on the CPU side."""
     import torch
     from peft import LoraConfig, get_peft_model, set_peft_model_state_dict
     from peft.utils import get_peft_model_state_dict
@@ -73,7 +75,7 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
     torch.manual_seed(seed)
     tok = AutoTokenizer.from_pretrained(model_dir)
     kw = {} if dtype == "auto" else {"dtype": getattr(torch, dtype)}
-    base = AutoModelForCausalLM.from_pretrained(model_dir, **kw)
+    base = AutoModelForCausalLM.from_pretrained(model_dir, **kw).to(device)
     model = get_peft_model(base, LoraConfig(r=r, lora_alpha=lora_alpha, target_modules=target_modules,
                                             lora_dropout=lora_dropout, task_type="CAUSAL_LM"))
     data = [t for t in (tokenize(tok, rec["messages"], max_len) for rec in records) if t is not None]
@@ -85,7 +87,7 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
     step = 0
     if (ck / "state.pt").exists():
         state = torch.load(ck / "state.pt", weights_only=False)
-        set_peft_model_state_dict(model, state["adapter"])
+        set_peft_model_state_dict(model, {k: v.to(device) for k, v in state["adapter"].items()})
         opt.load_state_dict(state["optimizer"])
         sched.load_state_dict(state["scheduler"])
         torch.set_rng_state(state["rng"])
@@ -98,7 +100,7 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
         total = 0.0
         for i in order[step * grad_accum:(step + 1) * grad_accum]:
             ids, n_prompt = data[i]
-            x = torch.tensor([ids])
+            x = torch.tensor([ids], device=device)
             y = x.clone()
             y[0, :n_prompt] = -100
             loss = model(input_ids=x, labels=y).loss / grad_accum
@@ -123,7 +125,7 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
     model.save_pretrained(out / "adapter")
     summary = {"steps": steps, "skipped_too_long": skipped, "first_loss": losses[0] if losses else None,
                "last_loss": losses[-1] if losses else None, "seconds": round(time.perf_counter() - t0, 1),
-               "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad)}
+               "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad), "device": device}
     (out / "train_summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     return summary
 
