@@ -12,7 +12,7 @@ from pfc.build import build_tracebench
 from pfc.parsing import parse
 from pfc.runner import run
 from pfc.schema import load_examples
-from pfc.scoring import score_files
+from pfc.scoring import score
 
 QWEN, SMOL = "qwen2.5-coder-0.5b", "smollm2-135m"
 
@@ -45,8 +45,9 @@ def test_qwen_answers_with_a_candidate_tool_that_parses_and_is_scored(bench, tmp
         candidates = {(k.split(".")[0], k.split(".", 1)[1]) for k in ex.tools} if ex.tools else None
         # the model saw the tools: it names one of the example's candidate functions (app form may vary)
         assert call.function in {f for _, f in candidates}, (call, sorted(candidates))
-    metrics = score_files("tracebench", bench, out / "predictions.jsonl").metrics
-    assert metrics["format"] == 1.0  # over the two examples that ran; the rest of the file counts as missing
+    # scored over the two examples that ran (score_files would count the rest of the file as missing)
+    metrics = score([examples[r["id"]] for r in rows], {r["id"]: r["output"] for r in rows}, "tracebench").metrics
+    assert metrics["format"] == 1.0
     cfg = json.loads((out / "config.json").read_text())
     assert cfg["model"] == QWEN and cfg["model_identity"]["dtype"] == "bfloat16"
     assert len(cfg["model_identity"]["fingerprint"]) == 16
