@@ -163,6 +163,8 @@ class HFBackend(Backend):
             x = torch.tensor([ids[reuse:]], device=self.device)
             # logits_to_keep=1: the vocabulary projection of every prompt position would cost more than the model
             logits = self.lm(input_ids=x, past_key_values=cache, use_cache=True, logits_to_keep=1).logits[0, -1]
+            if str(self.device).startswith("cuda"):
+                torch.cuda.synchronize()  # GPU kernels are asynchronous: prefill time ends when they do
             t1 = time.perf_counter()
             out: list[int] = []
             while len(out) < max_new:
