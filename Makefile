@@ -54,10 +54,10 @@ test-fast: $(STAMP) ## unit tests only (no notebooks)
 	$(BIN)/python -m pytest tests -x -q -p no:cacheprovider
 
 reproduce: $(STAMP) ## papermill pipeline: build TRACEBench, baseline (+ real model, + BACKEND=/MODEL=) runs, tables, taxonomy, figures -> reports/index.html
-	$(BIN)/python -m pfc.pipeline $(if $(BACKEND),--backend '$(BACKEND)') $(if $(MODEL),--model '$(MODEL)') $(if $(REAL_MODEL),--real-model '$(REAL_MODEL)')
+	$(BIN)/python -m pfc.report.pipeline $(if $(BACKEND),--backend '$(BACKEND)') $(if $(MODEL),--model '$(MODEL)') $(if $(REAL_MODEL),--real-model '$(REAL_MODEL)')
 
 sanity: $(STAMP) ## the older sanity report: dataset statistics, reference runs, golden cases -> reports/reproduce.md
-	$(BIN)/python -m pfc.reproduce
+	$(BIN)/python -m pfc.report.reproduce
 
 bench-models: $(STAMP_MODELS) models ## real models on this CPU: load, memory, prefill/decode tok/s, prefix reuse -> reports/perf_models.md
 	$(BIN)/python benchmarks/bench_models.py

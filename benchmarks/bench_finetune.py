@@ -23,8 +23,8 @@ from pathlib import Path
 
 from pfc import paths
 from pfc.benchmarks.ptbench import load_official
-from pfc.ptool.build import synthesize, write
-from pfc.ptool.sft import chat_records
+from pfc.data.ptool.build import synthesize, write
+from pfc.data.ptool.sft import chat_records
 
 SPLITS = ("test_trained_user", "test_untrained_user")
 COLS = [("format", "Format"), ("platforms", "Tool-P"), ("query_params", "Query"), ("profile_params", "Profile"),
@@ -62,8 +62,8 @@ def eval_sets(d: Path, work: Path, n: int, seed: int) -> dict[str, Path]:
 
 
 def run_and_score(backend, data: Path, run_dir: Path, max_tokens: int) -> dict:
-    from pfc.runner import run
-    from pfc.scoring import score_files
+    from pfc.run.runner import run
+    from pfc.eval.scoring import score_files
     run("ptbench", data, backend, run_dir, sampling={"temperature": 0.0, "max_tokens": max_tokens},
         cache_path=run_dir / "cache.sqlite")
     robust = score_files("ptbench", data, run_dir / "predictions.jsonl").metrics
@@ -110,7 +110,7 @@ def main(argv=None) -> int:
     if not (args.model_dir / "config.json").exists():
         print(f"bench_finetune: no model at {args.model_dir} (run `make models` or pass --model-dir)", file=sys.stderr)
         return 2
-    from pfc.train import PAPER, train_lora
+    from pfc.run.train import PAPER, train_lora
     work = args.work
     work.mkdir(parents=True, exist_ok=True)
     d = data_dir(work, args.seed)
@@ -119,8 +119,8 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         s = train_lora(args.model_dir, train[: args.measure], work / f"measure_{time.time_ns()}", checkpoint_every=10**6)
         print(json.dumps({"steps": s["steps"], "seconds": round(time.perf_counter() - t0, 1), **s}))
-        from pfc.backends.hf import HFBackend
-        from pfc.backends import Request
+        from pfc.run.backends.hf import HFBackend
+        from pfc.run.backends import Request
         be = HFBackend(model=str(args.model_dir))
         ex = load_official(d / "test_trained_user" / "data.json", gold=False)[0]
         msgs = train[0]["messages"][:-1]
@@ -135,7 +135,7 @@ def main(argv=None) -> int:
         print(json.dumps(summary), file=sys.stderr)
     if args.phase == "train":
         return 0
-    from pfc.backends.hf import HFBackend
+    from pfc.run.backends.hf import HFBackend
     sets = eval_sets(d, work, args.eval_n, args.seed)
     results, t0 = {}, time.perf_counter()
     for name, adapter in (("Qwen2.5-Coder-0.5B-Instruct (base)", ""),

@@ -4,7 +4,7 @@
 
 Checks, on the given device, what the CPU suite cannot: the ``hf`` backend loads, generates and
 reuses the prefix KV cache there (same outputs with and without reuse; prefill seconds of each),
-and ``pfc.train`` runs LoRA steps there (loss falls). ``--model`` is any local HF causal LM directory
+and ``pfc.run.train`` runs LoRA steps there (loss falls). ``--model`` is any local HF causal LM directory
 (the tiny locally built model is enough: the device machine has no registry to fetch real
 weights from); ``--bench`` a built TRACEBench directory. Timings are measurements, not assertions.
 """
@@ -25,7 +25,7 @@ from pfc import paths  # noqa: E402
 
 
 def run_hf(bench: Path, model: str, device: str, n: int, reuse: bool, tmp: Path) -> tuple[dict, dict]:
-    from pfc.runner import run
+    from pfc.run.runner import run
     out = tmp / f"run-{'reuse' if reuse else 'fresh'}"
     t0 = time.perf_counter()
     usage = run("tracebench", bench, "hf", out, model=model, limit=n, history="full", use_cache=False,
@@ -37,7 +37,7 @@ def run_hf(bench: Path, model: str, device: str, n: int, reuse: bool, tmp: Path)
 
 
 def train(model: str, device: str, tmp: Path) -> dict:
-    from pfc.train import train_lora
+    from pfc.run.train import train_lora
     recs = [{"messages": [{"role": "user", "content": f"Order {i} coffees at Starbucks."},
                           {"role": "assistant", "content": f'Starbucks:[order_coffee(quantity={i})]'}]}
             for i in range(1, 33)]
@@ -79,11 +79,11 @@ def main(argv=None) -> int:
         lines += ["", f"Outputs identical with and without reuse: **{same}**.", ""]
         try:
             s = train(a.model, a.device, tmp)
-            lines += ["## LoRA (`pfc.train`) on the device", "",
+            lines += ["## LoRA (`pfc.run.train`) on the device", "",
                       f"{s.get('steps')} steps in {s['wall_s']:.1f} s; loss {s.get('first_loss'):.3f} -> "
                       f"{s.get('last_loss'):.3f}.", ""]
         except Exception as e:  # report, do not hide: the section says what failed
-            lines += ["## LoRA (`pfc.train`) on the device", "", f"failed: {type(e).__name__}: {e}", ""]
+            lines += ["## LoRA (`pfc.run.train`) on the device", "", f"failed: {type(e).__name__}: {e}", ""]
     Path(a.out).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0 if res[False][0]["failures"] == 0 and res[True][0]["failures"] == 0 else 1

@@ -23,8 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
-from pfc import models, paths  # noqa: E402
-from pfc.backends import Request, get  # noqa: E402
+from pfc.run import models  # noqa: E402
+
+from pfc import paths
+from pfc.run.backends import Request, get  # noqa: E402
 
 
 def rss_mb() -> float:
@@ -51,8 +53,8 @@ def speed(be, n_prompt: int, n_decode: int = 16) -> tuple[float, float]:
 
 def user_examples(n: int, position: float = 0.5):
     """``n`` consecutive examples (run order) of the user with the longest histories, full history."""
-    from pfc.prompts.tracebench import build
-    from pfc.runner import _ordered
+    from pfc.run.prompts.tracebench import build
+    from pfc.run.runner import _ordered
     from pfc.schema import load_examples, load_tools
     tb = paths.BENCHMARKS / "tracebench"
     exs = _ordered(load_examples(tb / "examples.jsonl"))

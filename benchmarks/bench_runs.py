@@ -31,7 +31,7 @@ from pfc import paths  # noqa: E402
 
 
 def tiny_model() -> Path:
-    from pfc.backends.tiny import build_tiny_model
+    from pfc.run.backends.tiny import build_tiny_model
     d = paths.ROOT / ".cache" / "tiny-model-v1"
     if not (d / "model.safetensors").exists():
         build_tiny_model(d)
@@ -73,10 +73,10 @@ def main() -> None:
     args = ap.parse_args()
     from transformers import AutoTokenizer
 
-    from pfc.backends import get
-    from pfc.build import build_tracebench
-    from pfc.prompts.tracebench import build
-    from pfc.runner import _ordered, run
+    from pfc.run.backends import get
+    from pfc.data.build import build_tracebench
+    from pfc.run.prompts.tracebench import build
+    from pfc.run.runner import _ordered, run
     from pfc.schema import load_examples, load_tools
 
     bench = paths.BENCHMARKS / "tracebench"
@@ -89,7 +89,7 @@ def main() -> None:
     lines = ["# Run-path performance", "",
              f"Measured by `benchmarks/bench_runs.py` on {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, "
              f"Python {platform.python_version()}; the embedded TRACEBench build; the locally built tiny model "
-             "(`pfc.backends.tiny`) behind `transformers serve` on 127.0.0.1.", ""]
+             "(`pfc.run.backends.tiny`) behind `transformers serve` on 127.0.0.1.", ""]
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -106,7 +106,7 @@ def main() -> None:
             for msgs in reqs:
                 client.chat.completions.create(model=str(model), messages=msgs, temperature=0, max_tokens=32)
             rows.append(("sequential loop (plain client)", 1, time.perf_counter() - t))
-            from pfc.backends import Request
+            from pfc.run.backends import Request
             batch = [Request(m, None, dict(sampling, seed=0)) for m in reqs]
             for conc in (1, 4, 16):  # the backend alone: no cache, no file I/O
                 be = get("openai", str(model), concurrency=conc)

@@ -31,8 +31,8 @@ SPLIT = "test_untrained_user"
 def child(mode: str, work: Path, official_src: str | None) -> dict:
     """Run one measurement in a fresh interpreter; returns seconds and peak RSS (MiB)."""
     code = {
-        "robust": "from pfc.scoring import score_files; score_files('ptbench', D/'data.json', D/'generation.jsonl')",
-        "official-compat": "from pfc.scoring import score_files; "
+        "robust": "from pfc.eval.scoring import score_files; score_files('ptbench', D/'data.json', D/'generation.jsonl')",
+        "official-compat": "from pfc.eval.scoring import score_files; "
                            "score_files('ptbench', D/'data.json', D/'generation.jsonl', compat='official')",
         "published": "import os; os.chdir(W); sys.path.insert(0, SRC); "
                      "from src.test_acc import cal_acc; from src.test_error import cal_error; "
@@ -52,7 +52,7 @@ def hostile_timings() -> list[tuple[str, float]]:
     sys.path.insert(0, str(paths.TESTS))
     from test_hostile import CODE_FORMS, SIZES  # the same inputs the tests use
     from pfc.benchmarks.ptbench_official import score_sample
-    from pfc.parsing import parse
+    from pfc.eval.parsing import parse
     out = []
     for text in CODE_FORMS + SIZES:
         t = time.perf_counter()
@@ -108,7 +108,7 @@ def main() -> None:
     times = [t for _, t in hostile]
     lines += ["", f"## Hostile outputs ({len(hostile)} inputs: code-execution forms, 10^5-deep brackets, "
               "10 MB strings, NaN/inf, huge integers, NUL bytes)", "",
-              f"Each parsed by `pfc.parsing.parse` and scored by the compat scorer: "
+              f"Each parsed by `pfc.eval.parsing.parse` and scored by the compat scorer: "
               f"median {statistics.median(times) * 1000:.2f} ms, max {max(times) * 1000:.1f} ms.", "",
               "| slowest inputs | ms |", "|---|---:|"]
     for name, t in sorted(hostile, key=lambda x: -x[1])[:6]:

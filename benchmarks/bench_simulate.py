@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
 from pfc import paths  # noqa: E402
-from pfc.simulate import simulate  # noqa: E402
+from pfc.data.simulate import simulate  # noqa: E402
 
 
 def main() -> None:

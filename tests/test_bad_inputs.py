@@ -19,9 +19,9 @@ import time
 import pytest
 
 from pfc import paths
-from pfc.build import build_tracebench
-from pfc.render import render_json
-from pfc.runner import finished_ids, run
+from pfc.data.build import build_tracebench
+from pfc.eval.render import render_json
+from pfc.run.runner import finished_ids, run
 from pfc.schema import load_examples
 
 PT = paths.GOLDEN / "ptbench_official" / "test_trained_user"
@@ -380,8 +380,8 @@ def test_a_json_array_instead_of_jsonl_says_so(bench, examples, tmp_path):
 
 
 def test_preprocess_skips_and_counts_undecodable_lines(tmp_path):
-    from pfc.preprocess import preprocess
-    from pfc.simulate import simulate
+    from pfc.data.preprocess import preprocess
+    from pfc.data.simulate import simulate
     raw = simulate(1, 3, tmp_path / "raw", records=100, progress=False)
     clean = preprocess(raw, tmp_path / "clean", progress=False)
     log = next(raw.glob("*.jsonl"))

@@ -7,7 +7,7 @@ import sys
 import pandas as pd
 import pytest
 
-from pfc.bootstrap import ci, intervals
+from pfc.eval.bootstrap import ci, intervals
 
 
 def test_constant_column_has_a_zero_width_interval():
@@ -43,7 +43,7 @@ def test_counts_get_no_interval():
 
 
 def test_same_seed_same_bytes_under_different_hash_seeds():
-    code = ("import json,pandas as pd;from pfc.bootstrap import intervals;"
+    code = ("import json,pandas as pd;from pfc.eval.bootstrap import intervals;"
             "df=pd.DataFrame({'overall':[1,0,1,1,0,1,0,0,1,1]*7,'APP_tp':[1,0]*35,'APP_fp':[0,1]*35,'APP_fn':[0]*70});"
             "print(json.dumps(intervals(df,{'overall':'overall','APP':'APP'},n_boot=300,seed=7)))")
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from pfc.benchmarks.ptbench_official import score_sample
-from pfc.parsing import parse
+from pfc.eval.parsing import parse
 
 _EVENTS = []
 _WATCH = {"exec", "os.system", "subprocess.Popen", "os.posix_spawn", "os.exec", "os.fork",

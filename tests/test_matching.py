@@ -1,5 +1,5 @@
-"""Value matching rules (pfc.matching), one behaviour per test."""
-from pfc.matching import same_app, value_matches, values_equal
+"""Value matching rules (pfc.eval.matching), one behaviour per test."""
+from pfc.eval.matching import same_app, value_matches, values_equal
 
 
 def test_strings_ignore_case_and_whitespace():

@@ -14,10 +14,10 @@ import urllib.request
 import pytest
 
 from pfc import paths
-from pfc.backends import Request, get
-from pfc.build import build_tracebench
-from pfc.parsing import parse
-from pfc.runner import finished_ids, run
+from pfc.run.backends import Request, get
+from pfc.data.build import build_tracebench
+from pfc.eval.parsing import parse
+from pfc.run.runner import finished_ids, run
 
 WANT = {"app": "Luckin", "function": "order_coffee", "arguments": {"drink": "Latte"}}
 TINY_VERSION = "tiny-model-v1"
@@ -26,7 +26,7 @@ TINY_VERSION = "tiny-model-v1"
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory):
     """Built once per session (~30 s) in a temporary directory: tests write nothing into the repository."""
-    from pfc.backends.tiny import build_tiny_model
+    from pfc.run.backends.tiny import build_tiny_model
     return build_tiny_model(tmp_path_factory.mktemp(TINY_VERSION))
 
 
@@ -100,7 +100,7 @@ def _calls(output):
 
 def test_hf_backend_greedy_output_is_a_deterministic_tool_call(tiny_model, bench):
     from pfc.schema import load_examples
-    from pfc.prompts.tracebench import build
+    from pfc.run.prompts.tracebench import build
     from pfc.schema import load_tools
     ex = load_examples(bench / "examples.jsonl")[0]
     tools = {t.key: t for t in load_tools(bench / "tools.json")}

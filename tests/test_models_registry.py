@@ -1,4 +1,4 @@
-"""The real-model registry (pfc.models): verification, resolution, fingerprints; and run plumbing that
+"""The real-model registry (pfc.run.models): verification, resolution, fingerprints; and run plumbing that
 real models need (per-request caching, sampling flags in the config, latency percentiles)."""
 import hashlib
 import json
@@ -7,10 +7,10 @@ import zipfile
 
 import pytest
 
-from pfc import models
-from pfc.backends import Backend, Response
+from pfc.run import models
+from pfc.run.backends import Backend, Response
 from pfc.cli import main
-from pfc.runner import latency_summary, run
+from pfc.run.runner import latency_summary, run
 
 
 def _fake_spec(tmp_path, parts: list[bytes], sha: str | None = None):
@@ -126,7 +126,7 @@ class _Counts(Backend):
 
 @pytest.fixture(scope="module")
 def small_bench(tmp_path_factory):
-    from pfc.build import build_tracebench
+    from pfc.data.build import build_tracebench
     out = tmp_path_factory.mktemp("tb")
     build_tracebench(out, users=2, seed=3, records=110, progress=False)
     return out

@@ -5,7 +5,7 @@ import papermill as pm
 
 from pfc import paths
 from pfc.benchmarks import toolspectrum as ts
-from pfc.render import render_json
+from pfc.eval.render import render_json
 
 
 def test_toolspectrum_notebook_scores_a_given_run_with_hierarchical_preview(release, tmp_path):
@@ -43,7 +43,7 @@ def test_no_api_key_lands_in_an_executed_notebook_run_files_or_reports(tmp_path,
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     bench = tmp_path / "tb"
-    from pfc.build import build_tracebench
+    from pfc.data.build import build_tracebench
     build_tracebench(bench, users=2, seed=1, records=130, progress=False)
     out = tmp_path / "o.ipynb"
     pm.execute_notebook(str(paths.NOTEBOOKS / "03_run_model.ipynb"), str(out), kernel_name="python3",

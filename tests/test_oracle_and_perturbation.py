@@ -7,9 +7,9 @@ import pytest
 from golden_cases import load_golden
 from pfc import paths
 from pfc.benchmarks import ptbench as ptb
-from pfc.render import render
+from pfc.eval.render import render
 from pfc.schema import Call, Example, Tool
-from pfc.scoring import score
+from pfc.eval.scoring import score
 
 PERFECT = {"format", "app", "function_name", "function_param_names", "function_param_values", "overall",
            "platforms", "tool_names", "tool_param_names", "tool_param_values", "APP", "API", "RP", "OP"}

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from pfc import paper_results as P
+from pfc.report import paper_results as P
 from pfc import paths
 
 PAPERS = paths.ROOT.parent / "shared" / "papers"

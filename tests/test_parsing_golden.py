@@ -2,7 +2,7 @@
 import pytest
 
 from golden_cases import load_golden
-from pfc.parsing import parse
+from pfc.eval.parsing import parse
 
 CASES = load_golden("parse_cases.json")
 

@@ -5,9 +5,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pfc.benchmarks.ptbench_official import OfficialFormatError, official_parse, score_sample
-from pfc.matching import same_app
-from pfc.parsing import parse
-from pfc.render import render
+from pfc.eval.matching import same_app
+from pfc.eval.parsing import parse
+from pfc.eval.render import render
 from pfc.schema import Call
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

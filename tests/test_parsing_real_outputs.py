@@ -4,7 +4,7 @@ are typed failures. Each case names its source run and example."""
 import pytest
 
 from golden_cases import load_golden
-from pfc.parsing import parse
+from pfc.eval.parsing import parse
 
 CASES = load_golden("real_outputs.json")["cases"]
 

@@ -1,8 +1,8 @@
 """make reproduce's step skipping and stratified sampling (Python steps; notebooks are covered by nbval)."""
 import json
 
-from pfc import pipeline
-from pfc.pipeline import Step, reproduce
+from pfc.report import pipeline
+from pfc.report.pipeline import Step, reproduce
 
 
 def _steps(tmp_path, calls):
@@ -54,8 +54,8 @@ def test_a_failing_step_names_itself_and_keeps_the_finished_steps(tmp_path):
 
 
 def test_stratified_sample_covers_every_vagueness_level_and_is_seeded(tmp_path):
-    from pfc.build import build_tracebench
-    from pfc.querygen import LEVELS
+    from pfc.data.build import build_tracebench
+    from pfc.data.querygen import LEVELS
     from pfc.schema import load_examples
     bench = tmp_path / "tb"
     build_tracebench(bench, users=1, seed=1, records=200, queries=24, progress=False)

@@ -10,7 +10,7 @@ import pytest
 from golden_cases import load_golden
 from pfc import paths
 from pfc.benchmarks.ptbench_official import OfficialFormatError, official_include, official_parse
-from pfc.scoring import score_files
+from pfc.eval.scoring import score_files
 
 DIR = paths.GOLDEN / "ptbench_official"
 EXPECTED = load_golden("ptbench_official/expected.json")

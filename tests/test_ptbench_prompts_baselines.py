@@ -5,10 +5,10 @@ import json
 import pytest
 
 from pfc.benchmarks.ptbench import load_official
-from pfc.prompts import ptbench as pp
-from pfc.ptool.build import synthesize, write
-from pfc.runner import run
-from pfc.scoring import score_files
+from pfc.run.prompts import ptbench as pp
+from pfc.data.ptool.build import synthesize, write
+from pfc.run.runner import run
+from pfc.eval.scoring import score_files
 
 # Our own stand-in for a PTBench checkout's src/template.py: same structure (string constants
 # `prompt` and `format`, plus code that must never run), different words.
@@ -77,7 +77,7 @@ def test_checkout_without_the_prompt_constants_is_a_clear_error(example, tmp_pat
 
 
 def test_prompt_variant_is_refused_for_other_benchmarks(tmp_path):
-    from pfc.runner import check_prompt_variant
+    from pfc.run.runner import check_prompt_variant
     with pytest.raises(ValueError, match="ptbench only"):
         check_prompt_variant("tracebench", "no_history")
 

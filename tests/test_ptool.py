@@ -13,9 +13,9 @@ import sys
 import pytest
 
 from pfc import paths
-from pfc.ptool import agents, catalogue, features, profiles
-from pfc.ptool.build import SPLITS, synthesize, write
-from pfc.scoring import score_files
+from pfc.data.ptool import agents, catalogue, features, profiles
+from pfc.data.ptool.build import SPLITS, synthesize, write
+from pfc.eval.scoring import score_files
 
 SMALL = dict(seed=5, ks=(2, 2, 3), per_user=12, unseen_ks=(1, 2, 1), unseen_per_user=4, held_out=2)
 
@@ -127,7 +127,7 @@ def test_table5_counts_match_the_files(built):
 @pytest.mark.parametrize("compat", [None, "official"])
 def test_oracle_bracket_outputs_score_one_in_both_modes(built, tmp_path, compat):
     out, _, _ = built
-    from pfc.ptool.sft import answer_text
+    from pfc.data.ptool.sft import answer_text
     for split in ("test_trained_user", "test_untrained_user"):
         d = tmp_path / split
         d.mkdir()

@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from pfc import models
-from pfc.backends import Request, get
-from pfc.build import build_tracebench
-from pfc.parsing import parse
-from pfc.runner import run
+from pfc.run import models
+from pfc.run.backends import Request, get
+from pfc.data.build import build_tracebench
+from pfc.eval.parsing import parse
+from pfc.run.runner import run
 from pfc.schema import load_examples
-from pfc.scoring import score
+from pfc.eval.scoring import score
 
 QWEN, SMOL = "qwen2.5-coder-0.5b", "smollm2-135m"
 
@@ -67,7 +67,7 @@ def test_prefix_reuse_gives_the_same_greedy_text_as_a_fresh_prefill(bench):
     # trap: a cache cropped to the wrong length (or not cropped after decoding) shifts positions
     _require(SMOL)
     ex = load_examples(bench / "examples.jsonl")[:2]
-    from pfc.prompts.tracebench import build
+    from pfc.run.prompts.tracebench import build
     from pfc.schema import load_tools
     tools = {t.key: t for t in load_tools(bench / "tools.json")}
     reqs = [Request(build(e, tools, history="last_k", k=8)[0].messages, None,

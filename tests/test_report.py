@@ -5,11 +5,11 @@ import json
 import pandas as pd
 import pytest
 
-from pfc import report_tables as T
-from pfc.build import build_tracebench
+from pfc.report import tables as T
+from pfc.data.build import build_tracebench
 from pfc.cli import main
-from pfc.querygen import LEVELS
-from pfc.runner import run
+from pfc.data.querygen import LEVELS
+from pfc.run.runner import run
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +98,7 @@ def test_ptbench_runs_get_table1_the_split_tables_and_the_error_pies(tmp_path):
                                                        for e in examples))
     (run_dir / "config.json").write_text(json.dumps({"benchmark": "ptbench", "examples": str(fixture),
                                                      "backend": "fixture", "model": "synthetic"}))
-    from pfc.report import write_report
+    from pfc.report.runs import write_report
     out = tmp_path / "rep"
     write_report([T.load_run(run_dir)], out, n_boot=50)
     t1 = pd.read_csv(out / "ptbench_table1.csv")
@@ -112,8 +112,8 @@ def test_ptbench_runs_get_table1_the_split_tables_and_the_error_pies(tmp_path):
 
 def test_toolspectrum_report_shows_both_scoring_modes_side_by_side(release, tmp_path):
     from pfc.benchmarks import toolspectrum as ts
-    from pfc.benchmarks.toolspectrum_report import reference_runs
-    from pfc.report import write_report
+    from pfc.report.toolspectrum_report import reference_runs
+    from pfc.report.runs import write_report
     data = release / "data" / "dataset_persona_environment.json"
     examples, _ = ts.load(data)
     run_dir = tmp_path / "refuse"

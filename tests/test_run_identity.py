@@ -6,10 +6,10 @@ import shutil
 import pytest
 
 from pfc import paths
-from pfc.build import build_tracebench
+from pfc.data.build import build_tracebench
 from pfc.errors import UserError
-from pfc.runner import finished_ids, run
-from pfc.shape import looks_like
+from pfc.run.runner import finished_ids, run
+from pfc.benchmarks.shape import looks_like
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +62,7 @@ def test_run_json_records_the_identity(bench, tmp_path):
 
 
 def test_builtin_backend_version_is_a_hash_of_their_code():
-    from pfc.backends import get
+    from pfc.run.backends import get
     h = hashlib.sha256()  # independent route: the two source files' bytes, in order
     h.update((paths.LIB / "pfc" / "backends" / "builtin.py").read_bytes())
     h.update((paths.LIB / "pfc" / "render.py").read_bytes())
@@ -72,7 +72,7 @@ def test_builtin_backend_version_is_a_hash_of_their_code():
 def test_changed_builtin_code_is_never_answered_from_the_cache(bench, tmp_path, monkeypatch):
     first = go(bench, tmp_path / "a", tmp_path / "c", limit=6)
     assert first["backend_calls"] == 6
-    from pfc.backends import builtin
+    from pfc.run.backends import builtin
     monkeypatch.setattr(builtin, "_code_version", lambda: "edited-code")  # as if builtin.py had changed
     second = go(bench, tmp_path / "b", tmp_path / "c", limit=6)
     assert second["cache_hits"] == 0 and second["backend_calls"] == 6

@@ -9,11 +9,11 @@ import time
 import pytest
 
 from pfc import paths
-from pfc.backends import Backend, Response, get
-from pfc.build import build_tracebench
-from pfc.runner import finished_ids, run
+from pfc.run.backends import Backend, Response, get
+from pfc.data.build import build_tracebench
+from pfc.run.runner import finished_ids, run
 from pfc.schema import load_examples
-from pfc.scoring import score_files
+from pfc.eval.scoring import score_files
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +136,7 @@ def test_oracle_runs_on_ptbench_official_data_in_its_own_format(tmp_path):
 
 
 def test_few_shot_prompts_use_other_anchors_only(bench):
-    from pfc.prompts.tracebench import build
+    from pfc.run.prompts.tracebench import build
     from pfc.schema import load_tools
     examples = load_examples(bench / "examples.jsonl")
     tools = {t.key: t for t in load_tools(bench / "tools.json")}
@@ -189,7 +189,7 @@ def test_hierarchical_run_asks_the_domain_then_shows_only_its_tools(bench, tmp_p
 
 def test_ptbench_few_shot_never_shows_the_sample(tmp_path):
     from pfc.benchmarks.ptbench import load_official
-    from pfc.prompts.ptbench import build
+    from pfc.run.prompts.ptbench import build
     examples = load_official(paths.GOLDEN / "ptbench_official" / "test_trained_user" / "data.json")
     p = build(examples[0], "few_shot", examples, seed=0)
     demos = [m["content"] for m in p.messages[1:-1] if m["role"] == "user"]
@@ -199,7 +199,7 @@ def test_ptbench_few_shot_never_shows_the_sample(tmp_path):
 
 def test_toolspectrum_few_shot_run_shows_demonstrations_from_its_own_subset(release, tmp_path):
     from pfc.benchmarks import toolspectrum as ts
-    from pfc.runner import build_request
+    from pfc.run.runner import build_request
     examples, tools = ts.load(release)
     by_key = {t.key: t for t in tools}
     # trap: a prompter cached without the run's pool renders few-shot prompts with no examples

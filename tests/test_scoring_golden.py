@@ -7,8 +7,8 @@ from golden_cases import load_golden
 from pfc.benchmarks import ptbench_official as official
 from pfc.benchmarks.ptbench import load_official
 from pfc.schema import Example, Tool
-from pfc.scoring import score
-from pfc.taxonomy import provenance_breakdown
+from pfc.eval.scoring import score
+from pfc.eval.taxonomy import provenance_breakdown
 
 CASES = load_golden("scoring_cases.json")
 
@@ -69,7 +69,7 @@ def test_official_combine_weights_splits_by_sample_count():
 
 
 def test_checker_returns_valid_error_type_and_details():
-    from pfc.scoring import check
+    from pfc.eval.scoring import check
     case = CASES[0]
     ex = {e["id"]: Example.from_dict(e) for e in case["examples"]}
     assert check(ex["T1"], case["outputs"]["T1"], "tracebench")[:2] == (True, None)

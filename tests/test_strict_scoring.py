@@ -5,10 +5,10 @@ import pytest
 
 from golden_cases import load_golden
 from pfc.cli import main
-from pfc.matching import values_identical
+from pfc.eval.matching import values_identical
 from pfc.schema import Example
-from pfc.scoring import score
-from pfc.strict import exact_template
+from pfc.eval.scoring import score
+from pfc.eval.strict import exact_template
 
 CASES = load_golden("strict_cases.json")
 

@@ -5,9 +5,9 @@ import pytest
 
 from pfc import paths
 from pfc.benchmarks import toolspectrum as ts
-from pfc.benchmarks.toolspectrum_report import reference_runs
+from pfc.report.toolspectrum_report import reference_runs
 from pfc.schema import Example, Tool
-from pfc.scoring import score
+from pfc.eval.scoring import score
 
 
 def _five_example_case():

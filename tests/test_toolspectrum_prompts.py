@@ -4,8 +4,8 @@ import json
 import pytest
 
 from pfc.benchmarks import toolspectrum as ts
-from pfc.prompts import STRATEGIES
-from pfc.prompts.toolspectrum import FILES, ToolSpectrumPrompter
+from pfc.run.prompts import STRATEGIES
+from pfc.run.prompts.toolspectrum import FILES, ToolSpectrumPrompter
 
 SUBSET_FILE = {"profile": "dataset_persona", "environment": "dataset_environment", "both": "dataset_persona_environment"}
 

@@ -7,7 +7,7 @@ import pytest
 
 from pfc import paths
 from pfc.benchmarks import toolspectrum as ts
-from pfc.render import render_json
+from pfc.eval.render import render_json
 
 SUBSETS = {"persona": 449, "environment": 220, "persona_environment": 333}
 
@@ -42,7 +42,7 @@ def test_oracle_scores_one_at_all_levels_through_the_cli(release, subset, tmp_pa
 
 
 def test_non_answers_score_zero_at_app_on_profile(release):
-    from pfc.scoring import score
+    from pfc.eval.scoring import score
     examples, tools = ts.load(release / "data" / "dataset_persona.json")
     rep = score(examples, {e.id: "I am not sure." for e in examples}, "toolspectrum", tools)
     assert rep.metrics["APP"] == 0.0

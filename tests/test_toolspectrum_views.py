@@ -8,10 +8,10 @@ import json
 import pytest
 
 from pfc.benchmarks import toolspectrum as ts
-from pfc.benchmarks import toolspectrum_report as R
-from pfc.render import render_json
+from pfc.report import toolspectrum_report as R
+from pfc.eval.render import render_json
 from pfc.schema import Call
-from pfc.scoring import score
+from pfc.eval.scoring import score
 
 FILES = {"profile": ("dataset_persona", "API_description_persona"),
          "environment": ("dataset_environment", "API_description_environment"),

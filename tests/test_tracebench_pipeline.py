@@ -7,16 +7,16 @@ import pandas as pd
 import pytest
 
 from pfc import paths
-from pfc.anchors import candidates, export_review, import_review, screen
-from pfc.build import build_tracebench
-from pfc.preprocess import preprocess, scrub_text
-from pfc.querygen import check, generate, plan_levels
-from pfc.render import render_json
+from pfc.data.anchors import candidates, export_review, import_review, screen
+from pfc.data.build import build_tracebench
+from pfc.data.preprocess import preprocess, scrub_text
+from pfc.data.querygen import check, generate, plan_levels
+from pfc.eval.render import render_json
 from pfc.schema import Call, SchemaError, load_examples
-from pfc.scoring import score
-from pfc.simulate import simulate, simulate_users
-from pfc.simulate_world import APP_CONTEXTS, SHOP_CONTEXT
-from pfc.toolset import load_tools, log_vocabulary, table3
+from pfc.eval.scoring import score
+from pfc.data.simulate import simulate, simulate_users
+from pfc.data.simulate_world import APP_CONTEXTS, SHOP_CONTEXT
+from pfc.data.toolset import load_tools, log_vocabulary, table3
 
 
 # ---------------------------------------------------------------- toolset
@@ -345,7 +345,7 @@ def test_default_build_has_long_histories_in_balanced_bins(default_build):
 
 
 def _ctx(time: str, args: dict):
-    # independent of pfc.context: weekend flag, part of day (5/11/14/17/22), category or exercise
+    # independent of pfc.data.context: weekend flag, part of day (5/11/14/17/22), category or exercise
     t = datetime.fromisoformat(time)
     part = next(name for start, name in ((22, "night"), (17, "evening"), (14, "afternoon"), (11, "midday"),
                                          (5, "morning"), (0, "night")) if t.hour >= start)
@@ -440,7 +440,7 @@ def test_simulate_is_byte_identical_under_any_hash_seed(tmp_path):
 
 # ---------------------------------------------------------------- honest baselines
 def _run_builtin(name, examples, tools=None):
-    from pfc.backends import Request, get
+    from pfc.run.backends import Request, get
     backend = get(name, tools=tools or load_tools(), seed=0)
     return {e.id: r.text for e, r in zip(examples, backend.generate([Request([], None, example=e) for e in examples]))}
 

@@ -14,11 +14,11 @@ import urllib.request
 import pytest
 
 from pfc import paths
-from pfc.backends import Request, get
-from pfc.build import build_tracebench
-from pfc.parsing import parse
-from pfc.prompts.tracebench import build
-from pfc.runner import run
+from pfc.run.backends import Request, get
+from pfc.data.build import build_tracebench
+from pfc.eval.parsing import parse
+from pfc.run.prompts.tracebench import build
+from pfc.run.runner import run
 from pfc.schema import load_examples, load_tools
 
 WANT = {"app": "Luckin", "function": "order_coffee", "arguments": {"drink": "Latte"}}
@@ -29,7 +29,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 
 @pytest.fixture(scope="session")
 def tiny(tmp_path_factory):
-    from pfc.backends.tiny import build_tiny_model
+    from pfc.run.backends.tiny import build_tiny_model
     d = paths.ROOT / ".cache" / "tiny-model-vllm"
     if not (d / "config.json").exists():
         build_tiny_model(d)

@@ -2,7 +2,7 @@
 
 Benchmarks: TRACEBench, PTBench and ToolSpectrum (papers in ../shared/papers).
 
-    >>> from pfc.parsing import parse
+    >>> from pfc.eval.parsing import parse
     >>> parse("Shop:[buy(item='tea', count=2)]").calls[0].arguments
     {'item': 'tea', 'count': 2}
 """

@@ -1,6 +1,6 @@
 """``python -m pfc`` entry point (see ``pfc.cli``)."""
 import sys
 
-from .cli import main
+from pfc.cli import main
 
 sys.exit(main())

@@ -16,10 +16,10 @@ import json
 import os
 import sys
 
-from . import benchmarks
-from .errors import (EXIT_INTERRUPTED, EXIT_RUN_FAILED, EXIT_USER_ERROR, UserError, existing,
+from pfc import benchmarks
+from pfc.errors import (EXIT_INTERRUPTED, EXIT_RUN_FAILED, EXIT_USER_ERROR, UserError, existing,
                      os_error_message, out_dir, positive_int)
-from .parsing import STYLES, parse
+from pfc.eval.parsing import STYLES, parse
 
 
 def _parse_cmd(args) -> int:
@@ -37,9 +37,9 @@ def _parse_cmd(args) -> int:
 
 
 def _score_cmd(args) -> int:
-    from .coverage import summary
-    from .paths import relative
-    from .scoring import json_safe, score_files
+    from pfc.eval.coverage import summary
+    from pfc.paths import relative
+    from pfc.eval.scoring import json_safe, score_files
     out = out_dir(args.out)
     report = score_files(args.benchmark, existing(args.examples, "--examples"),
                          existing(args.predictions, "--predictions"), args.tools and existing(args.tools, "--tools"),
@@ -59,27 +59,27 @@ def _score_cmd(args) -> int:
 
 
 def _simulate_cmd(args) -> int:
-    from .paths import relative
-    from .simulate import simulate
+    from pfc.paths import relative
+    from pfc.data.simulate import simulate
     out = simulate(args.users, args.seed, out_dir(args.out), records=args.records, workers=args.workers)
     print(f"wrote {relative(out)}/events.jsonl and manifest.json", file=sys.stderr)
     return 0
 
 
 def _preprocess_cmd(args) -> int:
-    from .preprocess import preprocess
+    from pfc.data.preprocess import preprocess
     report = preprocess(existing(args.raw, "--raw"), out_dir(args.out))
     print(json.dumps(report, indent=1))
     return 0
 
 
 def _build_ptbench(args) -> int:
-    """``pfc build ptbench``: PTool synthesis (pfc.ptool); LLM agents when --llm-backend is given."""
-    from .ptool.build import synthesize, write
-    from .schema import SchemaError as _SE
+    """``pfc build ptbench``: PTool synthesis (pfc.data.ptool); LLM agents when --llm-backend is given."""
+    from pfc.data.ptool.build import synthesize, write
+    from pfc.schema import SchemaError as _SE
     chat = None
     if args.llm_backend:
-        from .backends import chat_function, get
+        from pfc.run.backends import chat_function, get
         chat = chat_function(get(args.llm_backend, args.llm_model or ""))
     try:
         ks = tuple(int(x) for x in args.ks.split(","))
@@ -98,10 +98,10 @@ def _build_ptbench(args) -> int:
 def _build_cmd(args) -> int:
     if args.benchmark == "ptbench":
         return _build_ptbench(args)
-    from .build import build_tracebench
+    from pfc.data.build import build_tracebench
     chat = None
     if args.llm_backend:
-        from .backends import chat_function, get
+        from pfc.run.backends import chat_function, get
         chat = chat_function(get(args.llm_backend, args.llm_model or ""))
     st = build_tracebench(out_dir(args.out), raw_dir=args.raw and existing(args.raw, "--raw"), users=args.users,
                           seed=args.seed, records=args.records, queries=args.queries, workers=args.workers,
@@ -112,9 +112,9 @@ def _build_cmd(args) -> int:
 
 
 def _run_cmd(args) -> int:
-    from .models import ModelError
-    from .run_checks import failure_summary
-    from .runner import run
+    from pfc.run.models import ModelError
+    from pfc.run.checks import failure_summary
+    from pfc.run.runner import run
     sampling = {k: v for k, v in (("max_tokens", args.max_tokens), ("temperature", args.temperature),
                                   ("top_p", args.top_p)) if v is not None}
     options = {k: v for k, v in (("concurrency", args.concurrency), ("timeout", args.timeout),
@@ -156,7 +156,7 @@ def _dispatch(args) -> int:
 
 
 def _models_cmd(args) -> int:
-    from . import models
+    from pfc.run import models
     try:
         if args.action == "install":
             names = args.names or list(models.REGISTRY)
@@ -270,7 +270,7 @@ def main(argv=None) -> int:
     rn.add_argument("--tools")
     rn.add_argument("--prompt-variant", default="all",
                     help="ptbench profile ablation: all | no_basic | no_history | no_basic_history | no_personal")
-    rn.add_argument("--adapter", help="hf backend: a LoRA adapter directory (pfc.train) merged into --model")
+    rn.add_argument("--adapter", help="hf backend: a LoRA adapter directory (pfc.run.train) merged into --model")
     rn.add_argument("--out", required=True, help="run directory, e.g. data/runs/<run_id>")
     rn.add_argument("--max-tokens", type=_positive(int), help="generation limit (default 512)")
     rn.add_argument("--temperature", type=_nonneg, help="0 = greedy (default 0.1, the papers' setting)")
@@ -294,7 +294,7 @@ def main(argv=None) -> int:
     mo.add_argument("--keep-downloads", action="store_true", help="keep the wheels in <models dir>/_downloads")
     mo.add_argument("--json", action="store_true")
     mo.set_defaults(func=_models_cmd)
-    from .report import add_commands
+    from pfc.report.runs import add_commands
     add_commands(sub)  # report, compare
     args = ap.parse_args(argv)
     return _dispatch(args)

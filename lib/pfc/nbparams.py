@@ -15,7 +15,7 @@ for an integer at least ``low``, or a list of allowed strings. It validates noth
 """
 from __future__ import annotations
 
-from .errors import UserError
+from pfc.errors import UserError
 
 _NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false"}
 

@@ -3,7 +3,7 @@
 Everything here describes *what produced a file* without absolute paths or secrets:
 paths are kept as the user gave them when relative, else shown relative to the repository
 root (``pfc.paths.relative``); a directory's hash covers its files' relative names and
-bytes. It does not decide whether two runs match (``pfc.run_identity``).
+bytes. It does not decide whether two runs match (``pfc.run.identity``).
 
     >>> sha256_bytes(b"")[:12]
     'e3b0c44298fc'
@@ -16,7 +16,7 @@ import platform
 import subprocess
 from pathlib import Path
 
-from . import paths
+from pfc import paths
 
 
 def sha256_bytes(data: bytes) -> str:

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from .errors import UserError, decode_line, read_json
+from pfc.errors import UserError, decode_line, read_json
 
 BENCHMARKS = ("tracebench", "ptbench", "toolspectrum")
 # Where a gold argument's value comes from (its provenance role).

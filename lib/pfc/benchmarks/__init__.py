@@ -1,7 +1,7 @@
 """Benchmark adapters: how to load each benchmark, which metrics it reports, how it classifies errors.
 
 A benchmark differs by its adapter only — loading, default output style, metric set —
-never by a copy of the scorer (``pfc.checker``, ``pfc.metrics``, ``pfc.taxonomy``).
+never by a copy of the scorer (``pfc.eval.checker``, ``pfc.eval.metrics``, ``pfc.eval.taxonomy``).
 
     >>> get("ptbench").metric_keys["platforms"]
     'app'
@@ -15,7 +15,7 @@ from typing import Callable
 @dataclass
 class Adapter:
     name: str
-    metric_keys: dict[str, str]            # published key -> metric name in pfc.metrics.METRICS
+    metric_keys: dict[str, str]            # published key -> metric name in pfc.eval.metrics.METRICS
     load: Callable                         # (examples_path, tools_path) -> (examples, tools)
     load_predictions: Callable             # (path, examples) -> {id: raw output}
     context: Callable                      # (examples, tools) -> ctx passed to row()
@@ -27,11 +27,11 @@ class Adapter:
 
 def get(name: str) -> Adapter:
     if name == "ptbench":
-        from .ptbench import ADAPTER
+        from pfc.benchmarks.ptbench import ADAPTER
     elif name == "toolspectrum":
-        from .toolspectrum import ADAPTER
+        from pfc.benchmarks.toolspectrum import ADAPTER
     elif name == "tracebench":
-        from .tracebench import ADAPTER
+        from pfc.benchmarks.tracebench import ADAPTER
     else:
         raise ValueError(f"unknown benchmark {name!r}; expected ptbench, toolspectrum or tracebench")
     return ADAPTER

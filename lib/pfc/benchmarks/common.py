@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..checker import compare
-from ..coverage import Predictions
-from ..metrics import row_from_comparison
-from ..schema import SOURCES, Example, SchemaError, iter_jsonl, load_examples, load_tools
-from ..taxonomy import error_rows, error_type, ptbench_flags
+from pfc.eval.checker import compare
+from pfc.eval.coverage import Predictions
+from pfc.eval.metrics import row_from_comparison
+from pfc.schema import SOURCES, Example, SchemaError, iter_jsonl, load_examples, load_tools
+from pfc.eval.taxonomy import error_rows, error_type, ptbench_flags
 
 
 def load_unified(examples_path, tools_path=None):
@@ -54,7 +54,7 @@ def _output(obj: dict, field: str, path, n: int):
 def load_predictions(path, examples: list[Example]) -> Predictions:
     """{example id: raw output} from a predictions JSONL file (see the module docstring).
 
-    The result also records every id seen (``pfc.coverage.Predictions``): duplicates are
+    The result also records every id seen (``pfc.eval.coverage.Predictions``): duplicates are
     counted, the last line of an id wins.
     """
     path = Path(path)

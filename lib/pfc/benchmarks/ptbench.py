@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..coverage import Predictions
-from ..errors import read_json
-from ..schema import Example, GoldCall, Role, SchemaError
-from . import Adapter
-from .common import generic_row, load_predictions, load_unified
+from pfc.eval.coverage import Predictions
+from pfc.errors import read_json
+from pfc.schema import Example, GoldCall, Role, SchemaError
+from pfc.benchmarks import Adapter
+from pfc.benchmarks.common import generic_row, load_predictions, load_unified
 
 METRIC_KEYS = {
     "format": "format", "platforms": "app", "tool_names": "function_name",

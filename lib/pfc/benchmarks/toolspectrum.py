@@ -29,7 +29,7 @@ the AppBench-style micro F1 the paper cites (§4.1), where a refusal is not an i
   call sample a false negative, and a correct refusal earns nothing (no TP);
 - RP/OP: the same (name, value) items as ours, summed over the samples with a gold call
   only (refusal samples contribute nothing, whatever was predicted);
-- F1 from the summed counts; a level with no item at all is 1.0 (``pfc.metrics``).
+- F1 from the summed counts; a level with no item at all is 1.0 (``pfc.eval.metrics``).
 
 On the "both" subset (240 of 333 samples expect a refusal) the two modes differ most:
 "always refuse" scores APP F1 ≈ 0.72 ours but 0.0 paper-compatible.
@@ -43,13 +43,13 @@ import ast
 import re
 from pathlib import Path
 
-from ..errors import read_json
-from ..literals import Unsafe, to_value
-from ..matching import norm_app
-from ..schema import Example, GoldCall, Role, SchemaError, Tool
-from ..taxonomy import toolspectrum_type
-from . import Adapter
-from .common import generic_row, load_predictions, load_unified
+from pfc.errors import read_json
+from pfc.eval.literals import Unsafe, to_value
+from pfc.eval.matching import norm_app
+from pfc.schema import Example, GoldCall, Role, SchemaError, Tool
+from pfc.eval.taxonomy import toolspectrum_type
+from pfc.benchmarks import Adapter
+from pfc.benchmarks.common import generic_row, load_predictions, load_unified
 
 # Paper Table 7 (domains and apps); the release names Tmall and Pinduoduo where the table
 # prints Temu and Amazon, and its "Fravel" is Travel.

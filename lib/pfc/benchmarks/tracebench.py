@@ -11,9 +11,9 @@ carries them.
 """
 from __future__ import annotations
 
-from ..schema import SOURCES
-from . import Adapter
-from .common import generic_row, load_predictions, load_unified
+from pfc.schema import SOURCES
+from pfc.benchmarks import Adapter
+from pfc.benchmarks.common import generic_row, load_predictions, load_unified
 
 METRIC_KEYS = {
     "format": "format", "app": "app", "function_name": "function_name",

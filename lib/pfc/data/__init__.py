@@ -1,0 +1,1 @@
+"""Stage 1, data: toolsets, simulated logs, preprocessing, anchors, query generation, benchmark builds."""

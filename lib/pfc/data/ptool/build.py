@@ -1,0 +1,154 @@
+"""PTBench synthesis end to end: users, queries, solutions, the split, files and Table 5 statistics.
+
+``synthesize`` returns records in the official ``data.json`` shape (``user_profile``,
+``platforms``, ``tools``, ``query``, ``answer`` = ``[platform, [{function: {param: [values]}}]]``,
+``query_params``, ``profile_params``; plus ``id``, ``user_id``, ``scenario``) for four
+splits: ``train``, ``test_trained_user`` (about 6% of the queries of users seen in
+training), ``test_untrained_user`` (every query of the held-out users) and ``unseen``
+(new users on the unseen scenarios finance, lifestyle, knowledge) — PTBench §5.1, Table 5.
+``write`` puts them on disk with ``train.jsonl`` (chat messages for SFT), the unified
+schema (``unified/<split>/examples.jsonl``), the feature tree and ``stats.json``.
+
+    >>> r = synthesize(seed=0, ks=(2, 2, 2), per_user=5, unseen_ks=(1, 2, 1), unseen_per_user=3, held_out=2)
+    >>> sorted(r["splits"])
+    ['test_trained_user', 'test_untrained_user', 'train', 'unseen']
+"""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from pfc.data.ptool import agents, catalogue, features, profiles
+
+SPLITS = ("train", "test_trained_user", "test_untrained_user", "unseen")
+PAPER_TABLE5 = "data/paper_results/ptbench.json (table5)"
+
+
+def _queries(cat, tree, users, scenarios, per_user, seed, multi_rate, hint_rate, chat, llm_verify, counts):
+    basic_keys = {lf.name: lf.basic_key for f in tree.basic for lf in f.leaves}
+    out = []
+    for u in users:
+        rng = random.Random(f"ptool-queries:{seed}:{u.user_id}")
+        seen_q, attempts = set(), 0
+        while len(seen_q) < per_user and attempts < per_user * 5:
+            attempts += 1
+            sc = cat.scenarios[rng.choice(scenarios)]
+            n = 2 if rng.random() < multi_rate and len(sc.functions) > 1 else 1
+            fns = rng.sample(sc.functions, n)
+            query, platform, values, from_query = agents.user_agent(rng, cat, sc, u, fns, hint_rate, chat)
+            if query in seen_q:
+                counts["duplicates"] += 1
+                continue
+            tools = [f.spec() for f in sc.functions]
+            specs = {f.name: {p.name: {"type": p.type, **({"enum": p.enum} if p.enum else {})} for p in f.params}
+                     for f in sc.functions}
+            answer = agents.assistant_agent(u, fns, platform, values, basic_keys)
+            if chat is not None:
+                proposal = agents.llm_assistant(chat, u, query, sc.platforms, tools)
+                if proposal and not agents.validate(proposal, specs, sc.platform_names) and \
+                        [next(iter(f)) for f in proposal[1]] == [f.name for f in fns]:
+                    answer = proposal
+                    counts["llm_solutions"] += 1
+            problems = agents.validate(answer, specs, sc.platform_names)
+            qp, pp, ann = agents.annotate(query, answer, values)
+            if problems or ann:
+                counts["rejected_rules"] += 1
+                counts.setdefault("rejections", {})
+                for msg in (problems + ann)[:1]:
+                    kind = msg.split(" ")[0] + " " + msg.split(" ")[1]
+                    counts["rejections"][kind] = counts["rejections"].get(kind, 0) + 1
+                continue
+            if chat is not None and llm_verify and not agents.verify(chat, u, query, answer):
+                counts["rejected_model"] += 1
+                continue
+            seen_q.add(query)
+            out.append({"id": f"{u.user_id}-{len(seen_q) - 1:03d}", "user_id": u.user_id, "scenario": sc.name,
+                        "query": query, "user_profile": u.visible_profile(sc.name),
+                        "platforms": [{"name": p["name"], "profile": p["profile"]} for p in sc.platforms],
+                        "tools": tools, "answer": answer, "query_params": qp, "profile_params": pp,
+                        "platform_from_query": from_query})
+    return out
+
+
+def synthesize(seed: int = 0, ks=(4, 4, 5), per_user: int = 100, unseen_ks=(3, 5, 1), unseen_per_user: int = 15,
+               held_out: int = 6, trained_rate: float = 0.06, multi_rate: float = 0.2, hint_rate: float = 0.2,
+               chat=None, llm_verify: bool = False, expand_tools: int = 0, catalogue_path=None) -> dict:
+    """Every split as official-shape records, plus the feature trees and counts."""
+    cat = catalogue.load(catalogue_path)
+    counts = {"duplicates": 0, "rejected_rules": 0, "rejected_model": 0, "llm_solutions": 0, "llm_tools": 0}
+    if chat is not None and expand_tools:
+        counts["llm_tools"] = sum(catalogue.expand(cat, chat, expand_tools).values())
+    seen = sorted(s for s, sc in cat.scenarios.items() if sc.seen)
+    unseen = sorted(s for s, sc in cat.scenarios.items() if not sc.seen)
+    tree, tree_u = features.build_tree(cat, True), features.build_tree(cat, False)
+    if chat is not None:
+        features.summarize(tree, chat)
+        features.summarize(tree_u, chat)
+    users = profiles.assign(cat, tree, tuple(ks), seed, "u", seen)
+    users_u = profiles.assign(cat, tree_u, tuple(unseen_ks), seed, "n", unseen)
+    recs = _queries(cat, tree, users, seen, per_user, seed, multi_rate, hint_rate, chat, llm_verify, counts)
+    recs_u = _queries(cat, tree_u, users_u, unseen, unseen_per_user, seed, multi_rate, hint_rate, chat, llm_verify,
+                      counts)
+    order = [u.user_id for u in users]
+    random.Random(f"ptool-split:{seed}").shuffle(order)
+    untrained = set(order[:held_out])
+    splits = {s: [] for s in SPLITS}
+    for r in recs:
+        if r["user_id"] in untrained:
+            splits["test_untrained_user"].append(r)
+        elif random.Random(f"ptool-split:{seed}:{r['id']}").random() < trained_rate:
+            splits["test_trained_user"].append(r)
+        else:
+            splits["train"].append(r)
+    splits["unseen"] = recs_u
+    return {"seed": seed, "splits": splits, "tree": tree.to_json(), "tree_unseen": tree_u.to_json(),
+            "counts": counts, "users": len(users) + len(users_u)}
+
+
+def split_stats(recs: list[dict]) -> dict:
+    scen = {r["scenario"] for r in recs}
+    plats = {(r["scenario"], p["name"]) for r in recs for p in r["platforms"]}
+    apis = {(r["scenario"], p["name"], t["function"]["name"]) for r in recs for p in r["platforms"] for t in r["tools"]}
+    n_q = sum(len(r["query_params"]) for r in recs)
+    n_p = sum(len(r["profile_params"]) for r in recs)
+    return {"scenarios": len(scen), "platforms": len(plats), "apis": len(apis), "users": len({r["user_id"] for r in recs}),
+            "queries": len(recs), "query_params": n_q, "profile_params": n_p,
+            "platform_from_query": sum(bool(r.get("platform_from_query")) for r in recs),
+            "multi_call": sum(len(r["answer"][1]) > 1 for r in recs)}
+
+
+def stats(result: dict) -> dict:
+    """Table 5 rows (ours): Train, Test (all three test sets), Trained, Untrained, Unseen, Total."""
+    sp = result["splits"]
+    test = sp["test_trained_user"] + sp["test_untrained_user"] + sp["unseen"]
+    rows = {"Train": split_stats(sp["train"]), "Test": split_stats(test),
+            "Trained": split_stats(sp["test_trained_user"]), "Untrained": split_stats(sp["test_untrained_user"]),
+            "Unseen": split_stats(sp["unseen"]), "Total": split_stats(sp["train"] + test)}
+    return {"seed": result["seed"], "table5": rows, "counts": result["counts"]}
+
+
+def _dump(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False, indent=1) + "\n"
+
+
+def write(result: dict, out) -> dict:
+    """Official files per split, ``train.jsonl``, unified schema, feature trees, ``stats.json``."""
+    from pfc.benchmarks.ptbench import load_official
+    from pfc.schema import write_examples
+    from pfc.data.ptool.sft import chat_records
+    out = Path(out)
+    for split, recs in result["splits"].items():
+        d = out / split
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "data.json").write_text(_dump(recs), encoding="utf-8")
+        u = out / "unified" / split
+        u.mkdir(parents=True, exist_ok=True)
+        write_examples(load_official(d / "data.json"), u / "examples.jsonl")
+    with (out / "train.jsonl").open("w", encoding="utf-8") as fh:
+        for rec in chat_records(out / "train" / "data.json"):
+            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    (out / "feature_tree.json").write_text(_dump({"seen": result["tree"], "unseen": result["tree_unseen"]}))
+    st = stats(result)
+    (out / "stats.json").write_text(_dump(st))
+    return st

@@ -1,0 +1,114 @@
+"""Every metric, defined once: name, direction, aggregation and the paper equation it implements.
+
+A per-example table (one row per example, unparsed outputs included as failures) holds
+columns; a :class:`Metric` aggregates columns into one number:
+
+- ``mean``: mean of a 0/1 column (accuracy over all samples);
+- ``ratio``: sum(numerator) / sum(denominator) (NaN when the denominator is 0);
+- ``sum``: a count (error counts);
+- ``f1``: micro F1 = 2·TP / (2·TP + FP + FN) from summed counts (1.0 when there are no items).
+
+Benchmarks refer to metrics by name and may publish them under their own key
+(``pfc.benchmarks``). :func:`row_from_comparison` builds the shared columns.
+
+    >>> import pandas as pd; aggregate(METRICS["overall"], pd.DataFrame({"overall": [1, 0]}))
+    0.5
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from pfc.eval.checker import Comparison
+from pfc.schema import SOURCES
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    aggregation: str              # mean | ratio | sum | f1
+    columns: tuple[str, ...]
+    higher_is_better: bool = True
+    description: str = ""
+
+
+def _m(name, agg, cols, desc, higher=True):
+    return name, Metric(name, agg, tuple(cols), higher, desc)
+
+
+METRICS: dict[str, Metric] = dict([
+    _m("format", "mean", ["format"], "parsable samples / total (PTBench eq. 2; TRACEBench eq. 3)"),
+    _m("app", "mean", ["app"], "samples with the gold app(s) / total (TRACEBench eq. 4; PTBench platform eq. 3)"),
+    _m("function_name", "mean", ["function_name"],
+       "samples whose function names equal the gold ones / total (TRACEBench eq. 5; PTBench eq. 6)"),
+    _m("function_param_names", "mean", ["function_param_names"],
+       "samples with exactly the gold parameter names / total (TRACEBench eq. 6; PTBench eq. 7)"),
+    _m("function_param_values", "mean", ["function_param_values"],
+       "samples with gold names and values / total (TRACEBench eq. 7; PTBench eq. 8)"),
+    _m("overall", "mean", ["overall"], "fully correct samples / total (TRACEBench eq. 8; PTBench eq. 11)"),
+    _m("query_param_values", "ratio", ["correct_query", "total_query"],
+       "correct query-stated values / all (PTBench eq. 4)"),
+    _m("profile_param_values", "ratio", ["correct_profile", "total_profile"],
+       "correct profile-derived values / all (PTBench eq. 5)"),
+    *[_m(f"value_acc_{s}", "ratio", [f"correct_{s}", f"total_{s}"],
+         f"correct gold values whose source is {s} / all such values (ours; no paper has it)")
+      for s in SOURCES],
+    *[_m(f"{e}_error", "sum", [e], f"samples with a {e.replace('_', ' ')} error (PTBench Fig. 4)", False)
+      for e in ("func_wrong", "func_missing", "func_excessive", "param_missing", "param_excessive", "value")],
+    _m("format_error", "sum", ["format_error"], "unparsable samples", False),
+    _m("refusal_recall", "ratio", ["correct_refusal", "gold_refusal"],
+       "gold refusals the model refused / gold refusals (ours; ToolSpectrum policy cases)"),
+    _m("refusal_precision", "ratio", ["correct_refusal", "pred_refusal"],
+       "correct refusals / all refusals the model made (ours)"),
+    *[_m(level, "f1", [f"{level}_tp", f"{level}_fp", f"{level}_fn"],
+         f"micro F1 at the {level} level (ToolSpectrum §4.1; definition in pfc.benchmarks.toolspectrum)")
+      for level in ("APP", "API", "RP", "OP")],
+    *[_m(f"{level}_paper", "f1", [f"paper_{level}_tp", f"paper_{level}_fp", f"paper_{level}_fn"],
+         f"paper-compatible micro F1 at the {level} level: no refusal item, RP/OP over gold-call samples "
+         "(ToolSpectrum §4.1 citing AppBench; definition in pfc.benchmarks.toolspectrum)")
+      for level in ("APP", "API", "RP", "OP")],
+])
+
+
+def aggregate(metric: Metric, df) -> float:
+    """One metric over a per-example table (pandas DataFrame)."""
+    cols = [df[c] for c in metric.columns]
+    if metric.aggregation == "mean":
+        return float(cols[0].mean()) if len(df) else math.nan
+    if metric.aggregation == "sum":
+        return float(cols[0].sum())
+    if metric.aggregation == "ratio":
+        den = float(cols[1].sum())
+        return float(cols[0].sum()) / den if den else math.nan
+    if metric.aggregation == "f1":
+        tp, fp, fn = (float(c.sum()) for c in cols)
+        return 1.0 if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
+    raise ValueError(f"unknown aggregation {metric.aggregation!r}")
+
+
+def compute(metric_keys: dict[str, str], df, prefix: str = "") -> dict[str, float]:
+    """``{published key: value}`` for a benchmark's ``{published key: metric name}`` map."""
+    return {prefix + key: aggregate(METRICS[name], df) for key, name in metric_keys.items()}
+
+
+def row_from_comparison(cmp: Comparison, sources: tuple[str, ...] = SOURCES) -> dict:
+    """Shared per-example columns: accuracies (0/1) and value counts for each of ``sources``."""
+    row = {
+        "format": int(cmp.parsed), "app": int(cmp.parsed and cmp.app_ok),
+        "function_name": int(cmp.parsed and cmp.functions_ok),
+        "function_param_names": int(cmp.parsed and cmp.param_names_ok),
+        "function_param_values": int(cmp.parsed and cmp.values_ok),
+        "overall": int(cmp.overall), "format_error": int(not cmp.parsed),
+        "gold_refusal": int(cmp.gold_refusal), "pred_refusal": int(cmp.parsed and cmp.pred_refusal),
+        "correct_refusal": int(cmp.gold_refusal and cmp.parsed and cmp.pred_refusal),
+    }
+    total = dict.fromkeys(SOURCES, 0)
+    correct = dict.fromkeys(SOURCES, 0)
+    for a in cmp.args:
+        if a.role is not None:
+            total[a.role.source] += 1
+            if a.status == "correct" and a.function_matched:
+                correct[a.role.source] += 1
+    for s in sources:
+        row[f"total_{s}"], row[f"correct_{s}"] = total[s], correct[s]
+    return row

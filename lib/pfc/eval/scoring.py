@@ -1,0 +1,225 @@
+"""Score predictions against examples: per-example rows, flat metrics, error rows; write them.
+
+The thin wrapper over the pure core (``pfc.eval.parsing`` -> ``pfc.eval.checker`` -> ``pfc.eval.metrics``,
+``pfc.eval.taxonomy``), with I/O at the edges. Every example gets a row; a missing or
+unparsable prediction is a failure row, never dropped.
+
+    >>> # report = score(examples, {"id": "output text"}, "ptbench"); report.metrics["overall"]
+"""
+from __future__ import annotations
+
+import gc
+import json
+import math
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from pfc import benchmarks
+from pfc.benchmarks import ptbench_official as official
+from pfc.eval.checker import exact_matching
+from pfc.eval.metrics import compute
+from pfc.eval.parsing import ParseResult, parse
+from pfc.schema import Example, SchemaError
+from pfc.eval.strict import exact_template
+from pfc.eval.taxonomy import error_rows
+
+MODES = {"robust": "format: any readable call (prose, fences, <think> allowed); values normalised (pfc.eval.matching)",
+         "strict": "format: exactly the required template with the app named (pfc.eval.strict); values and app names "
+                   "compared exactly"}
+
+
+def json_safe(metrics: dict) -> dict:
+    """Metrics for strict JSON: NaN (undefined, e.g. no example of a kind) becomes null."""
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in metrics.items()}
+
+
+@dataclass
+class ScoreReport:
+    metrics: dict[str, float]
+    per_example: pd.DataFrame
+    errors: pd.DataFrame
+    coverage: dict = field(default_factory=dict)     # pfc.eval.coverage.coverage(): matched/missing/unknown/duplicate
+    provenance: dict = field(default_factory=dict)   # inputs (paths as given, sha256), mode, versions, commit
+    mode: str = "robust"          # robust | strict | official (which rules produced the metrics)
+
+    def write(self, out_dir) -> Path:
+        """``metrics.json``, ``per_example.csv``, ``errors.csv``, and ``score.json`` (provenance + coverage)."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "metrics.json").write_text(json.dumps(json_safe(self.metrics), indent=1, sort_keys=False,
+                                                     allow_nan=False) + "\n")
+        self.per_example.to_csv(out / "per_example.csv", index=False)
+        self.errors.to_csv(out / "errors.csv", index=False)
+        meta = {**self.provenance, "mode": self.mode,
+                "mode_description": MODES.get(self.mode, "the published evaluator's rules"), "coverage": self.coverage}
+        (out / "score.json").write_text(json.dumps(meta, indent=1, allow_nan=False) + "\n")
+        return out
+
+
+_ERROR_COLUMNS = ["id", "level", "error_type", "function", "argument", "status", "source",
+                  "required", "gold", "predicted", "detail"]
+
+
+def _group_value(ex: Example, key: str):
+    if key == "history_bin":
+        n = ex.meta.get("history_length", len(ex.history) if ex.history else None)
+        return None if n is None else history_bin(int(n))
+    v = ex.meta.get(key)
+    if isinstance(v, list):
+        v = "+".join(map(str, v))
+    return v
+
+
+from pfc.data.anchors import HISTORY_BINS, history_bin  # noqa: E402  Fig. 4 bins: <100, 100-199, 200-299, 300-399, 400+
+
+
+def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
+          style: str | None = None, compat: str | None = None, strict: bool = False) -> ScoreReport:
+    """Score ``outputs`` ({example id: raw output}) on ``examples``.
+
+    ``strict``: format counts only output that is exactly the benchmark's template with the
+    app named (``pfc.eval.strict``), and values and app names must be exactly equal; the metric
+    keys are the same, ``ScoreReport.mode`` says which rules produced them.
+    """
+    if compat == "official":
+        if benchmark != "ptbench":
+            raise ValueError("--compat official exists for PTBench only")
+        if strict:
+            raise ValueError("--strict and --compat official are different rule sets; choose one")
+        return _score_official(examples, outputs)
+    if compat not in (None, "robust"):
+        raise ValueError(f"unknown compat mode {compat!r}")
+    from tqdm import tqdm
+    adapter = benchmarks.get(benchmark)
+    ctx = adapter.context(examples, tools or [])
+    rows, errs = [], []
+    bar = tqdm(examples, desc=f"scoring {benchmark}", unit="ex", mininterval=0.5,
+               disable=True if len(examples) < 5000 else None)  # None: shown on a terminal only
+    for ex in bar:
+        out = outputs.get(ex.id)
+        reason = exact_template(out, benchmark) if strict and ex.id in outputs else None
+        if ex.id not in outputs:
+            result = ParseResult(False, [], "input:missing_prediction")
+        elif reason:
+            result = ParseResult(False, [], reason)
+        else:
+            result = parse(out, style or adapter.style)
+        with exact_matching(strict):
+            row, cmp, etype = adapter.row(ex, result, ctx)
+        row = {"id": ex.id, **{k: _group_value(ex, k) for k in adapter.group_by},
+               "error_type": etype or "", "valid": int(etype is None and cmp.overall), **row}
+        rows.append(row)
+        errs += error_rows(ex.id, cmp, etype)
+    df = pd.DataFrame(rows)
+    metrics = compute(adapter.metric_keys, df)
+    for key in adapter.group_by:
+        for value, part in df.groupby(key, dropna=True):
+            metrics.update(compute(adapter.metric_keys, part, prefix=f"{key}={value}/"))
+    return ScoreReport(metrics, df, pd.DataFrame(errs, columns=_ERROR_COLUMNS),
+                       mode="strict" if strict else "robust")
+
+
+def check(example: Example, output, benchmark: str, tools=None, style: str | None = None):
+    """BFCL-style checker for one example: ``(valid, error_type "family:subtype" | None, details)``.
+
+    ``details`` holds the example's per-example columns, the parse error and the
+    per-argument results. A checker never raises on model output.
+    """
+    adapter = benchmarks.get(benchmark)
+    result = parse(output, style or adapter.style)
+    row, cmp, etype = adapter.row(example, result, adapter.context([example], tools or []))
+    details = {**row, "parse_error": result.error,
+               "arguments": [{"function": a.function, "argument": a.argument, "status": a.status,
+                              "source": a.role.source if a.role else None} for a in cmp.args]}
+    return etype is None and cmp.overall, etype, details
+
+
+def _score_official(examples: list[Example], outputs: dict) -> ScoreReport:
+    """The published PTBench evaluator's numbers (see ``pfc.benchmarks.ptbench_official``)."""
+    rows, by_split = [], {}
+    for ex in examples:
+        answer = ex.meta.get("official_answer")
+        if answer is None:
+            raise ValueError(f"example {ex.id}: --compat official needs the official data.json")
+        params = {"query_params": ex.meta["query_params"], "profile_params": ex.meta["profile_params"]}
+        r = official.score_sample(answer, outputs.get(ex.id), params)
+        rows.append({"id": ex.id, "trained": ex.meta.get("trained"), **r,
+                     "n_query": len(params["query_params"]), "n_profile": len(params["profile_params"])})
+        by_split.setdefault(ex.meta.get("trained"), []).append(rows[-1])
+
+    def agg(rs):
+        return official.aggregate(rs, sum(r["n_query"] for r in rs), sum(r["n_profile"] for r in rs))
+
+    metrics = agg(rows)
+    if set(by_split) == {True, False}:
+        un, tr = agg(by_split[False]), agg(by_split[True])
+        metrics = official.combine(un, tr, len(by_split[False]), len(by_split[True]))
+        metrics.update({f"trained=True/{k}": v for k, v in tr.items()})
+        metrics.update({f"trained=False/{k}": v for k, v in un.items()})
+    df = pd.DataFrame(rows)
+    errs = [{"id": r["id"], "level": "example", "error_type": "format:official" if not r["format"] else
+             next((k for k in official.ERROR_KEYS if r[k]), ""), "detail": r["detail"]}
+            for r in rows if not r["format"] or any(r[k] for k in official.ERROR_KEYS)]
+    return ScoreReport(metrics, df, pd.DataFrame(errs, columns=_ERROR_COLUMNS), mode="official")
+
+
+@contextmanager
+def paused_gc():
+    """Pause the cyclic garbage collector (refcounting still frees memory).
+
+    Scoring allocates many small acyclic objects; with 100k examples alive, repeated
+    full collections cost ~30% of the time (measured: benchmarks/bench_scoring.py).
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def score_files(benchmark: str, examples_path, predictions_path, tools_path=None,
+                style: str | None = None, compat: str | None = None, strict: bool = False) -> ScoreReport:
+    """Score files; refuses examples of another benchmark, and predictions that match no example id.
+
+    ``strict``: any missing, unknown or duplicate prediction id is an error (``pfc.eval.coverage``).
+    The report carries ``coverage`` and ``provenance`` (written as ``score.json``).
+    """
+    with paused_gc():
+        return _score_files(benchmark, examples_path, predictions_path, tools_path, style, compat, strict)
+
+
+def _score_files(benchmark, examples_path, predictions_path, tools_path, style, compat, strict) -> ScoreReport:
+    from pfc.eval import coverage as cov
+    from pfc import provenance as prov
+    from pfc.benchmarks.shape import check_examples, check_predictions
+    adapter = benchmarks.get(benchmark)
+    check_examples(benchmark, examples_path)
+    check_predictions(predictions_path)
+    if compat == "official" and benchmark == "ptbench":  # compat reads the raw answers only
+        examples, tools = adapter.load(examples_path, tools_path, gold=False)
+    else:
+        examples, tools = adapter.load(examples_path, tools_path)
+    if not examples:
+        raise SchemaError("no examples", file=str(examples_path))
+    kinds = sorted({e.benchmark for e in examples})
+    if kinds != [benchmark]:
+        raise SchemaError(f"holds {'/'.join(kinds)} examples, not {benchmark} (check --benchmark)",
+                          file=str(examples_path), field="benchmark")
+    outputs = adapter.load_predictions(predictions_path, examples)
+    coverage = cov.coverage([e.id for e in examples], outputs)
+    cov.check(coverage, predictions_path, strict)
+    report = score(examples, outputs, benchmark, tools, style, compat, strict)
+    report.coverage = coverage
+    report.provenance = {
+        "benchmark": benchmark,
+        "options": {"compat": compat or "robust", "strict": strict, "style": style or adapter.style},
+        "inputs": {"examples": prov.file_record(examples_path), "predictions": prov.file_record(predictions_path),
+                   "tools": prov.file_record(tools_path)},
+        "pfc_version": prov.versions(("pfc",)).get("pfc"), "git_commit": prov.git_commit(),
+        "versions": prov.versions(("pandas", "numpy"))}
+    return report

@@ -1,0 +1,80 @@
+"""Strict scoring's format rule: an output counts only if it is exactly the required template.
+
+TRACEBench §5.1 / App. C.1: "we first check format accuracy to determine if the output
+accords with the required template … Each output must include app name, function name,
+and function calling parameters", and parameter values must be an "exact match". The
+default (robust) scorer reads what a person would read (prose, fences, ``<think>``,
+case and number normalisation); strict mode does not. Per benchmark, the template is:
+
+- ``tracebench``: the whole output is one JSON object ``{"name": "<App>__<function>",
+  "arguments": {...}}`` (the prompt's answer format) — or an assistant message whose
+  native ``tool_calls`` are named ``<App>__<function>`` with JSON-object arguments;
+- ``ptbench``: the whole output is ``Platform:[f(a=1), g()]`` with the platform named;
+- ``toolspectrum``: the whole output is one JSON object ``{"APP", "API", "params"}`` or ``null``.
+
+Surrounding whitespace is allowed; anything else around the template is not. Values are
+then compared exactly (``pfc.eval.matching.values_identical``) and app names as written.
+
+    >>> exact_template('{"name": "Keep__log_exercise", "arguments": {"exercise": "yoga"}}', "tracebench")
+    >>> exact_template('Sure! {"name": "Keep__log_exercise", "arguments": {}}', "tracebench")
+    'format:not_exact_template: not one JSON object'
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from pfc.eval.parsing import APP_SEP, parse
+
+_PTBENCH = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*|'[^'\n]+'|\"[^\"\n]+\"):\[.*\]", re.S)
+_FAIL = "format:not_exact_template"
+
+
+def _app_fn(name) -> bool:
+    if not isinstance(name, str) or APP_SEP not in name:
+        return False
+    app, fn = name.split(APP_SEP, 1)
+    return bool(app.strip()) and bool(fn.strip())
+
+
+def _json_object(text: str):
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return _FAIL
+
+
+def exact_template(output, benchmark: str) -> str | None:
+    """None when ``output`` is exactly the benchmark's template; else ``"format:not_exact_template: why"``."""
+    if isinstance(output, dict):
+        if benchmark != "tracebench" or not output.get("tool_calls") or (output.get("content") or "").strip():
+            return f"{_FAIL}: a message with tool calls and no text is TRACEBench's native form only"
+        for tc in output["tool_calls"]:
+            fn = (tc or {}).get("function") or {}
+            args = fn.get("arguments")
+            args = _json_object(args) if isinstance(args, str) else args
+            if not _app_fn(fn.get("name")) or not isinstance(args, dict):
+                return f"{_FAIL}: native tool call without <App>__<function> or JSON-object arguments"
+        return None
+    if not isinstance(output, str):
+        return f"{_FAIL}: not text"
+    text = output.strip()
+    if benchmark == "ptbench":
+        if not _PTBENCH.fullmatch(text):
+            return f"{_FAIL}: not Platform:[calls]"
+        result = parse(text, "ptbench")
+        if not result.ok or not result.calls or any(not c.app for c in result.calls):
+            return f"{_FAIL}: not Platform:[calls]"
+        return None
+    obj = _json_object(text)
+    if benchmark == "toolspectrum":
+        if obj is None:
+            return None  # a refusal is ToolSpectrum's template too
+        ok = isinstance(obj, dict) and set(obj) == {"APP", "API", "params"} and isinstance(obj["APP"], str) \
+            and obj["APP"].strip() and isinstance(obj["API"], str) and isinstance(obj["params"], dict)
+        return None if ok else f"{_FAIL}: not one {{\"APP\", \"API\", \"params\"}} object"
+    if not isinstance(obj, dict):
+        return f"{_FAIL}: not one JSON object"
+    if set(obj) != {"name", "arguments"} or not _app_fn(obj["name"]) or not isinstance(obj["arguments"], dict):
+        return f"{_FAIL}: not {{\"name\": \"<App>__<function>\", \"arguments\": {{...}}}}"
+    return None

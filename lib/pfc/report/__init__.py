@@ -1,0 +1,1 @@
+"""Stage 4, reports: tables, figures and the papers' results beside ours."""

@@ -1,0 +1,388 @@
+"""``make reproduce``: the notebooks in order under papermill, each step skipped when its inputs are unchanged.
+
+Steps: preprocess (01) → build TRACEBench (02) → model runs (03: the built-in baselines;
+the real small model on a stratified sample when one is available; ``BACKEND``/``MODEL``
+add a run) → evaluate (04: Table 4 with CIs beside the paper) → error taxonomy (05) →
+figures (06: Fig. 3/4) → the ToolSpectrum release when configured (toolspectrum.ipynb,
+and its runs in 04-06) → ``reports/index.{md,html}``. Executed notebooks go to
+``reports/notebooks/`` with an HTML copy.
+
+A step's key is the SHA-256 of its notebook, its parameters, the library source and its
+input files; a step whose key and outputs are unchanged is skipped (``reports/pipeline.json``
+holds the keys). Every step says whether it ran or was skipped and how long it took.
+
+    python -m pfc.report.pipeline [--backend vllm --model Qwen/Qwen2.5-7B-Instruct] [--real-model auto|DIR|none]
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pfc import paths
+
+BASELINES = ("oracle", "history-prior", "no-history", "random")
+TS_BASELINES = ("oracle", "history-prior", "no-history")
+REAL_MODEL_NAME = "qwen2.5-coder-0.5b"
+
+
+# ------------------------------------------------------------------ helpers the notebooks use
+def out_dir(value: str, prefix: str = "pfc-") -> Path:
+    """A notebook's output directory parameter: empty means a fresh temporary directory."""
+    return Path(value) if value else Path(tempfile.mkdtemp(prefix=prefix))
+
+
+def split_dirs(value: str) -> list[Path]:
+    return [Path(p.strip()) for p in str(value).split(",") if p.strip()]
+
+
+def demo_runs(root, backends=("oracle", "history-prior", "no-history"), users: int = 2, records: int = 150,
+              seed: int = 1) -> list[Path]:
+    """A tiny TRACEBench (2 simulated users) and baseline runs on it, under ``root`` (for defaults and tests)."""
+    from pfc.data.build import build_tracebench
+    from pfc.run.runner import run
+    root = Path(root)
+    bench = root / "tracebench"
+    if not (bench / "examples.jsonl").exists():
+        build_tracebench(bench, users=users, seed=seed, records=records, progress=False)
+    dirs = []
+    for b in backends:
+        d = root / "runs" / b
+        run("tracebench", bench, b, d, cache_path=root / "cache.sqlite", progress=False)
+        dirs.append(d)
+    return dirs
+
+
+def stratified_sample(examples_path, out_path, n: int, seed: int = 0, keys=("vagueness", "personalization")) -> Path:
+    """Write ``n`` examples spread evenly over ``keys[0]`` and, within each, over ``keys[1]`` (seeded).
+
+    Round robin over the vagueness levels first, so even 4 examples cover all four levels
+    (a slow real model still yields a Fig. 3 line); within a level, round robin over the
+    personalization mixes. Deterministic for a seed.
+    """
+    import random
+
+    from pfc.schema import load_examples, write_examples
+    p = Path(examples_path)
+    examples = load_examples(p / "examples.jsonl" if p.is_dir() else p)
+
+    def key(e, k):
+        v = e.meta.get(k)
+        return "+".join(map(str, v)) if isinstance(v, list) else str(v)
+
+    nested: dict = {}
+    for e in examples:
+        nested.setdefault(key(e, keys[0]), {}).setdefault(key(e, keys[1]) if len(keys) > 1 else "", []).append(e)
+    rng = random.Random(f"{seed}:stratified")
+    queues = {}
+    for k0, subs in sorted(nested.items()):
+        pools = [rng.sample(v, len(v)) for _, v in sorted(subs.items())]
+        queue: list = []
+        while any(pools):
+            for pool in pools:
+                if pool:
+                    queue.append(pool.pop())
+        queues[k0] = queue
+    picked: list = []
+    while len(picked) < min(n, len(examples)):
+        for k0 in sorted(queues):
+            if queues[k0] and len(picked) < n:
+                picked.append(queues[k0].pop(0))
+    out = Path(out_path)
+    out.mkdir(parents=True, exist_ok=True)
+    write_examples(sorted(picked, key=lambda e: e.id), out / "examples.jsonl")
+    tools = (p if p.is_dir() else p.parent) / "tools.json"
+    if tools.exists():
+        (out / "tools.json").write_bytes(tools.read_bytes())
+    return out
+
+
+def real_model_dir(spec: str = "auto") -> Path | None:
+    """The packaged real small model: a directory, or ``auto`` = the models cache when it holds one."""
+    if spec in ("", "none"):
+        return None
+    if spec != "auto":
+        return Path(spec)
+    try:  # the registry (issue 10), when present
+        from pfc.run import models  # type: ignore
+        for fn in ("path", "model_dir", "resolve"):
+            if hasattr(models, fn):
+                try:
+                    p = Path(getattr(models, fn)(REAL_MODEL_NAME))
+                    if (p / "config.json").exists():
+                        return p
+                except Exception:  # noqa: BLE001 - not downloaded / not converted: fall through
+                    pass
+    except ImportError:
+        pass
+    base = Path(os.environ.get("PFC_MODELS_DIR") or Path.home() / ".cache" / "pfc" / "models")
+    cand = base / REAL_MODEL_NAME
+    return cand if (cand / "config.json").exists() else None
+
+
+# ------------------------------------------------------------------ the pipeline
+@dataclass
+class Step:
+    name: str
+    notebook: str | None                  # notebooks/<notebook>; None: a Python step (fn)
+    params: dict = field(default_factory=dict)
+    inputs: list = field(default_factory=list)   # files or directories whose bytes key the step
+    outputs: list = field(default_factory=list)  # must exist for the step to be skipped
+    fn: object = None
+    copy_name: str = ""                   # executed copy: reports/notebooks/<copy_name>.ipynb
+
+
+def _hash_path(h, p: Path) -> None:
+    p = Path(p)
+    files = sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p] if p.exists() else []
+    h.update(f"{paths.relative(p)}:{len(files)}\n".encode())
+    for f in files:
+        h.update(paths.relative(f).encode())
+        with open(f, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+
+
+def lib_hash() -> str:
+    h = hashlib.sha256()
+    for f in sorted(paths.LIB.rglob("*.py")):
+        h.update(paths.relative(f).encode() + f.read_bytes())
+    return h.hexdigest()
+
+
+def step_key(step: Step, lib: str) -> str:
+    h = hashlib.sha256(lib.encode())
+    h.update(json.dumps({"name": step.name, "params": step.params}, sort_keys=True).encode())
+    if step.notebook:
+        h.update((paths.NOTEBOOKS / step.notebook).read_bytes())
+    for p in step.inputs:
+        _hash_path(h, p)
+    return h.hexdigest()
+
+
+def _has_torch() -> bool:
+    import importlib.util
+    return all(importlib.util.find_spec(m) is not None for m in ("torch", "transformers"))
+
+
+def _rel(p) -> str:
+    return paths.relative(Path(p))
+
+
+def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: int = 8, toolspectrum: bool = True,
+         n_boot: int = 1000) -> list[Step]:
+    """The steps of ``make reproduce`` in order (see the module docstring)."""
+    bench = paths.BENCHMARKS / "tracebench"
+    interim = paths.INTERIM / "tracebench"
+    nb = paths.REPORTS / "notebooks"
+    steps = [
+        Step("preprocess", "01_preprocess.ipynb", {"out_dir": _rel(interim), "figures_dir": _rel(paths.FIGURES / "tracebench")},
+             [], [interim / "histories.parquet"], copy_name="01_preprocess"),
+        Step("build TRACEBench", "02_build_benchmark.ipynb",
+             {"histories_dir": _rel(interim), "out_dir": _rel(bench), "figures_dir": _rel(paths.FIGURES / "tracebench")},
+             [interim / "histories.parquet"], [bench / "examples.jsonl"], copy_name="02_build_benchmark"),
+    ]
+    runs: list[Path] = []
+    from pfc.run.backends import NAMES
+    from pfc.run.backends import builtin
+    names = [b for b in (*BASELINES, "query-oracle") if b in getattr(builtin, "BUILTINS", {}) or b in NAMES]
+    for b in dict.fromkeys(names):
+        d = paths.RUNS / f"tb-{b}"
+        runs.append(d)
+        steps.append(Step(f"run {b}", "03_run_model.ipynb", {"benchmark": "tracebench", "examples": _rel(bench),
+                          "backend": b, "run_id": d.name}, [bench / "examples.jsonl"], [d / "predictions.jsonl"],
+                          copy_name=f"03_run_model-{d.name}"))
+    real = real_model_dir(real_model)
+    if real is not None and not _has_torch():
+        print(f"reproduce: a real model is at {real} but torch/transformers are missing "
+              "(make venv-models); its run is left out", file=sys.stderr)
+        real = None
+    if real is not None:
+        sample_dir = paths.PROCESSED / f"tracebench_sample{sample}"
+        steps.append(Step(f"stratified sample ({sample})", None, {"n": sample, "seed": 0}, [bench / "examples.jsonl"],
+                          [sample_dir / "examples.jsonl"],
+                          fn=lambda: stratified_sample(bench, sample_dir, sample, seed=0)))
+        d = paths.RUNS / f"tb-hf-{real.name}-sample{sample}"
+        runs.append(d)
+        steps.append(Step(f"run real model {real.name} (hf, {sample} examples)", "03_run_model.ipynb",
+                          {"benchmark": "tracebench", "examples": _rel(sample_dir), "backend": "hf", "model": str(real),
+                           "history": "last_k", "k": 5, "run_id": d.name},
+                          [sample_dir / "examples.jsonl", real / "config.json"], [d / "predictions.jsonl"],
+                          copy_name=f"03_run_model-{d.name}"))
+    if backend:
+        d = paths.RUNS / f"tb-{backend}-{Path(model).name or 'default'}".replace("/", "_")
+        runs.append(d)
+        steps.append(Step(f"run {backend} {model}", "03_run_model.ipynb",
+                          {"benchmark": "tracebench", "examples": _rel(bench), "backend": backend, "model": model,
+                           "run_id": d.name}, [bench / "examples.jsonl"], [d / "predictions.jsonl"],
+                          copy_name=f"03_run_model-{d.name}"))
+    release = paths.toolspectrum_dir()
+    if toolspectrum and release is not None and (release / "data" / "dataset_persona.json").exists():
+        ts_runs = []
+        for b in TS_BASELINES:
+            d = paths.RUNS / f"ts-{b}"
+            ts_runs.append(d)
+            steps.append(Step(f"ToolSpectrum run {b}", "03_run_model.ipynb",
+                              {"benchmark": "toolspectrum", "examples": _rel(release), "backend": b, "run_id": d.name},
+                              [release / "data"], [d / "predictions.jsonl"], copy_name=f"03_run_model-{d.name}"))
+        steps.append(Step("ToolSpectrum release views", "toolspectrum.ipynb",
+                          {"release_dir": _rel(release), "runs": ",".join(_rel(d) for d in ts_runs),
+                           "figures_dir": _rel(paths.REPORTS / "toolspectrum")},
+                          [release / "data", *[d / "predictions.jsonl" for d in ts_runs]],
+                          [paths.REPORTS / "toolspectrum"], copy_name="toolspectrum"))
+        runs += ts_runs
+    run_inputs = [p for d in runs for p in (d / "predictions.jsonl", d / "config.json")]
+    common = {"run_dirs": ",".join(_rel(d) for d in runs), "n_boot": n_boot, "seed": 0}
+    for name, notebook, sub in (("evaluate", "04_evaluate.ipynb", "evaluate"),
+                                ("error taxonomy", "05_error_taxonomy.ipynb", "taxonomy"),
+                                ("figures", "06_figures.ipynb", "figures")):
+        out = paths.REPORTS / sub
+        steps.append(Step(name, notebook, {**common, "out_dir": _rel(out)}, run_inputs, [out / "report.md"],
+                          copy_name=notebook[:-6]))
+    walk = {"examples": _rel(bench), "out_dir": _rel(paths.REPORTS / "walkthrough"), "backend": "history-prior"}
+    if real is not None:
+        walk.update(backend="hf", model=str(real), k=5)
+    steps.append(Step("walkthrough", "00_walkthrough.ipynb", walk, [bench / "examples.jsonl"],
+                      [paths.REPORTS / "walkthrough" / "run" / "predictions.jsonl"], copy_name="00_walkthrough"))
+    for s in steps:
+        s.outputs.append(nb / f"{s.copy_name}.ipynb") if s.notebook else None
+    return steps
+
+
+def execute(step: Step) -> None:
+    import papermill as pm
+    nb = paths.REPORTS / "notebooks"
+    nb.mkdir(parents=True, exist_ok=True)
+    target = nb / f"{step.copy_name}.ipynb"
+    pm.execute_notebook(str(paths.NOTEBOOKS / step.notebook), str(target), parameters=step.params,
+                        kernel_name="python3", language="python", cwd=str(paths.ROOT), progress_bar=False,
+                        log_output=False)
+    to_html(target)
+
+
+def to_html(notebook: Path) -> Path:
+    from nbconvert import HTMLExporter
+    body, _ = HTMLExporter().from_filename(str(notebook))
+    out = notebook.with_suffix(".html")
+    out.write_text(body, encoding="utf-8")
+    return out
+
+
+def reproduce(steps: list[Step], force: bool = False, log=print, state_path=None) -> list[dict]:
+    """Run (or skip) every step in order; returns one record per step."""
+    state_path = Path(state_path or paths.REPORTS / "pipeline.json")
+    state = json.loads(state_path.read_text()) if state_path.exists() else {}
+    lib = lib_hash()
+    records = []
+    for i, s in enumerate(steps, 1):
+        key = step_key(s, lib)
+        fresh = state.get(s.name) == key and all(Path(o).exists() for o in s.outputs)
+        t0 = time.perf_counter()
+        if fresh and not force:
+            status = "skipped (inputs unchanged)"
+        else:
+            log(f"[{i}/{len(steps)}] {s.name} … running", flush=True)
+            try:
+                s.fn() if s.fn else execute(s)
+            except Exception as e:  # noqa: BLE001 - one line naming the step and the executed copy
+                where = f" (see reports/notebooks/{s.copy_name}.ipynb)" if s.notebook else ""
+                raise RuntimeError(f"step '{s.name}' failed{where}: {type(e).__name__}: "
+                                   f"{str(e).strip().splitlines()[-1][:300] if str(e).strip() else ''}") from None
+            state[s.name] = key
+            state_path.parent.mkdir(parents=True, exist_ok=True)
+            state_path.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")  # a crash keeps finished steps
+            status = "ran"
+        dt = time.perf_counter() - t0
+        log(f"[{i}/{len(steps)}] {s.name}: {status} ({dt:.1f}s)", flush=True)
+        records.append({"step": s.name, "status": status, "seconds": round(dt, 1), "notebook": s.notebook,
+                        "copy": f"notebooks/{s.copy_name}.ipynb" if s.notebook else None, "params": s.params})
+    return records
+
+
+def write_index(records: list[dict], seconds: float) -> Path:
+    """``reports/index.md`` and ``index.html``: every table, figure, notebook, run and config."""
+    import mistune
+    rep = paths.REPORTS
+    lines = ["# Reproduction index", "",
+             "Generated by `make reproduce` (`python -m pfc.report.pipeline`). Every number is computed by this repository "
+             "except rows and columns labelled **paper**, which are the papers' printed numbers "
+             "(`data/paper_results/papers.csv`, with their source sections; contradictions in "
+             "`data/paper_results/notes.csv`).", "",
+             f"Last run: {sum(r['status'] == 'ran' for r in records)} steps ran, "
+             f"{sum(r['status'] != 'ran' for r in records)} skipped, {seconds:.0f} s.", "",
+             "## Pipeline steps", "", "| # | step | status | s | executed notebook |", "|---:|---|---|---:|---|"]
+    for i, r in enumerate(records, 1):
+        nb = f"[ipynb]({r['copy']}) · [html]({r['copy'][:-6]}.html)" if r["copy"] else "–"
+        lines.append(f"| {i} | {r['step']} | {r['status']} | {r['seconds']} | {nb} |")
+    for sub, title in (("evaluate", "Tables (TRACEBench Table 4, PTBench Table 1/11/12, ToolSpectrum Table 3/8)"),
+                       ("taxonomy", "Error taxonomy"), ("figures", "Figures (TRACEBench Fig. 3/4, ToolSpectrum Fig. 4)")):
+        d = rep / sub
+        if not d.exists():
+            continue
+        lines += ["", f"## {title}", "", f"Report: [{sub}/report.md]({sub}/report.md) · runs and configs: "
+                  f"[{sub}/runs.json]({sub}/runs.json)", ""]
+        for f in sorted(d.glob("*.md")):
+            if f.name != "report.md":
+                t = f.read_text().splitlines()[0].lstrip("# ")
+                lines.append(f"- {t}: [md]({sub}/{f.name}) · [csv]({sub}/{f.stem}.csv) · [json]({sub}/{f.stem}.json)")
+        for f in sorted((d / "figures").glob("*.png")) if (d / "figures").exists() else []:
+            lines.append(f"- figure `{f.stem}`: [png]({sub}/figures/{f.name}) · [pdf]({sub}/figures/{f.stem}.pdf)")
+    if (rep / "figures" / "figures").exists():
+        lines += [""] + [f"![{f.stem}](figures/figures/{f.name})" for f in sorted((rep / "figures" / "figures").glob("*.png"))]
+    lines += ["", "## Runs", "", "| run directory | benchmark | backend | model | examples | n |", "|---|---|---|---|---|---:|"]
+    for d in sorted(paths.RUNS.glob("*/config.json")):
+        c = json.loads(d.read_text())
+        lines.append(f"| [`{_rel(d.parent)}`](../{_rel(d)}) | {c.get('benchmark')} | {c.get('backend')} | "
+                     f"{c.get('model')} | `{c.get('examples')}` | {c.get('n_examples')} |")
+    md = rep / "index.md"
+    md.write_text("\n".join(lines) + "\n")
+    body = mistune.html("\n".join(lines).replace(".md)", ".md)"))
+    (rep / "index.html").write_text("<!doctype html><meta charset='utf-8'><title>pfc reproduction index</title>"
+                                    "<style>body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:"
+                                    "collapse}td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}</style>"
+                                    + body, encoding="utf-8")
+    return md
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--backend", default=os.environ.get("BACKEND", ""), help="add a run with this backend (vllm, openai, hf)")
+    ap.add_argument("--model", default=os.environ.get("MODEL", ""), help="model for --backend")
+    ap.add_argument("--real-model", default=os.environ.get("REAL_MODEL", "auto"),
+                    help="the packaged real small model: auto (models cache), a directory, or none")
+    ap.add_argument("--sample", type=int, default=int(os.environ.get("SAMPLE", 8)),
+                    help="stratified sample size for the real small model")
+    ap.add_argument("--n-boot", type=int, default=1000)
+    ap.add_argument("--no-toolspectrum", action="store_true")
+    ap.add_argument("--force", action="store_true", help="run every step even when its inputs are unchanged")
+    args = ap.parse_args(argv)
+    if args.backend and not args.model and args.backend not in BASELINES:
+        print(f"reproduce: BACKEND={args.backend} needs MODEL=<name or path>", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    steps = plan(args.backend, args.model, args.real_model, args.sample, not args.no_toolspectrum, args.n_boot)
+    if real_model_dir(args.real_model) is None:
+        print("reproduce: no real small model found (REAL_MODEL=auto looks in $PFC_MODELS_DIR or "
+              f"~/.cache/pfc/run/models/{REAL_MODEL_NAME}); its sampled run is left out. Set REAL_MODEL=<model dir>.",
+              file=sys.stderr)
+    try:
+        records = reproduce(steps, force=args.force, log=lambda *a, **k: print(*a, file=sys.stderr, **k))
+    except RuntimeError as e:
+        print(f"reproduce: {e}", file=sys.stderr)
+        return 1
+    dt = time.perf_counter() - t0
+    md = write_index(records, dt)
+    ran = [r["step"] for r in records if r["status"] == "ran"]
+    print(f"reproduce: {len(ran)} of {len(records)} steps ran ({', '.join(ran) or 'none'}) in {dt:.0f}s; "
+          f"see {_rel(md)} and reports/index.html", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,294 @@
+"""Result tables over any set of run directories: Table 4 / Table 1 / Table 3 layouts, by group, with CIs.
+
+A run directory is ``predictions.jsonl`` + ``config.json`` (``benchmark``, ``examples``;
+``model``/``backend``/``strategy`` name the run). :func:`load_run` scores it (``pfc.eval.scoring``)
+and records content hashes; the table functions take loaded runs and return tidy
+DataFrames (one row per run × group × metric, with the value, its bootstrap 95% interval
+and n). :func:`layout` turns them into the paper's layout and :func:`beside_paper` stacks
+the paper's printed numbers under ours, labelled ``paper``. No I/O besides :func:`load_run`.
+
+    >>> # runs = [load_run("data/runs/hp"), load_run("data/runs/nh")]; layout(metric_table(runs), "tracebench")
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from pfc import benchmarks, paths
+from pfc.report import paper_results as P
+from pfc.eval.bootstrap import N_BOOT, intervals
+from pfc.eval.metrics import METRICS, compute
+
+TB_METRICS = ["format", "app", "function_name", "function_param_names", "function_param_values", "overall"]
+VALUE_SOURCES = ["query", "profile", "environment", "long_term_history", "recent_context"]
+PT_METRICS = ["format", "platforms", "query_params", "profile_params", "tool_names", "tool_param_names",
+              "tool_param_values", "overall"]
+TS_LEVELS = ["APP", "API", "RP", "OP"]
+# Which paper table each benchmark's main layout reproduces, and its scale (PTBench Table 1 prints percent)
+PAPER_MAIN = {"tracebench": ("TRACEBench", "Table 4", 1.0), "ptbench": ("PTBench", "Table 1", 0.01)}
+GROUP_TITLES = {"vagueness": "query vagueness level", "history_bin": "history length (records)",
+                "personalization": "personalization type", "subset": "ToolSpectrum subset",
+                "domain": "domain", "trained": "trained user"}
+
+
+@dataclass
+class Run:
+    name: str
+    benchmark: str
+    config: dict
+    per_example: pd.DataFrame
+    metrics: dict
+    errors: pd.DataFrame
+    hashes: dict = field(default_factory=dict)
+    run_dir: str | None = None
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def run_label(config: dict, fallback: str) -> str:
+    """``model [strategy, history]`` from a run's config (defaults omitted)."""
+    name = config.get("model") or config.get("backend") or fallback
+    extra = [v for k, v in (("strategy", "zero_shot"), ("history", "full")) if config.get(k) not in (None, v)
+             for v in [config.get(k)]]
+    return f"{name} [{', '.join(extra)}]" if extra else str(name)
+
+
+def _examples_path(run_dir: Path, config: dict, examples) -> Path:
+    if examples is not None:
+        return Path(examples)
+    if "examples" not in config:
+        raise ValueError(f"{run_dir / 'config.json'}: field 'examples' missing; pass the examples explicitly")
+    p = Path(config["examples"])
+    return p if p.is_absolute() else paths.ROOT / p
+
+
+def load_run(run_dir, examples=None, tools=None, name: str | None = None) -> Run:
+    """Score one run directory; ``examples``/``tools`` override the paths in its config."""
+    from pfc.eval.scoring import score_files
+    d = Path(run_dir)
+    cfg_path, pred = d / "config.json", d / "predictions.jsonl"
+    for f in (cfg_path, pred):
+        if not f.exists():
+            raise FileNotFoundError(f"{f}: not found (a run directory holds predictions.jsonl and config.json)")
+    try:
+        config = json.loads(cfg_path.read_text())
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{cfg_path}: invalid JSON: {e.msg} (line {e.lineno})") from None
+    bench = config.get("benchmark")
+    if bench not in benchmarks.NAMES:
+        raise ValueError(f"{cfg_path}: field 'benchmark' is {bench!r}; expected one of {benchmarks.NAMES}")
+    ex_path = _examples_path(d, config, examples)
+    rep = score_files(bench, ex_path, pred, tools)
+    ex_file = ex_path / "examples.jsonl" if ex_path.is_dir() else ex_path
+    hashes = {"predictions.jsonl": sha256(pred), "config.json": sha256(cfg_path)}
+    if ex_file.is_file():
+        hashes["examples"] = sha256(ex_file)
+    return Run(name or run_label(config, d.name), bench, config, rep.per_example, rep.metrics, rep.errors,
+               hashes, paths.relative(d))
+
+
+def unique_names(runs: list[Run]) -> list[Run]:
+    """Two runs of one benchmark with the same label get their directory name appended (a table never merges runs)."""
+    seen: dict[tuple, int] = {}
+    for r in runs:
+        seen[(r.benchmark, r.name)] = seen.get((r.benchmark, r.name), 0) + 1
+    for r in runs:
+        if seen[(r.benchmark, r.name)] > 1 and r.run_dir:
+            r.name = f"{r.name} ({Path(r.run_dir).name})"
+    return runs
+
+
+def metric_keys(benchmark: str) -> dict[str, str]:
+    """{published key: metric name} with an interval (counts dropped)."""
+    return {k: m for k, m in benchmarks.get(benchmark).metric_keys.items() if METRICS[m].aggregation != "sum"}
+
+
+def _rows(run: Run, df: pd.DataFrame, keys: dict, n_boot: int, seed: int, **extra) -> list[dict]:
+    point = compute(keys, df)
+    ci = intervals(df, keys, n_boot, seed) if n_boot else {}
+    return [{"run": run.name, "benchmark": run.benchmark, **extra, "metric": k, "value": point[k], "lo": ci.get(k, (None, None))[0],
+             "hi": ci.get(k, (None, None))[1], "n": len(df)} for k in keys]
+
+
+def metric_table(runs: list[Run], n_boot: int = N_BOOT, seed: int = 0) -> pd.DataFrame:
+    """One row per run × metric over all examples: value, lo, hi (bootstrap 95%), n."""
+    rows = []
+    for r in runs:
+        rows += _rows(r, r.per_example, metric_keys(r.benchmark), n_boot, seed)
+    return pd.DataFrame(rows)
+
+
+def group_order(key: str, values, stats: dict | None = None) -> list:
+    """Group values in the paper's order: vagueness most clear -> most vague, history bins ascending."""
+    values = [v for v in dict.fromkeys(values) if v is not None and v == v]
+    if key == "vagueness":
+        from pfc.data.querygen import LEVELS
+        return [lv for lv in LEVELS if lv in values] + sorted(v for v in values if v not in LEVELS)
+    if key == "history_bin":
+        stated = (stats or {}).get("history_bins") or []
+        if isinstance(stated, dict):  # stats.json: {"unit", "bins": [...], ...}
+            stated = stated.get("bins") or []
+        stated = [b["label"] if isinstance(b, dict) else b for b in stated]
+        from pfc.eval.scoring import HISTORY_BINS
+        for order in (stated, list(HISTORY_BINS)):
+            if order and set(values) <= set(order):
+                return [b for b in order if b in values]
+        return sorted(values, key=lambda s: [int(x) for x in re.findall(r"\d+", str(s))] or [0])
+    if key == "subset":
+        return [s for s in ("profile", "environment", "both") if s in values] + \
+            sorted(v for v in values if v not in ("profile", "environment", "both"))
+    return sorted(values, key=str)
+
+
+def group_table(runs: list[Run], key: str, metrics: list[str] | None = None, n_boot: int = N_BOOT,
+                seed: int = 0, explode: bool = False) -> pd.DataFrame:
+    """One row per run × group value × metric. ``explode``: a '+'-joined value counts in each part."""
+    rows = []
+    for r in runs:
+        if key not in r.per_example.columns:
+            continue
+        keys = metric_keys(r.benchmark)
+        keys = {k: v for k, v in keys.items() if metrics is None or k in metrics}
+        df = r.per_example
+        if explode:
+            df = df.assign(**{key: df[key].fillna("").astype(str).replace("", "none").str.split("+")}).explode(key)
+        for value, part in df.dropna(subset=[key]).groupby(key, sort=False):
+            rows += _rows(r, part, keys, n_boot, seed, group=value)
+    out = pd.DataFrame(rows)
+    if len(out):
+        order = group_order(key, out["group"])
+        out["group"] = pd.Categorical(out["group"], categories=order, ordered=True)
+        out = out.sort_values(["run", "group"], kind="stable").reset_index(drop=True)
+        out["group"] = out["group"].astype(str)
+    out.attrs["group"] = key
+    return out
+
+
+def fmt(value, lo=None, hi=None, digits: int = 3) -> str:
+    if value is None or value != value:
+        return "–"
+    s = f"{value:.{digits}f}"
+    return s if lo is None or lo != lo else f"{s} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def layout(long: pd.DataFrame, metrics: list[str] | None = None, with_ci: bool = True) -> pd.DataFrame:
+    """Rows runs (× group), columns metrics, cells "value [lo, hi]" (strings) or values."""
+    df = long if metrics is None else long[long["metric"].isin(metrics)]
+    index = ["run", "group"] if "group" in df.columns else ["run"]
+    df = df.assign(cell=[fmt(v, lo, hi) if with_ci else v for v, lo, hi in zip(df["value"], df["lo"], df["hi"])])
+    wide = df.pivot_table(index=index, columns="metric", values="cell", aggfunc="first", sort=False)
+    cols = [m for m in (metrics or list(dict.fromkeys(df["metric"]))) if m in wide.columns]
+    wide = wide[cols]
+    wide = wide.loc[:, [c for c in wide.columns if not str(c).startswith("value_acc_") or
+                        (wide[c].astype(str) != "–").any()]]  # a source no example has
+    wide.columns.name = None
+    return wide
+
+
+def tracebench_table4(runs: list[Run], n_boot: int = N_BOOT, seed: int = 0) -> pd.DataFrame:
+    """Table 4 layout: runs × the six metrics, then value accuracy by source (ours; no paper has it)."""
+    long = metric_table([r for r in runs if r.benchmark == "tracebench"], n_boot, seed)
+    if long.empty:
+        return long
+    return layout(long, TB_METRICS + [f"value_acc_{s}" for s in VALUE_SOURCES])
+
+
+def paper_main(benchmark: str) -> pd.DataFrame | None:
+    """The paper's main table on our metric keys and scale (rows: models), or None."""
+    if benchmark not in PAPER_MAIN:
+        return None
+    paper, table, scale = PAPER_MAIN[benchmark]
+    return P.ours_keyed(paper, table, scale)
+
+
+def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame | None, digits: int = 4) -> pd.DataFrame:
+    """Our rows, then the paper's rows, with a first index level ``source`` = ours | paper (never mixed)."""
+    ours = ours.copy()
+    names = ["source", *(ours.index.names if ours.index.names != [None] else ["run"])]
+    ours.index = pd.MultiIndex.from_tuples([("ours", *((i,) if not isinstance(i, tuple) else i)) for i in ours.index],
+                                           names=names)
+    if paper is None or paper.empty:
+        return ours
+    p = paper[[c for c in ours.columns if c in paper.columns]].map(
+        lambda v: "–" if v != v else f"{v:.{digits}f}")
+    pad = (("",) * (ours.index.nlevels - 2))
+    p.index = pd.MultiIndex.from_tuples([(P.LABEL, m, *pad) for m in paper.index], names=names)
+    return pd.concat([ours, p]).fillna("–")
+
+
+def run_manifest(runs: list[Run]) -> list[dict]:
+    """Each run's identity: name, directory, benchmark, config and content hashes."""
+    return [{"run": r.name, "run_dir": r.run_dir, "benchmark": r.benchmark, "n_examples": len(r.per_example),
+             "config": r.config, "sha256": r.hashes} for r in runs]
+
+
+# ------------------------------------------------------------------ error taxonomy
+def errors_by_personalization(runs: list[Run]) -> pd.DataFrame:
+    """Error family (``error_type`` before ':') per personalization type, as counts and shares of that type's examples.
+
+    An example with two personalization types counts under each. Families: format, refusal,
+    app, function, param, value (``pfc.eval.taxonomy.error_type``); ``correct`` when none.
+    """
+    rows = []
+    for r in runs:
+        df = r.per_example
+        if "personalization" not in df.columns:
+            continue
+        fam = df["error_type"].fillna("").str.split(":").str[0].replace("", "correct")
+        types = df["personalization"].fillna("").astype(str).replace("", "none")
+        d = pd.DataFrame({"personalization": types.str.split("+"), "family": fam})
+        d = d.explode("personalization")
+        n = d.groupby("personalization").size()
+        for (ptype, family), k in d.groupby(["personalization", "family"]).size().items():
+            rows.append({"run": r.name, "personalization": ptype, "family": family, "count": int(k),
+                         "share": k / n[ptype], "n": int(n[ptype])})
+    return pd.DataFrame(rows, columns=["run", "personalization", "family", "count", "share", "n"])
+
+
+def value_errors_by_source(runs: list[Run]) -> pd.DataFrame:
+    """Gold values by provenance source: total, correct, wrong, missing per run (value provenance)."""
+    rows = []
+    for r in runs:
+        df, err = r.per_example, r.errors
+        arg = err[err["level"] == "argument"] if len(err) else err
+        for s in VALUE_SOURCES + ["unknown"]:
+            total = int(df[f"total_{s}"].sum()) if f"total_{s}" in df.columns else 0
+            if not total:
+                continue
+            part = arg[arg["source"] == s] if len(arg) else arg
+            rows.append({"run": r.name, "source": s, "total": total,
+                         "correct": int(df[f"correct_{s}"].sum()),
+                         "wrong": int((part["status"] == "wrong").sum()) if len(part) else 0,
+                         "missing": int((part["status"] == "missing").sum()) if len(part) else 0})
+    out = pd.DataFrame(rows, columns=["run", "source", "total", "correct", "wrong", "missing"])
+    out["accuracy"] = out["correct"] / out["total"]
+    return out
+
+
+PTBENCH_ERRORS = ["func_wrong_error", "func_missing_error", "func_excessive_error", "param_missing_error",
+                  "param_excessive_error", "value_error"]
+PTBENCH_ERROR_NAMES = dict(zip(PTBENCH_ERRORS, ["T-wrong", "T-missing", "T-excessive", "P-missing",
+                                                "P-excessive", "P-error"]))
+
+
+def ptbench_error_shares(runs: list[Run]) -> pd.DataFrame:
+    """PTBench Fig. 4: the six error classes' shares among parsable samples with an error."""
+    rows = []
+    for r in runs:
+        if r.benchmark != "ptbench":
+            continue
+        counts = {PTBENCH_ERROR_NAMES[k]: int(r.metrics.get(k, 0) or 0) for k in PTBENCH_ERRORS}
+        total = sum(counts.values())
+        rows += [{"run": r.name, "class": c, "count": k, "share": k / total if total else 0.0} for c, k in counts.items()]
+    return pd.DataFrame(rows, columns=["run", "class", "count", "share"])

@@ -1,0 +1,114 @@
+"""Model backends behind one small interface: requests (messages + tools + sampling) -> responses.
+
+Every backend implements :meth:`Backend.generate` on a batch of :class:`Request` and returns
+one :class:`Response` per request (raw text and/or native tool calls, usage, latency, or an
+error — a backend never raises for one failed request). Built in, no model needed:
+``oracle``, ``query-oracle``, ``random``, ``history-prior``, ``no-history`` (``pfc.run.backends.builtin``).
+Response caching and resumable runs are ``pfc.run.cache`` and ``pfc.run.runner``.
+
+    >>> get("oracle").name
+    'oracle'
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# The papers' settings (TRACEBench/ToolSpectrum: temperature 0.1, top_p 0.1).
+DEFAULT_SAMPLING = {"temperature": 0.1, "top_p": 0.1, "max_tokens": 512, "seed": 0}
+
+
+@dataclass
+class Request:
+    messages: list[dict]
+    tools: list[dict] | None = None          # OpenAI function-calling specs, or None (prompt format)
+    sampling: dict = field(default_factory=lambda: dict(DEFAULT_SAMPLING))
+    example: object = None                   # the Example (built-in baselines read it; never part of the cache key)
+
+
+@dataclass
+class Response:
+    text: str | None = None
+    tool_calls: list[dict] | None = None     # OpenAI-style [{"function": {"name", "arguments"}}]
+    usage: dict = field(default_factory=dict)  # prompt_tokens, completion_tokens
+    latency_s: float = 0.0
+    cost: float = 0.0
+    error: str | None = None                 # set when the request failed (never cached)
+    cached: bool = False
+
+    def output(self):
+        """What goes into predictions.jsonl: text, or an assistant message with tool calls."""
+        if self.tool_calls:
+            return {"role": "assistant", "content": self.text, "tool_calls": self.tool_calls}
+        return self.text
+
+    def to_json(self) -> dict:
+        return {"text": self.text, "tool_calls": self.tool_calls, "usage": self.usage,
+                "latency_s": self.latency_s, "cost": self.cost}
+
+
+class Backend:
+    """Subclasses set ``name`` and implement ``generate``.
+
+    What a backend declares, so that a run that cannot work is refused before it starts:
+    ``benchmarks`` (those it can answer; None = any), ``needs_tools`` (it picks among the
+    tool specs, so a run without a tool file cannot work), ``version`` (changes when outputs
+    may change for the same request: built-in backends hash their code; part of the cache
+    key and the run identity), and :meth:`preflight` (raises a one-line error when the
+    backend cannot be reached at all).
+    """
+    name = "base"
+    model = ""
+    benchmarks: tuple[str, ...] | None = None
+    needs_tools = False
+    version = ""
+
+    def preflight(self) -> None:
+        """Raise ``pfc.errors.UserError`` if no request can succeed (e.g. the server is down)."""
+
+    def generate(self, requests: list[Request]) -> list[Response]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def generate_each(self, requests: list[Request], on_done=None) -> list[Response]:
+        """``generate``, calling ``on_done(index, response)`` as each response is ready (backends that
+        finish requests one by one override this so a run caches and shows progress per request)."""
+        out = self.generate(requests)
+        if on_done is not None:
+            for i, r in enumerate(out):
+                on_done(i, r)
+        return out
+
+    def describe(self) -> dict:
+        return {"backend": self.name, "model": self.model}
+
+    def identity(self) -> str:
+        """The model part of the response-cache key: the model name plus whatever else decides the
+        outputs (a weights fingerprint, dtype); backends that load weights override it."""
+        return self.model
+
+
+def chat_function(backend: Backend, sampling: dict | None = None):
+    """``chat(messages) -> text`` over a backend (for LLM screening and role-play); failures give ''."""
+    def chat(messages: list[dict]) -> str:
+        (resp,) = backend.generate([Request(messages, None, {**DEFAULT_SAMPLING, **(sampling or {})})])
+        return resp.text or ""
+    return chat
+
+
+NAMES = ("oracle", "query-oracle", "random", "history-prior", "no-history", "hf", "openai", "vllm")
+
+
+def get(name: str, model: str = "", **options) -> Backend:
+    """A backend by name: oracle | query-oracle | random | history-prior | no-history | hf | openai | vllm."""
+    from pfc.run.backends import builtin
+    if name in builtin.BUILTINS:
+        return builtin.BUILTINS[name](model=model, **options)
+    if name == "hf":
+        from pfc.run.backends.hf import HFBackend
+        return HFBackend(model=model, **options)
+    if name == "openai":
+        from pfc.run.backends.openai import OpenAIBackend
+        return OpenAIBackend(model=model, **options)
+    if name == "vllm":
+        from pfc.run.backends.vllm import VLLMBackend
+        return VLLMBackend(model=model, **options)
+    raise ValueError(f"unknown backend {name!r}; expected one of {NAMES}")

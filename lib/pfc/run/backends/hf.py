@@ -1,0 +1,201 @@
+"""Local transformers generation (CPU, MPS or GPU) for small models, with prompt-prefix KV reuse.
+
+``model`` is a local model directory or a registry name (``qwen2.5-coder-0.5b``,
+``smollm2-135m``: ``pfc.run.models``). The chat template renders messages and tools; decoding
+keeps tool-call tags so the parser sees what the model wrote. Sampling follows the request
+(temperature 0 = greedy; else temperature + top-p), seeded per request.
+
+Prefix reuse: our prompts put the user's history first and runs are ordered by user, so
+consecutive prompts share long prefixes. The backend keeps the previous prompt's KV cache,
+crops it to the longest common token prefix with the next prompt and prefills only the rest
+(``prefix_reuse=False`` prefills every prompt from scratch). Each response's ``usage``
+records ``prefill_s``, ``decode_s`` and ``reused_tokens``. Reuse changes only how the same
+forward pass is chunked: logits agree to floating-point rounding (bf16 rounding can flip a
+near-tie token, as batching does on any server).
+
+It does not batch requests (one sequence at a time: the CPU's cores are the limit).
+Needs torch and transformers (``requirements-models.txt``).
+
+    >>> HFBackend.name
+    'hf'
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+from pfc.run.backends import Backend, Response
+
+
+def common_prefix(a: list[int], b: list[int]) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def crop(cache, length: int) -> None:
+    """Keep the first ``length`` positions of a DynamicCache (transformers 5 takes the number to drop)."""
+    extra = cache.get_seq_length() - length
+    if extra > 0:
+        cache.crop(-extra)
+
+
+class HFBackend(Backend):
+    name = "hf"
+
+    def __init__(self, model: str = "", device: str = "cpu", dtype: str | None = None, prefix_reuse: bool = True,
+                 adapter: str = "", **_):
+        try:
+            import torch
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+        except ImportError as e:
+            raise ImportError("the hf backend needs torch and transformers: pip install -r requirements-models.txt") from e
+        from pfc.run import models
+        if not model:
+            raise ValueError("the hf backend needs --model: a registry name (`python -m pfc models`) or a "
+                             "local model directory")
+        path = models.resolve(model)
+        if model not in models.REGISTRY:
+            from pathlib import Path
+            if not Path(path).is_dir():
+                raise ValueError(f"--model {model!r} is neither a registered model ({', '.join(models.REGISTRY)}) "
+                                 f"nor a local model directory")
+        self.model, self.device, self.prefix_reuse = model, device, bool(prefix_reuse)
+        self.dtype = dtype or "auto"
+        self.fingerprint = models.fingerprint(path)
+        self.tok = AutoTokenizer.from_pretrained(path)
+        kw = {} if self.dtype == "auto" else {"dtype": getattr(torch, self.dtype)}
+        if self.dtype == "auto":
+            kw["dtype"] = "auto"
+        self.lm = AutoModelForCausalLM.from_pretrained(path, **kw).to(device).eval()
+        if adapter:  # the name carries the adapter's hash: the cache never mixes base and adapted answers
+            self.lm, self.model = load_adapter(self.lm, model, adapter)
+        self.loaded_dtype = str(next(self.lm.parameters()).dtype).replace("torch.", "")
+        gen_eos = getattr(self.lm.generation_config, "eos_token_id", None)
+        gen_eos = gen_eos if isinstance(gen_eos, list) else [gen_eos]
+        self.stop = {t for t in [self.tok.eos_token_id, self.tok.pad_token_id, *gen_eos] if t is not None}
+        self.warnings: list[str] = []
+        self._tools_checked = False
+        self._prev_ids: list[int] = []
+        self._cache = None
+
+    def describe(self) -> dict:
+        return {"backend": self.name, "model": self.model, "fingerprint": self.fingerprint,
+                "dtype": self.loaded_dtype, "prefix_reuse": self.prefix_reuse}
+
+    def identity(self) -> str:
+        """What decides the outputs besides the request: weights, dtype (prefix reuse only re-chunks prefill)."""
+        return f"{self.model}@{self.fingerprint}:{self.loaded_dtype}"
+
+    def _warn(self, msg: str) -> None:
+        if msg not in self.warnings:
+            self.warnings.append(msg)
+            print(f"warning: {msg}", file=sys.stderr)
+
+    def _check_tools(self, messages, tools) -> None:
+        """Warn once when the chat template renders the same text with and without the tools."""
+        if self._tools_checked or not tools:
+            return
+        self._tools_checked = True
+        with_tools = self.tok.apply_chat_template(messages, tools=tools, add_generation_prompt=True, tokenize=False)
+        without = self.tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+        if with_tools == without:
+            self._warn(f"the chat template of {self.model} ignores `tools`: the model never sees the tool specs "
+                       f"(use --prompt-format to put them in the prompt)")
+
+    def generate(self, requests):
+        return self.generate_each(requests)
+
+    def generate_each(self, requests, on_done=None):
+        out = []
+        for i, r in enumerate(requests):
+            resp = self._one(r)
+            out.append(resp)
+            if on_done is not None:
+                on_done(i, resp)
+        return out
+
+    def _one(self, r) -> Response:
+        t0 = time.perf_counter()
+        try:
+            self._check_tools(r.messages, r.tools)
+            enc = self.tok.apply_chat_template(r.messages, tools=r.tools, add_generation_prompt=True,
+                                               return_tensors="pt", return_dict=True)
+            ids = enc["input_ids"][0].tolist()
+            text, n, timing = self._generate_ids(ids, r.sampling)
+            return Response(text=text, latency_s=time.perf_counter() - t0,
+                            usage={"prompt_tokens": len(ids), "completion_tokens": n, **timing})
+        except Exception as e:  # one failed request is a failure row, not a crash
+            self._cache, self._prev_ids = None, []
+            return Response(error=f"{type(e).__name__}: {e}"[:300], latency_s=time.perf_counter() - t0)
+
+    def _pick(self, logits, sampling, gen):
+        import torch
+        temp = float(sampling.get("temperature", 0) or 0)
+        if temp <= 0:
+            return int(torch.argmax(logits))
+        probs = torch.softmax(logits.float() / temp, dim=-1)
+        top_p = float(sampling.get("top_p", 1.0) or 1.0)
+        if top_p < 1.0:
+            sp, si = torch.sort(probs, descending=True)
+            keep = torch.cumsum(sp, 0) - sp < top_p  # the smallest set reaching top_p (at least one token)
+            probs = torch.zeros_like(probs).scatter(0, si[keep], sp[keep])
+        return int(torch.multinomial(probs / probs.sum(), 1, generator=gen))
+
+    def _generate_ids(self, ids: list[int], sampling: dict):
+        """Prefill (reusing the cached prefix) then decode token by token; returns (text, n, timing)."""
+        import torch
+        from transformers import DynamicCache
+        gen = torch.Generator().manual_seed(int(sampling.get("seed", 0)))
+        reuse = common_prefix(self._prev_ids, ids) if (self.prefix_reuse and self._cache is not None) else 0
+        reuse = min(reuse, len(ids) - 1)  # at least one new token gives the next-token logits
+        if reuse > 0:
+            crop(self._cache, reuse)
+            cache = self._cache
+        else:
+            cache = DynamicCache()
+        self._cache, self._prev_ids = None, []  # restored only when this request completes
+        max_new = int(sampling.get("max_tokens", 256))
+        t0 = time.perf_counter()
+        with torch.no_grad():
+            x = torch.tensor([ids[reuse:]], device=self.device)
+            # logits_to_keep=1: the vocabulary projection of every prompt position would cost more than the model
+            logits = self.lm(input_ids=x, past_key_values=cache, use_cache=True, logits_to_keep=1).logits[0, -1]
+            if str(self.device).startswith("cuda"):
+                torch.cuda.synchronize()  # GPU kernels are asynchronous: prefill time ends when they do
+            t1 = time.perf_counter()
+            out: list[int] = []
+            while len(out) < max_new:
+                t = self._pick(logits, sampling, gen)
+                if t in self.stop:
+                    break
+                out.append(t)
+                if len(out) == max_new:
+                    break
+                logits = self.lm(input_ids=torch.tensor([[t]], device=self.device), past_key_values=cache,
+                                 use_cache=True, logits_to_keep=1).logits[0, -1]
+        t2 = time.perf_counter()
+        if self.prefix_reuse:
+            crop(cache, len(ids))  # keep the prompt only: the next request shares at most the prompt
+            self._cache, self._prev_ids = cache, ids
+        text = self.tok.decode(out, skip_special_tokens=False)
+        return text, len(out), {"prefill_s": round(t1 - t0, 4), "decode_s": round(t2 - t1, 4),
+                                "reused_tokens": reuse}
+
+
+def load_adapter(lm, model: str, adapter: str):
+    """A LoRA adapter (``pfc.run.train``) merged into the model; the name carries the adapter's hash,
+    so cached responses of the base model (or of another adapter) are never reused."""
+    import hashlib
+    from pathlib import Path
+    try:
+        from peft import PeftModel
+    except ImportError as e:
+        raise ImportError("--adapter needs peft: pip install -r requirements-models.txt") from e
+    weights = sorted(Path(adapter).glob("adapter_model.*"))
+    if not weights:
+        raise FileNotFoundError(f"{adapter}: no adapter_model.* (a directory written by pfc.run.train)")
+    digest = hashlib.sha256(weights[0].read_bytes()).hexdigest()[:12]
+    return PeftModel.from_pretrained(lm, adapter).merge_and_unload().eval(), f"{model}+lora:{digest}"

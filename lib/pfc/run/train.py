@@ -1,0 +1,135 @@
+"""Supervised LoRA fine-tuning of any Hugging Face causal LM on chat records (PTBench §5.1).
+
+The paper's settings are the defaults (``PAPER``): LoRA rank 8, alpha 16, learning rate
+1e-4, cosine schedule with warm-up ratio 0.1, one epoch, adapters on all linear modules.
+Loss is on the assistant answer only (prompt tokens masked). Records are
+``{"messages": [..., {"role": "assistant", "content": answer}]}`` (``train.jsonl`` of
+``pfc build ptbench``, or :func:`pfc.data.ptool.sft.chat_records`).
+
+Crash safety: every ``checkpoint_every`` steps the adapter, optimizer, scheduler, RNG and
+step go to ``<out>/checkpoint``; a rerun with the same configuration resumes there, a rerun
+with a different one is refused (runs never mix). The finished adapter is
+``<out>/adapter`` (load it with ``pfc run --backend hf --model BASE --adapter <out>/adapter``);
+``<out>/train_log.jsonl`` has the loss of every step. Needs torch, transformers, peft.
+This module does not evaluate (see ``benchmarks/bench_finetune.py``).
+
+    >>> PAPER["r"], PAPER["lora_alpha"], PAPER["lr"]
+    (8, 16, 0.0001)
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import time
+from pathlib import Path
+
+PAPER = {"r": 8, "lora_alpha": 16, "lr": 1e-4, "scheduler": "cosine", "warmup_ratio": 0.1, "epochs": 1,
+         "target_modules": "all-linear", "lora_dropout": 0.0}
+
+
+def tokenize(tok, messages: list[dict], max_len: int) -> tuple[list[int], int] | None:
+    """(input ids, number of prompt tokens) with the answer and end-of-turn appended; None if too long."""
+    prompt = tok.apply_chat_template(messages[:-1], add_generation_prompt=True, tokenize=False)
+    answer = messages[-1]["content"] + (tok.eos_token or "")
+    p_ids = tok(prompt, add_special_tokens=False)["input_ids"]
+    a_ids = tok(answer, add_special_tokens=False)["input_ids"]
+    if len(p_ids) + len(a_ids) > max_len:
+        return None
+    return p_ids + a_ids, len(p_ids)
+
+
+def _config_hash(cfg: dict) -> str:
+    return hashlib.sha256(json.dumps(cfg, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], lora_alpha: int = PAPER["lora_alpha"],
+               lr: float = PAPER["lr"], warmup_ratio: float = PAPER["warmup_ratio"], epochs: int = PAPER["epochs"],
+               target_modules=PAPER["target_modules"], lora_dropout: float = PAPER["lora_dropout"],
+               grad_accum: int = 1, max_len: int = 4096, seed: int = 0, dtype: str = "auto",
+               checkpoint_every: int = 20, progress: bool = True, device: str = "cpu") -> dict:
+    """Train a LoRA adapter; returns a summary (steps, first/last loss, seconds, skipped records).
+
+    ``device``: a torch device (``cuda`` on a GPU machine); checkpoints are saved on the CPU side."""
+    import torch
+    from peft import LoraConfig, get_peft_model, set_peft_model_state_dict
+    from peft.utils import get_peft_model_state_dict
+    from tqdm import tqdm
+    from transformers import AutoModelForCausalLM, AutoTokenizer, get_cosine_schedule_with_warmup
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    data_hash = hashlib.sha256(json.dumps([rec["messages"] for rec in records], sort_keys=True).encode()).hexdigest()[:16]
+    cfg = {"model": str(model_dir), "r": r, "lora_alpha": lora_alpha, "lr": lr, "warmup_ratio": warmup_ratio,
+           "epochs": epochs, "target_modules": target_modules, "lora_dropout": lora_dropout, "grad_accum": grad_accum,
+           "max_len": max_len, "seed": seed, "dtype": dtype, "records": len(records), "data": data_hash,
+           "scheduler": "cosine"}
+    ck = out / "checkpoint"
+    if (out / "train_config.json").exists():
+        old = json.loads((out / "train_config.json").read_text())
+        if _config_hash(old) != _config_hash(cfg):
+            raise ValueError(f"{out} holds a run with another configuration; use a new directory")
+    (out / "train_config.json").write_text(json.dumps(cfg, indent=1) + "\n")
+
+    torch.manual_seed(seed)
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    kw = {} if dtype == "auto" else {"dtype": getattr(torch, dtype)}
+    base = AutoModelForCausalLM.from_pretrained(model_dir, **kw).to(device)
+    model = get_peft_model(base, LoraConfig(r=r, lora_alpha=lora_alpha, target_modules=target_modules,
+                                            lora_dropout=lora_dropout, task_type="CAUSAL_LM"))
+    data = [t for t in (tokenize(tok, rec["messages"], max_len) for rec in records) if t is not None]
+    skipped = len(records) - len(data)
+    order = [i for _ in range(epochs) for i in random.Random(f"train:{seed}").sample(range(len(data)), len(data))]
+    steps = math.ceil(len(order) / grad_accum)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr)
+    sched = get_cosine_schedule_with_warmup(opt, math.ceil(warmup_ratio * steps), steps)
+    step = 0
+    if (ck / "state.pt").exists():
+        state = torch.load(ck / "state.pt", weights_only=False)
+        set_peft_model_state_dict(model, {k: v.to(device) for k, v in state["adapter"].items()})
+        opt.load_state_dict(state["optimizer"])
+        sched.load_state_dict(state["scheduler"])
+        torch.set_rng_state(state["rng"])
+        step = state["step"]
+    model.train()
+    log = (out / "train_log.jsonl").open("a", encoding="utf-8")
+    t0, losses = time.perf_counter(), []
+    bar = tqdm(total=steps, initial=step, desc="LoRA", unit="step", disable=not progress)
+    while step < steps:
+        total = 0.0
+        for i in order[step * grad_accum:(step + 1) * grad_accum]:
+            ids, n_prompt = data[i]
+            x = torch.tensor([ids], device=device)
+            y = x.clone()
+            y[0, :n_prompt] = -100
+            loss = model(input_ids=x, labels=y).loss / grad_accum
+            loss.backward()
+            total += float(loss)
+        opt.step()
+        sched.step()
+        opt.zero_grad()
+        step += 1
+        losses.append(total)
+        log.write(json.dumps({"step": step, "loss": round(total, 5), "lr": sched.get_last_lr()[0],
+                              "elapsed_s": round(time.perf_counter() - t0, 2)}) + "\n")
+        log.flush()
+        bar.update(1)
+        if step % checkpoint_every == 0 or step == steps:
+            ck.mkdir(exist_ok=True)
+            torch.save({"adapter": get_peft_model_state_dict(model), "optimizer": opt.state_dict(),
+                        "scheduler": sched.state_dict(), "rng": torch.get_rng_state(), "step": step}, ck / "tmp.pt")
+            (ck / "tmp.pt").replace(ck / "state.pt")   # atomic: a kill never leaves a half checkpoint
+    bar.close()
+    log.close()
+    model.save_pretrained(out / "adapter")
+    summary = {"steps": steps, "skipped_too_long": skipped, "first_loss": losses[0] if losses else None,
+               "last_loss": losses[-1] if losses else None, "seconds": round(time.perf_counter() - t0, 1),
+               "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad), "device": device}
+    (out / "train_summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    return summary
+
+
+def load_records(path) -> list[dict]:
+    """Chat records from a JSONL file (``train.jsonl``)."""
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
