@@ -63,9 +63,10 @@ def test_run_json_records_the_identity(bench, tmp_path):
 
 def test_builtin_backend_version_is_a_hash_of_their_code():
     from pfc.run.backends import get
-    h = hashlib.sha256()  # independent route: the two source files' bytes, in order
-    h.update((paths.LIB / "pfc" / "backends" / "builtin.py").read_bytes())
-    h.update((paths.LIB / "pfc" / "render.py").read_bytes())
+    h = hashlib.sha256()  # independent route: the baselines' source files' bytes, in order
+    for part in (("run", "backends", "builtin.py"), ("run", "backends", "query_values.py"),
+                 ("run", "backends", "ptbench_baselines.py"), ("eval", "render.py")):
+        h.update(paths.LIB.joinpath("pfc", *part).read_bytes())
     assert get("history-prior").version == h.hexdigest()[:16] == get("oracle").version
 
 

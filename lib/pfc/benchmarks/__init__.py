@@ -23,6 +23,7 @@ class Adapter:
     style: str = "auto"                    # default output style for parsing
     group_by: list[str] = field(default_factory=list)  # meta keys to report metrics by
     run_needs_tools: bool = False          # prompts list the tool file's tools: a run without them is refused
+    tools_in_examples: bool = False        # each example carries its own candidate tools (PTBench): no tool file needed
 
 
 def get(name: str) -> Adapter:

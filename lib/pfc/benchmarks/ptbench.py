@@ -136,4 +136,4 @@ def row(example, result, ctx=None):
 
 
 ADAPTER = Adapter("ptbench", METRIC_KEYS, load, load_split_predictions, lambda ex, tools: None, row,
-                  style="ptbench", group_by=["trained"])
+                  style="ptbench", group_by=["trained"], tools_in_examples=True)

@@ -39,7 +39,8 @@ def preflight(benchmark: str, adapter, backend, examples, tools, examples_path, 
     if backend.benchmarks is not None and benchmark not in backend.benchmarks:
         raise UserError(f"the {backend.name} backend cannot run {benchmark} data (it supports "
                         f"{', '.join(backend.benchmarks)}); use a model backend or oracle")
-    if (backend.needs_tools or getattr(adapter, "run_needs_tools", False)) and not tools:
+    needs = backend.needs_tools and not getattr(adapter, "tools_in_examples", False)
+    if (needs or getattr(adapter, "run_needs_tools", False)) and not tools:
         from pathlib import Path
         p = Path(examples_path)
         looked = p / "tools.json" if p.is_dir() else p.parent / "tools.json"

@@ -47,12 +47,13 @@ def _words(s: str) -> str:
 
 
 def _code_version() -> str:
-    """Changes whenever the baselines' code (or the renderer of their answers) changes."""
+    """Changes whenever the baselines' code (their helpers, or the renderer of their answers) changes."""
     import sys
 
     from pfc.eval import render as _render
     from pfc.provenance import source_version
-    return source_version(sys.modules[__name__], _render)
+    from pfc.run.backends import ptbench_baselines, query_values
+    return source_version(sys.modules[__name__], query_values, ptbench_baselines, _render)
 
 
 class _Builtin(Backend):
