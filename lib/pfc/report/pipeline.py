@@ -369,7 +369,7 @@ def main(argv=None) -> int:
     steps = plan(args.backend, args.model, args.real_model, args.sample, not args.no_toolspectrum, args.n_boot)
     if real_model_dir(args.real_model) is None:
         print("reproduce: no real small model found (REAL_MODEL=auto looks in $PFC_MODELS_DIR or "
-              f"~/.cache/pfc/run/models/{REAL_MODEL_NAME}); its sampled run is left out. Set REAL_MODEL=<model dir>.",
+              f"~/.cache/pfc/models/{REAL_MODEL_NAME}); its sampled run is left out. Set REAL_MODEL=<model dir>.",
               file=sys.stderr)
     try:
         records = reproduce(steps, force=args.force, log=lambda *a, **k: print(*a, file=sys.stderr, **k))
