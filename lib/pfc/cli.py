@@ -18,7 +18,8 @@ import sys
 
 from pfc import benchmarks
 from pfc.errors import (EXIT_INTERRUPTED, EXIT_RUN_FAILED, EXIT_USER_ERROR, UserError, existing,
-                     os_error_message, out_dir, positive_int)
+                     nonneg_int, os_error_message, out_dir, nonneg_float, positive_float, positive_int,
+                     unit_float)
 from pfc.eval.parsing import STYLES, parse
 
 
@@ -73,24 +74,27 @@ def _preprocess_cmd(args) -> int:
     return 0
 
 
+def _llm_chat(args):
+    """``chat(messages) -> text`` through ``--llm-backend`` (LLM screening / role-play / agents), or None."""
+    if not args.llm_backend:
+        return None
+    from pfc.run.backends import chat_function, get
+    return chat_function(get(args.llm_backend, args.llm_model or ""))
+
+
 def _build_ptbench(args) -> int:
     """``pfc build ptbench``: PTool synthesis (pfc.data.ptool); LLM agents when --llm-backend is given."""
     from pfc.data.ptool.build import synthesize, write
-    from pfc.schema import SchemaError as _SE
-    chat = None
-    if args.llm_backend:
-        from pfc.run.backends import chat_function, get
-        chat = chat_function(get(args.llm_backend, args.llm_model or ""))
     try:
         ks = tuple(int(x) for x in args.ks.split(","))
-        if len(ks) != 3 or min(ks) < 1:
-            raise ValueError("--ks needs three positive integers k0,k1,k2 (N = k0*k1*k2 users)")
-        result = synthesize(seed=args.seed, ks=ks, per_user=args.per_user or 100, chat=chat,
-                            llm_verify=args.llm_screen, expand_tools=args.llm_tools, held_out=args.held_out)
-        st = write(result, args.out)
-    except (FileNotFoundError, ValueError, _SE) as e:
-        print(f"pfc build: {e}", file=sys.stderr)
-        return 2
+    except ValueError:
+        ks = ()
+    if len(ks) != 3 or min(ks) < 1:
+        raise UserError(f"--ks needs three positive integers k0,k1,k2 (N = k0*k1*k2 users), got {args.ks!r}")
+    out = out_dir(args.out)
+    result = synthesize(seed=args.seed, ks=ks, per_user=args.per_user or 100, chat=_llm_chat(args),
+                        llm_verify=args.llm_screen, expand_tools=args.llm_tools, held_out=args.held_out)
+    st = write(result, out)
     print(json.dumps({k: v["queries"] for k, v in st["table5"].items()}))
     return 0
 
@@ -99,10 +103,7 @@ def _build_cmd(args) -> int:
     if args.benchmark == "ptbench":
         return _build_ptbench(args)
     from pfc.data.build import build_tracebench
-    chat = None
-    if args.llm_backend:
-        from pfc.run.backends import chat_function, get
-        chat = chat_function(get(args.llm_backend, args.llm_model or ""))
+    chat = _llm_chat(args)
     st = build_tracebench(out_dir(args.out), raw_dir=args.raw and existing(args.raw, "--raw"), users=args.users,
                           seed=args.seed, records=args.records, queries=args.queries, workers=args.workers,
                           review_sheet=args.review_sheet and existing(args.review_sheet, "--review-sheet"),
@@ -179,29 +180,6 @@ def _models_cmd(args) -> int:
     return 0
 
 
-def _positive(cast):
-    def check(text):
-        v = cast(text)
-        if v <= 0:
-            raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-        return v
-    return check
-
-
-def _unit(text):
-    v = float(text)
-    if not 0 <= v <= 1:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
-    return v
-
-
-def _nonneg(text):
-    v = float(text)
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return v
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m pfc", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -247,8 +225,8 @@ def main(argv=None) -> int:
     b.add_argument("--workers", type=positive_int, default=1)
     b.add_argument("--per-user", type=positive_int, help="ptbench: queries per user (default 100)")
     b.add_argument("--ks", default="4,4,5", help="ptbench: profiles per level of the feature tree, N = k0*k1*k2")
-    b.add_argument("--held-out", type=int, default=6, help="ptbench: users kept out of training (untrained)")
-    b.add_argument("--llm-tools", type=int, default=0, help="ptbench: new APIs per scenario proposed by the LLM")
+    b.add_argument("--held-out", type=nonneg_int, default=6, help="ptbench: users kept out of training (untrained)")
+    b.add_argument("--llm-tools", type=nonneg_int, default=0, help="ptbench: new APIs per scenario proposed by the LLM")
     b.add_argument("--review-sheet", help="a reviewed anchors_review.csv to apply")
     b.add_argument("--llm-backend", help="model backend for LLM screening / role-play (openai, hf, vllm)")
     b.add_argument("--llm-model", help="model for --llm-backend")
@@ -272,13 +250,13 @@ def main(argv=None) -> int:
                     help="ptbench profile ablation: all | no_basic | no_history | no_basic_history | no_personal")
     rn.add_argument("--adapter", help="hf backend: a LoRA adapter directory (pfc.run.train) merged into --model")
     rn.add_argument("--out", required=True, help="run directory, e.g. data/runs/<run_id>")
-    rn.add_argument("--max-tokens", type=_positive(int), help="generation limit (default 512)")
-    rn.add_argument("--temperature", type=_nonneg, help="0 = greedy (default 0.1, the papers' setting)")
-    rn.add_argument("--top-p", type=_unit, help="nucleus mass (default 0.1, the papers' setting)")
-    rn.add_argument("--batch-size", type=_positive(int), default=16,
+    rn.add_argument("--max-tokens", type=positive_int, help="generation limit (default 512)")
+    rn.add_argument("--temperature", type=nonneg_float, help="0 = greedy (default 0.1, the papers' setting)")
+    rn.add_argument("--top-p", type=unit_float, help="nucleus mass (default 0.1, the papers' setting)")
+    rn.add_argument("--batch-size", type=positive_int, default=16,
                     help="examples handed to the backend at once (results are still cached one by one)")
-    rn.add_argument("--concurrency", type=_positive(int), help="openai: requests in flight (default 4)")
-    rn.add_argument("--timeout", type=_positive(float), help="openai: seconds per request (default 60)")
+    rn.add_argument("--concurrency", type=positive_int, help="openai: requests in flight (default 4)")
+    rn.add_argument("--timeout", type=positive_float, help="openai: seconds per request (default 60)")
     rn.add_argument("--dtype", choices=["auto", "bfloat16", "float16", "float32"],
                     help="hf/vllm weights dtype (hf default: bfloat16 on CPU)")
     rn.add_argument("--no-prefix-reuse", action="store_true",

@@ -108,3 +108,21 @@ def _int_at_least(low: int, what: str):
 
 positive_int = _int_at_least(1, "an integer >= 1")
 nonneg_int = _int_at_least(0, "an integer >= 0")
+
+
+def _float_in(low: float, high: float | None, what: str, open_low: bool = False):
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if v != v or (v <= low if open_low else v < low) or (high is not None and v > high):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text}")
+        return v
+    parse.__name__ = what
+    return parse
+
+
+positive_float = _float_in(0.0, None, "a number > 0", open_low=True)
+nonneg_float = _float_in(0.0, None, "a number >= 0")
+unit_float = _float_in(0.0, 1.0, "a number in [0, 1]")

@@ -66,6 +66,8 @@ def _ids(xs) -> str:
 def check(cov: dict, predictions_file, strict: bool = False) -> None:
     """Refuse a score that would mean nothing: no id matched; with ``strict``, any missing/unknown/duplicate id."""
     f = str(predictions_file)
+    if cov["examples"] and not cov.get("prediction_lines"):
+        raise UserError("holds no predictions (empty file)", file=f)
     if cov["examples"] and not cov["matched"]:
         raise UserError(f"no prediction matches an example id ({cov['unknown']} unknown ids such as "
                         f"{_ids(cov['first_unknown'])} while examples have ids such as {_ids(cov['first_missing'])}); "

@@ -91,19 +91,12 @@ def plan(n_tracebench: int = 8, n_toolspectrum: int = 2, n_ptbench: int = 3, k: 
     return runs
 
 
-def bootstrap(per_example, keys: dict, n: int = 1000, seed: int = 0) -> dict:
-    """{published key: (value, lo, hi)}: the metric and its 95% percentile interval, resampling examples."""
-    rng = np.random.default_rng(seed)
-    out = {}
-    idx = [rng.integers(0, len(per_example), len(per_example)) for _ in range(n)]
-    for key, metric in keys.items():
-        m = METRICS[metric]
-        value = aggregate(m, per_example)
-        draws = [aggregate(m, per_example.iloc[i]) for i in idx]
-        draws = [d for d in draws if d == d]
-        lo, hi = (np.percentile(draws, [2.5, 97.5]) if draws else (float("nan"), float("nan")))
-        out[key] = (value, float(lo), float(hi))
-    return out
+def bootstrap(per_example, keys: dict, seed: int = 0) -> dict:
+    """{published key: (value, lo, hi)}: the metric and its 95% interval (``pfc.eval.bootstrap``)."""
+    from pfc.eval.bootstrap import intervals
+    ci = intervals(per_example, keys, seed=seed)
+    nan = (float("nan"), float("nan"))
+    return {key: (aggregate(METRICS[m], per_example), *ci.get(key, nan)) for key, m in keys.items()}
 
 
 def run_dir(name: str, backend: str) -> Path:
