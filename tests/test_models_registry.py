@@ -191,7 +191,8 @@ def test_hierarchical_step_one_is_recorded_and_its_fallback_stated(small_bench, 
     rows = [json.loads(x) for x in (tmp_path / "h" / "predictions.jsonl").read_text().splitlines()]
     assert len(rows) == 3
     for row in rows:
-        assert row["domain_step"] == {"answer": "I am not sure.", "error": None, "domain": None, "fallback": True}
+        assert row["domain_step"] == {"answer": "I am not sure.", "error": None, "domain": None, "matched_by": "none",
+                                    "fallback": True}
     assert all(shown == candidates for shown, candidates in be.shown)  # the stated fallback: all candidates
     cfg = json.loads((tmp_path / "h" / "config.json").read_text())
     assert "full candidate toolset" in cfg["hierarchical_fallback"]

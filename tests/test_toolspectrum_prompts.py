@@ -87,3 +87,16 @@ def test_own_worded_prompt_without_release(loaded):
     assert not p.faithful and examples[0].query in text and "## Environment" in text and "## User Persona" in text
     assert "I will provide you with user instructions" not in text  # none of the release's wording
     assert json.loads(text[text.index("## Toolset") + 11: text.index("### Output")])["Ctrip"]["APIs"]["bookTicket"]
+
+
+def test_domain_answer_naming_an_app_reads_as_its_domain(release):
+    # trap: a model answers with the app it would use ("Ctrip") rather than the domain's name
+    p = ToolSpectrumPrompter.from_release(release, "profile")
+    assert p.parse_domain("I would use Ctrip for this.") == "Travel"
+
+
+def test_domain_answer_fitness_reads_as_health_by_word_overlap(release):
+    # trap: Qwen2.5-Coder-0.5B answered "Fitness" (a real step-1 answer, reports/real_models.md);
+    # no domain is called that, but Health's Keep app is "A popular fitness app for younger users"
+    p = ToolSpectrumPrompter.from_release(release, "profile")
+    assert p.parse_domain("Fitness") == "Health"

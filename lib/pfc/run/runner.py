@@ -27,7 +27,7 @@ from pfc import benchmarks, paths
 from pfc.run import identity as run_identity
 from pfc.run.backends import DEFAULT_SAMPLING, Request, Response, get
 from pfc.run.cache import ResponseCache, cache_key
-from pfc.run.prompts.tracebench import parse_domain
+from pfc.run.prompts import match_domain
 from pfc.provenance import git_commit, versions
 from pfc.run.checks import RunInterrupted, preflight
 from pfc.benchmarks.shape import check_examples
@@ -116,8 +116,10 @@ def build_request(benchmark: str, example, tools_by_key: dict, strategy: str, hi
     raise ValueError(f"no prompt builder for {benchmark!r} yet")
 
 
-HIERARCHICAL_FALLBACK = ("when step 1 names no known domain, step 2 shows the full candidate toolset; "
-                         "each row records step 1's answer, the domain read from it and whether it fell back")
+HIERARCHICAL_FALLBACK = ("step 1's answer is read as a domain by name, then by app name, then by the one domain "
+                         "sharing most words with it (pfc.run.prompts.match_domain); when none is read, step 2 "
+                         "shows the full candidate toolset; each row records step 1's answer, the domain, how it "
+                         "was matched and whether it fell back")
 
 
 def latency_summary(latencies: list[float]) -> dict:
@@ -242,9 +244,9 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
 
                     def step1(i, resp):
                         names = firsts[i][1]
-                        domain = parse_domain(resp.text, names) if resp.error is None else None
+                        domain, how = match_domain(resp.text, names) if resp.error is None else (None, "none")
                         steps[i] = {"answer": resp.text if resp.error is None else None, "error": resp.error,
-                                    "domain": domain, "fallback": domain is None}
+                                    "domain": domain, "matched_by": how, "fallback": domain is None}
                     cached_call([r for r, _ in firsts], step1)
                 reqs = [build_request(benchmark, e, tools_by_key, strategy, history, k, native, sampling, pool,
                                       st["domain"] if st else None, prompters, prompt_variant) for e, st in zip(batch, steps)]

@@ -39,3 +39,52 @@ def pick_demonstrations(pool: list, example_id: str, k: int, seed: int, exclude=
     candidates = [e for e in pool if e.id != example_id and not exclude(e)]
     rng = random.Random(f"{seed}:{example_id}")
     return rng.sample(candidates, min(k, len(candidates)))
+
+
+_STOP = frozenset("the a an and or of for to in on with is are this that it its as by be domain scenario "
+                  "answer user users app apps platform platforms provides providing known can your".split())
+
+
+def _words(text: str) -> set[str]:
+    import re
+    return {w for w in re.findall(r"[a-z]+", text.lower()) if len(w) > 2 and w not in _STOP}
+
+
+def match_domain(text, domains: dict[str, dict[str, str]]) -> tuple[str | None, str]:
+    """The domain a hierarchical step-1 answer names, and how it was read.
+
+    ``domains`` maps each domain name to the apps the prompt showed under it, ``{app: description}``.
+    In order: (1) ``"name"`` — a domain name as a whole word (the earliest wins); (2) ``"app"`` — an
+    app name, read as that app's domain; (3) ``"overlap"`` — the one domain whose name, apps and
+    descriptions share the most content words with the answer (a small model answers "Fitness" for
+    the Health domain, whose Keep app is "a popular fitness app"). A tie or no shared word gives
+    ``(None, "none")``: the caller falls back to the full toolset. Reasoning blocks (``<think>``)
+    are dropped first; the answer is only read, never executed.
+
+        >>> match_domain("Fitness", {"Health": {"Keep": "A popular fitness app"}, "News": {"Weibo": ""}})
+        ('Health', 'overlap')
+    """
+    import re
+    from pfc.eval.textscan import strip_reasoning
+    if not isinstance(text, str) or not domains:
+        return None, "none"
+    bases, _ = strip_reasoning(text[:10_000])
+    body = bases[0] if bases else ""
+
+    def first(names_of: dict[str, str]) -> str | None:
+        hits = [(m.start(), -len(name), dom) for name, dom in names_of.items()
+                for m in [re.search(rf"(?<!\w){re.escape(name)}(?!\w)", body, re.I)] if m]
+        return min(hits)[2] if hits else None
+
+    dom = first({d: d for d in domains})
+    if dom is not None:
+        return dom, "name"
+    dom = first({app: d for d, apps in domains.items() for app in apps})
+    if dom is not None:
+        return dom, "app"
+    said = _words(body)
+    scores = sorted(((len(said & _words(" ".join([d, *apps, *apps.values()]))), d)
+                     for d, apps in domains.items()), reverse=True)
+    if scores[0][0] > 0 and (len(scores) == 1 or scores[1][0] < scores[0][0]):
+        return scores[0][1], "overlap"
+    return None, "none"

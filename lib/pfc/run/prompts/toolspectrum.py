@@ -21,12 +21,10 @@ App. B.3, Fig. 5) and flat (step-by-step over the full toolset).
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from pfc.schema import Example, Tool
-from pfc.eval.textscan import strip_reasoning
-from pfc.run.prompts import Prompt, pick_demonstrations
+from pfc.run.prompts import Prompt, match_domain, pick_demonstrations
 
 FILES = {"profile": ("prompt_call_api_persona.txt", "API_description_persona.json"),
          "environment": ("prompt_call_api_environment.txt", "API_description_environment.json"),
@@ -178,14 +176,12 @@ class ToolSpectrumPrompter:
             lines.append(f"- {dom} — {descs}")
         lines += ["", "## User Instruction", ex.query, "", "Answer with the domain name only."]
         return Prompt([{"role": "user", "content": "\n".join(lines)}], "hierarchical", "domain",
-                      {"subset": self.subset, "domains": list(self.domains)})
+                      {"subset": self.subset, "domains": self.shown_domains()})
+
+    def shown_domains(self) -> dict[str, dict[str, str]]:
+        """What step 1 shows: ``{domain: {app: description}}``."""
+        return {d: {a: self.toolset.get(a, {}).get("desc", "") for a in apps} for d, apps in self.domains.items()}
 
     def parse_domain(self, text) -> str | None:
-        """The first known domain named in a model's answer (None if none is)."""
-        if not isinstance(text, str):
-            return None
-        bases, _ = strip_reasoning(text[:10_000])
-        body = bases[0] if bases else ""
-        hits = [(m.start(), d) for d in self.domains
-                for m in [re.search(rf"\b{re.escape(d)}\b", body, re.I)] if m]
-        return min(hits)[1] if hits else None
+        """The domain read from a step-1 answer (``pfc.run.prompts.match_domain``); None if none is."""
+        return match_domain(text, self.shown_domains())[0]

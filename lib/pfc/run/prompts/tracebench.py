@@ -38,24 +38,16 @@ def tool_specs(tools) -> list[dict]:
 def domain_prompt(example, tools_by_key: dict) -> Prompt:
     """Hierarchical step 1: which scenario does the request belong to (given the candidate apps)?"""
     keys = example.tools or sorted(tools_by_key)
-    scen: dict[str, list[str]] = {}
+    scen: dict[str, dict[str, str]] = {}
     for key in keys:
         t = tools_by_key.get(key)
-        if t is not None and t.app not in scen.setdefault(t.domain or "Other", []):
-            scen[t.domain or "Other"].append(t.app)
+        if t is not None:
+            scen.setdefault(t.domain or "Other", {}).setdefault(t.app, t.app_description or "")
     lines = ["Which scenario does the user's request belong to? Scenarios and their apps:"]
     lines += [f"- {d}: {', '.join(apps)}" for d, apps in scen.items()]
     lines += ["", f"Request: {example.query}", "", "Answer with the scenario name only."]
-    return Prompt([{"role": "user", "content": "\n".join(lines)}], "hierarchical", "domain", {"domains": list(scen)})
-
-
-def parse_domain(text, domains) -> str | None:
-    """The first of ``domains`` named in the answer (None if none is)."""
-    import re
-    if not isinstance(text, str):
-        return None
-    hits = [(m.start(), d) for d in domains for m in [re.search(rf"(?<!\w){re.escape(d)}(?!\w)", text[:10_000], re.I)] if m]
-    return min(hits)[1] if hits else None
+    # meta["domains"]: what step 1 showed, {scenario: {app: description}}, for pfc.run.prompts.match_domain
+    return Prompt([{"role": "user", "content": "\n".join(lines)}], "hierarchical", "domain", {"domains": scen})
 
 
 def demonstrations(example, pool, k: int, seed: int) -> list[dict]:
