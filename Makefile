@@ -53,7 +53,8 @@ test-vllm: $(VVENV)/.installed ## optional: vllm backend + vLLM OpenAI server on
 test-fast: $(STAMP) ## unit tests only (no notebooks)
 	$(BIN)/python -m pytest tests -x -q -p no:cacheprovider
 
-reproduce: $(STAMP) ## papermill pipeline: build TRACEBench, baseline (+ real model, + BACKEND=/MODEL=) runs, tables, taxonomy, figures -> reports/index.html
+REPRO_DEPS := $(STAMP) $(if $(filter none,$(REAL_MODEL)),,$(STAMP_MODELS) models)
+reproduce: $(REPRO_DEPS) ## papermill pipeline: build TRACEBench, baselines + the packaged real model (REAL_MODEL=none: without), BACKEND=/MODEL= runs, tables, taxonomy, figures -> reports/index.html
 	$(BIN)/python -m pfc.report.pipeline $(if $(BACKEND),--backend '$(BACKEND)') $(if $(MODEL),--model '$(MODEL)') $(if $(REAL_MODEL),--real-model '$(REAL_MODEL)')
 
 sanity: $(STAMP) ## the older sanity report: dataset statistics, reference runs, golden cases -> reports/reproduce.md

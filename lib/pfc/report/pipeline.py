@@ -104,26 +104,14 @@ def stratified_sample(examples_path, out_path, n: int, seed: int = 0, keys=("vag
 
 
 def real_model_dir(spec: str = "auto") -> Path | None:
-    """The packaged real small model: a directory, or ``auto`` = the models cache when it holds one."""
+    """The packaged real small model: a directory, or ``auto`` = the registry's installed
+    ``qwen2.5-coder-0.5b`` (``make models``); None when it is not installed or ``none``."""
     if spec in ("", "none"):
         return None
     if spec != "auto":
         return Path(spec)
-    try:  # the registry (issue 10), when present
-        from pfc.run import models  # type: ignore
-        for fn in ("path", "model_dir", "resolve"):
-            if hasattr(models, fn):
-                try:
-                    p = Path(getattr(models, fn)(REAL_MODEL_NAME))
-                    if (p / "config.json").exists():
-                        return p
-                except Exception:  # noqa: BLE001 - not downloaded / not converted: fall through
-                    pass
-    except ImportError:
-        pass
-    base = Path(os.environ.get("PFC_MODELS_DIR") or Path.home() / ".cache" / "pfc" / "models")
-    cand = base / REAL_MODEL_NAME
-    return cand if (cand / "config.json").exists() else None
+    from pfc.run import models
+    return models.model_dir(REAL_MODEL_NAME) if models.installed(REAL_MODEL_NAME) else None
 
 
 # ------------------------------------------------------------------ the pipeline
@@ -176,7 +164,7 @@ def _rel(p) -> str:
 
 
 def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: int = 8, toolspectrum: bool = True,
-         n_boot: int = 1000) -> list[Step]:
+         n_boot: int = 1000, ptbench: bool = True) -> list[Step]:
     """The steps of ``make reproduce`` in order (see the module docstring)."""
     bench = paths.BENCHMARKS / "tracebench"
     interim = paths.INTERIM / "tracebench"
@@ -237,6 +225,11 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                           [release / "data", *[d / "predictions.jsonl" for d in ts_runs]],
                           [paths.REPORTS / "toolspectrum"], copy_name="toolspectrum"))
         runs += ts_runs
+    if ptbench:
+        ft = paths.REPORTS / "ptbench_finetune.json"
+        steps.append(Step("PTBench synthesis, baselines, tables", "ptbench.ipynb",
+                          {"out_dir": _rel(paths.INTERIM / "ptbench" / "pipeline"), "finetune_report": _rel(ft)},
+                          [ft], [], copy_name="ptbench"))
     run_inputs = [p for d in runs for p in (d / "predictions.jsonl", d / "config.json")]
     common = {"run_dirs": ",".join(_rel(d) for d in runs), "n_boot": n_boot, "seed": 0}
     for name, notebook, sub in (("evaluate", "04_evaluate.ipynb", "evaluate"),

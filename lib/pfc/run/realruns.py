@@ -8,7 +8,8 @@ over examples, written to ``reports/real_models.md`` with configs and timings.
   and every history bin (Latin diagonals of the level × bin grid); history ``last_k`` and ``retrieved``.
 - ToolSpectrum (release, read in place): ``n_toolspectrum`` random samples per subset
   (profile, environment, both); strategies zero-shot and hierarchical.
-- PTBench format: the official-format fixture in ``tests/golden/ptbench_official``.
+- PTBench: ``n_ptbench`` seeded records of each test split (trained and untrained users) of our
+  offline PTool synthesis (``pfc build ptbench --seed 0``), in the official format.
 
 It does not pick models or change prompts: everything goes through ``pfc.run.runner.run``.
 
@@ -62,17 +63,16 @@ def tracebench_sample(examples, n: int, seed: int) -> list[str]:
     return sorted(chosen)
 
 
-def plan(n_tracebench: int = 8, n_toolspectrum: int = 2, n_ptbench: int = 3, k: int = 10,
+def plan(n_tracebench: int = 16, n_toolspectrum: int = 3, n_ptbench: int = 8, k: int = 10,
          seed: int = 0) -> list[dict]:
     """Every configuration: benchmark, examples, ids, strategy, history."""
     runs = []
-    tb = paths.BENCHMARKS / "tracebench"
-    if (tb / "examples.jsonl").exists():
-        exs, _ = benchmarks.get("tracebench").load(tb, None)
-        ids = tracebench_sample(exs, n_tracebench, seed)
-        for hist in ("last_k", "retrieved"):
-            runs.append({"name": f"tracebench-{hist}", "benchmark": "tracebench", "examples": tb, "ids": ids,
-                         "strategy": "zero_shot", "history": hist, "k": k})
+    tb = tracebench_data()
+    exs, _ = benchmarks.get("tracebench").load(tb, None)
+    ids = tracebench_sample(exs, n_tracebench, seed)
+    for hist in ("last_k", "retrieved"):
+        runs.append({"name": f"tracebench-{hist}", "benchmark": "tracebench", "examples": tb, "ids": ids,
+                     "strategy": "zero_shot", "history": hist, "k": k})
     ts = paths.toolspectrum_dir()
     if ts is not None and (ts / "data").is_dir():
         for strategy in ("zero_shot", "hierarchical"):
@@ -82,13 +82,34 @@ def plan(n_tracebench: int = 8, n_toolspectrum: int = 2, n_ptbench: int = 3, k: 
                 runs.append({"name": f"toolspectrum-{sub}-{strategy}", "benchmark": "toolspectrum",
                              "examples": ts / "data" / fname, "ids": ids, "strategy": strategy,
                              "history": "full", "k": k})
-    pt = paths.GOLDEN / "ptbench_official" / "test_trained_user" / "data.json"
-    if pt.exists():
-        exs, _ = benchmarks.get("ptbench").load(pt, None)
-        ids = sorted(random.Random(seed).sample(sorted(e.id for e in exs), min(n_ptbench, len(exs))))
-        runs.append({"name": "ptbench-fixture", "benchmark": "ptbench", "examples": pt, "ids": ids,
-                     "strategy": "zero_shot", "history": "full", "k": k})
+    pt = ptbench_data(seed)
+    for split in ("test_trained_user", "test_untrained_user"):
+        exs, _ = benchmarks.get("ptbench").load(pt / split / "data.json", None)
+        ids = sorted(random.Random(f"{seed}:{split}").sample(sorted(e.id for e in exs), min(n_ptbench, len(exs))))
+        runs.append({"name": f"ptbench-{split.split('_')[1]}", "benchmark": "ptbench",
+                     "examples": pt / split / "data.json", "ids": ids, "strategy": "zero_shot",
+                     "history": "full", "k": k})
     return runs
+
+
+def tracebench_data() -> Path:
+    """The embedded TRACEBench default, built by ``make reproduce``'s first two steps if missing
+    (notebooks 01 and 02 through the same pipeline, so ``make reproduce`` then skips them)."""
+    tb = paths.BENCHMARKS / "tracebench"
+    if not (tb / "examples.jsonl").exists():
+        from pfc.report.pipeline import plan as pipeline_plan, reproduce
+        print("building the embedded TRACEBench (make reproduce's steps 1-2) …", file=sys.stderr)
+        reproduce(pipeline_plan(real_model="none", toolspectrum=False)[:2], log=lambda *a, **k: print(*a, file=sys.stderr))
+    return tb
+
+
+def ptbench_data(seed: int = 0) -> Path:
+    """The offline PTool synthesis for ``seed`` (``pfc build ptbench --seed``), built once under data/interim/."""
+    d = paths.INTERIM / "ptbench" / f"seed{seed}"
+    if not (d / "stats.json").exists():
+        from pfc.data.ptool.build import synthesize, write
+        write(synthesize(seed=seed), d)
+    return d
 
 
 def bootstrap(per_example, keys: dict, seed: int = 0) -> dict:
@@ -103,8 +124,10 @@ def run_dir(name: str, backend: str) -> Path:
     return paths.RUNS / "real" / f"{name}--{backend}"
 
 
-def execute(runs: list[dict], model: str, sampling: dict, baselines=BASELINES, progress: bool = True,
-            cache_path=None) -> None:
+def execute(runs: list[dict], model: str, sampling: dict, per_benchmark: dict | None = None,
+            baselines=BASELINES, progress: bool = True, cache_path=None) -> None:
+    """Every run of ``runs`` with each baseline and the model; ``per_benchmark`` overrides ``sampling``
+    for one benchmark (``{"toolspectrum": {"max_tokens": 256}}``)."""
     from pfc.run.runner import run
     for r in runs:
         for backend in (*baselines, "hf"):
@@ -112,7 +135,8 @@ def execute(runs: list[dict], model: str, sampling: dict, baselines=BASELINES, p
             try:
                 run(r["benchmark"], r["examples"], backend, out, model=model if backend == "hf" else "",
                     strategy=r["strategy"], history=r["history"], k=r["k"], ids=r["ids"],
-                    sampling=sampling if backend == "hf" else None, progress=progress and backend == "hf",
+                    sampling={**sampling, **(per_benchmark or {}).get(r["benchmark"], {})} if backend == "hf" else None,
+                    progress=progress and backend == "hf",
                     cache_path=cache_path)
             except (ValueError, NotImplementedError) as e:  # a baseline that cannot run on this benchmark
                 (out / "unsupported.txt").write_text(f"{e}\n")
@@ -216,11 +240,13 @@ def report(runs: list[dict], model: str, out_path: Path, seconds: float | None =
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m pfc.run.realruns", description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="qwen2.5-coder-0.5b")
-    ap.add_argument("--n-tracebench", type=int, default=8)
-    ap.add_argument("--n-toolspectrum", type=int, default=2, help="per subset and strategy")
-    ap.add_argument("--n-ptbench", type=int, default=3)
+    ap.add_argument("--n-tracebench", type=int, default=16, help="per history mode; 16 = every level x bin cell")
+    ap.add_argument("--n-toolspectrum", type=int, default=3, help="per subset and strategy")
+    ap.add_argument("--n-ptbench", type=int, default=8, help="per test split (trained, untrained users)")
     ap.add_argument("--k", type=int, default=10, help="history records for last_k / retrieved")
-    ap.add_argument("--max-tokens", type=int, default=128)
+    ap.add_argument("--max-tokens", type=int, default=128, help="TRACEBench and PTBench answers")
+    ap.add_argument("--max-tokens-toolspectrum", type=int, default=256,
+                    help="ToolSpectrum answers (its JSON answer format with typed keys runs longer)")
     ap.add_argument("--only", help="comma-separated run names (default: all)")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--cache", help="response cache (default data/cache/responses.sqlite; one per concurrent process)")
@@ -229,12 +255,13 @@ def main(argv=None) -> int:
     runs = plan(args.n_tracebench, args.n_toolspectrum, args.n_ptbench, args.k)
     chosen = [r for r in runs if not args.only or r["name"] in args.only.split(",")]
     order = ["tracebench-last_k", "toolspectrum-profile-hierarchical", "toolspectrum-environment-hierarchical",
-             "toolspectrum-both-hierarchical", "ptbench-fixture", "toolspectrum-profile-zero_shot",
+             "toolspectrum-both-hierarchical", "ptbench-trained", "ptbench-untrained", "toolspectrum-profile-zero_shot",
              "toolspectrum-environment-zero_shot", "toolspectrum-both-zero_shot", "tracebench-retrieved"]
     chosen.sort(key=lambda r: order.index(r["name"]) if r["name"] in order else len(order))
     t0 = time.perf_counter()
     if not args.report_only:
-        execute(chosen, args.model, {"max_tokens": args.max_tokens}, cache_path=args.cache)
+        execute(chosen, args.model, {"max_tokens": args.max_tokens},
+                {"toolspectrum": {"max_tokens": args.max_tokens_toolspectrum}}, cache_path=args.cache)
     report(runs, args.model, Path(args.out), None if args.report_only else time.perf_counter() - t0)
     print(f"wrote {paths.relative(Path(args.out))}", file=sys.stderr)
     return 0

@@ -48,10 +48,13 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
                lr: float = PAPER["lr"], warmup_ratio: float = PAPER["warmup_ratio"], epochs: int = PAPER["epochs"],
                target_modules=PAPER["target_modules"], lora_dropout: float = PAPER["lora_dropout"],
                grad_accum: int = 1, max_len: int = 4096, seed: int = 0, dtype: str = "auto",
+               modules_to_save: list[str] | None = None,
                checkpoint_every: int = 20, progress: bool = True, device: str = "cpu") -> dict:
     """Train a LoRA adapter; returns a summary (steps, first/last loss, seconds, skipped records).
 
-    ``device``: a torch device (``cuda`` on a GPU machine); checkpoints are saved on the CPU side."""
+    ``device``: a torch device (``cuda`` on a GPU machine); checkpoints are saved on the CPU side.
+    ``modules_to_save``: modules trained in full beside the adapter (peft's option; none in the paper's
+    setting — the tiny test model uses ``["lm_head"]`` because its output layer is untrained)."""
     import torch
     from peft import LoraConfig, get_peft_model, set_peft_model_state_dict
     from peft.utils import get_peft_model_state_dict
@@ -64,6 +67,7 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
     cfg = {"model": str(model_dir), "r": r, "lora_alpha": lora_alpha, "lr": lr, "warmup_ratio": warmup_ratio,
            "epochs": epochs, "target_modules": target_modules, "lora_dropout": lora_dropout, "grad_accum": grad_accum,
            "max_len": max_len, "seed": seed, "dtype": dtype, "records": len(records), "data": data_hash,
+           **({"modules_to_save": list(modules_to_save)} if modules_to_save else {}),
            "scheduler": "cosine"}
     ck = out / "checkpoint"
     if (out / "train_config.json").exists():
@@ -77,7 +81,8 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
     kw = {} if dtype == "auto" else {"dtype": getattr(torch, dtype)}
     base = AutoModelForCausalLM.from_pretrained(model_dir, **kw).to(device)
     model = get_peft_model(base, LoraConfig(r=r, lora_alpha=lora_alpha, target_modules=target_modules,
-                                            lora_dropout=lora_dropout, task_type="CAUSAL_LM"))
+                                            lora_dropout=lora_dropout, task_type="CAUSAL_LM",
+                                            modules_to_save=list(modules_to_save) if modules_to_save else None))
     data = [t for t in (tokenize(tok, rec["messages"], max_len) for rec in records) if t is not None]
     skipped = len(records) - len(data)
     order = [i for _ in range(epochs) for i in random.Random(f"train:{seed}").sample(range(len(data)), len(data))]
@@ -105,7 +110,7 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
             y[0, :n_prompt] = -100
             loss = model(input_ids=x, labels=y).loss / grad_accum
             loss.backward()
-            total += float(loss)
+            total += float(loss.detach())
         opt.step()
         sched.step()
         opt.zero_grad()

@@ -1,0 +1,94 @@
+"""pfc.run.train: LoRA SFT on PTool-synthesized data teaches a real packaged model PTBench's
+bracket format; adapters load through the hf backend; checkpoints resume; another
+configuration is refused.
+
+The format test uses SmolLM2-135M-Instruct (installed by `make models`, a prerequisite of
+`make test`; ~1.5 min on CPU): before training it answers in prose (format accuracy 0/6 here),
+after one epoch on 48 records it answers ``Platform:[func(param='value')]``. The tiny locally
+built model cannot be taught the format under LoRA: its tied 64-wide embeddings are random
+(std 0.02), so with the final norm frozen its logits stay within about ±1.3 and the loss
+plateaus near 6 nats even on one memorized record (measured; see the closing note of the
+issue) — it stays for the fast plumbing tests below.
+"""
+import json
+
+import pytest
+
+from pfc.benchmarks.ptbench_official import OfficialFormatError, official_parse
+from pfc.data.ptool.build import synthesize
+from pfc.data.ptool.sft import answer_text
+from pfc.run import models
+from pfc.run.backends import Request
+from pfc.run.backends.hf import HFBackend
+from pfc.run.train import PAPER, train_lora
+
+SYSTEM = "Answer as platform:[func(param=value)]."
+SMOL = "smollm2-135m"
+
+
+@pytest.fixture(scope="module")
+def records():
+    """48 training chats and 6 held-out requests of an untrained user (a small seeded synthesis)."""
+    r = synthesize(seed=7, ks=(1, 2, 2), per_user=16, unseen_ks=(1, 1, 1), unseen_per_user=1, held_out=1)
+    recs = [{"messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": x["query"]},
+                          {"role": "assistant", "content": answer_text(x["answer"])}]}
+            for x in r["splits"]["train"] + r["splits"]["test_trained_user"]][:48]
+    held = [{"messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": x["query"]}]}
+            for x in r["splits"]["test_untrained_user"][:6]]
+    return recs, held
+
+
+def format_accuracy(be, held) -> float:
+    """The share of answers the published evaluator parses (PTBench's format accuracy)."""
+    ok = 0
+    for h in held:
+        (resp,) = be.generate([Request(h["messages"], None, {"temperature": 0, "max_tokens": 48, "seed": 0})])
+        try:
+            official_parse(resp.text or "")
+            ok += 1
+        except OfficialFormatError:
+            pass
+    return ok / len(held)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    from pfc.run.backends.tiny import build_tiny_model
+    return build_tiny_model(tmp_path_factory.mktemp("tiny"), steps=0)
+
+
+def test_paper_settings_are_the_defaults():
+    # PTBench §5.1: rank 8, alpha 16, lr 1e-4, cosine, warm-up 0.1, one epoch, all linear modules
+    assert PAPER == {"r": 8, "lora_alpha": 16, "lr": 1e-4, "scheduler": "cosine", "warmup_ratio": 0.1, "epochs": 1,
+                     "target_modules": "all-linear", "lora_dropout": 0.0}
+
+
+def test_lora_raises_format_accuracy_of_a_real_model_on_held_out_users(records, tmp_path):
+    # trap: a loss that goes down while generation stays in prose; the measure is the evaluator's parse
+    if models.installed(SMOL) is None:  # a failure, not a skip: `make test` installs it first
+        pytest.fail(f"{SMOL} is not installed in {models.paths.models_dir()}: run `make models`")
+    recs, held = records
+    base = str(models.model_dir(SMOL))
+    before = format_accuracy(HFBackend(model=base), held)
+    s = train_lora(base, recs, tmp_path / "run", lr=1e-3, progress=False)  # 48 steps: 10x the paper's lr
+    after_be = HFBackend(model=base, adapter=str(tmp_path / "run" / "adapter"))
+    after = format_accuracy(after_be, held)
+    assert before < after and after >= 0.5, (before, after)
+    assert s["last_loss"] < s["first_loss"]
+    assert "+lora:" in after_be.model  # cache keys never confuse base and adapter
+    log = [json.loads(line) for line in (tmp_path / "run" / "train_log.jsonl").read_text().splitlines()]
+    assert [e["step"] for e in log] == list(range(1, s["steps"] + 1))
+
+
+def test_a_finished_run_resumes_without_retraining_and_refuses_another_config(tiny, records, tmp_path):
+    recs = records[0][:4]
+    train_lora(tiny, recs, tmp_path / "run", lr=1e-3, progress=False, checkpoint_every=1)
+    again = train_lora(tiny, recs, tmp_path / "run", lr=1e-3, progress=False, checkpoint_every=1)
+    assert again["first_loss"] is None  # resumed at the last step: nothing left to train
+    with pytest.raises(ValueError, match="another configuration"):
+        train_lora(tiny, recs, tmp_path / "run", lr=2e-3, progress=False)
+
+
+def test_missing_adapter_is_a_clear_error(tiny, tmp_path):
+    with pytest.raises(FileNotFoundError, match="adapter_model"):
+        HFBackend(model=str(tiny), adapter=str(tmp_path))
