@@ -226,6 +226,16 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                           [paths.REPORTS / "toolspectrum"], copy_name="toolspectrum"))
         runs += ts_runs
     if ptbench:
+        from pfc.data.ptool.build import build_once
+        pt = paths.BENCHMARKS / "ptbench"
+        steps.append(Step("build PTBench (PTool synthesis, seed 0)", None, {"seed": 0}, [], [pt / "stats.json"],
+                          fn=lambda: build_once(pt, 0)))
+        for b in BASELINES:
+            d = paths.RUNS / f"pt-{b}"
+            runs.append(d)
+            steps.append(Step(f"PTBench run {b}", "03_run_model.ipynb",
+                              {"benchmark": "ptbench", "examples": _rel(pt), "backend": b, "run_id": d.name},
+                              [pt / "stats.json"], [d / "predictions.jsonl"], copy_name=f"03_run_model-{d.name}"))
         ft = paths.REPORTS / "ptbench_finetune.json"
         steps.append(Step("PTBench synthesis, baselines, tables", "ptbench.ipynb",
                           {"out_dir": _rel(paths.INTERIM / "ptbench" / "pipeline"), "finetune_report": _rel(ft)},

@@ -104,12 +104,9 @@ def tracebench_data() -> Path:
 
 
 def ptbench_data(seed: int = 0) -> Path:
-    """The offline PTool synthesis for ``seed`` (``pfc build ptbench --seed``), built once under data/interim/."""
-    d = paths.INTERIM / "ptbench" / f"seed{seed}"
-    if not (d / "stats.json").exists():
-        from pfc.data.ptool.build import synthesize, write
-        write(synthesize(seed=seed), d)
-    return d
+    """Our offline PTool synthesis (``pfc build ptbench --seed``), the one ``make reproduce`` builds."""
+    from pfc.data.ptool.build import build_once
+    return build_once(paths.BENCHMARKS / "ptbench" if seed == 0 else paths.BENCHMARKS / f"ptbench_seed{seed}", seed)
 
 
 def bootstrap(per_example, keys: dict, seed: int = 0) -> dict:
