@@ -66,3 +66,18 @@ def test_stratified_sample_covers_every_vagueness_level_and_is_seeded(tmp_path):
     all_levels = {e.meta["vagueness"] for e in load_examples(bench / "examples.jsonl")}
     # trap: strata sorted as (level, mix) pairs would give 4 most_clear examples here
     assert len(got) == 4 and {e.meta["vagueness"] for e in got} == all_levels & set(LEVELS) == set(LEVELS)
+
+
+def test_stratified_sample_covers_every_history_bin_present_too(tmp_path):
+    # trap: a sample spread over levels only can leave a Fig. 4 history bin without a point
+    from pfc.data.build import build_tracebench
+    from pfc.eval.scoring import history_bin
+    from pfc.schema import load_examples
+    bench = tmp_path / "tb"
+    build_tracebench(bench, users=1, seed=1, records=520, queries=60, progress=False)
+    everything = load_examples(bench / "examples.jsonl")
+    bins = {history_bin(int(e.meta["history_length"])) for e in everything}
+    got = load_examples(pipeline.stratified_sample(bench, tmp_path / "s", 4, seed=0) / "examples.jsonl")
+    assert len(bins) >= 3  # the build reaches several bins (else this test proves nothing)
+    assert {history_bin(int(e.meta["history_length"])) for e in got} == bins
+    assert {e.meta["vagueness"] for e in got} == {e.meta["vagueness"] for e in everything}

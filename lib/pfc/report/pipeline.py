@@ -59,41 +59,17 @@ def demo_runs(root, backends=("oracle", "history-prior", "no-history"), users: i
     return dirs
 
 
-def stratified_sample(examples_path, out_path, n: int, seed: int = 0, keys=("vagueness", "personalization")) -> Path:
-    """Write ``n`` examples spread evenly over ``keys[0]`` and, within each, over ``keys[1]`` (seeded).
-
-    Round robin over the vagueness levels first, so even 4 examples cover all four levels
-    (a slow real model still yields a Fig. 3 line); within a level, round robin over the
-    personalization mixes. Deterministic for a seed.
-    """
-    import random
-
+def stratified_sample(examples_path, out_path, n: int, seed: int = 0) -> Path:
+    """Write ``n`` TRACEBench examples covering every vagueness level and every history bin (the axes
+    of Fig. 3 and Fig. 4) with as few examples as possible — the real reference runs' sampler
+    (``pfc.run.realruns.tracebench_sample``: Latin diagonals of the level × bin grid), so 4 examples
+    already give every level and every bin one point. Deterministic for a seed."""
+    from pfc.run.realruns import tracebench_sample
     from pfc.schema import load_examples, write_examples
     p = Path(examples_path)
     examples = load_examples(p / "examples.jsonl" if p.is_dir() else p)
-
-    def key(e, k):
-        v = e.meta.get(k)
-        return "+".join(map(str, v)) if isinstance(v, list) else str(v)
-
-    nested: dict = {}
-    for e in examples:
-        nested.setdefault(key(e, keys[0]), {}).setdefault(key(e, keys[1]) if len(keys) > 1 else "", []).append(e)
-    rng = random.Random(f"{seed}:stratified")
-    queues = {}
-    for k0, subs in sorted(nested.items()):
-        pools = [rng.sample(v, len(v)) for _, v in sorted(subs.items())]
-        queue: list = []
-        while any(pools):
-            for pool in pools:
-                if pool:
-                    queue.append(pool.pop())
-        queues[k0] = queue
-    picked: list = []
-    while len(picked) < min(n, len(examples)):
-        for k0 in sorted(queues):
-            if queues[k0] and len(picked) < n:
-                picked.append(queues[k0].pop(0))
+    ids = set(tracebench_sample(examples, n, seed))
+    picked = [e for e in examples if e.id in ids]
     out = Path(out_path)
     out.mkdir(parents=True, exist_ok=True)
     write_examples(sorted(picked, key=lambda e: e.id), out / "examples.jsonl")
