@@ -125,16 +125,22 @@ def execute(runs: list[dict], model: str, sampling: dict, per_benchmark: dict | 
             baselines=BASELINES, progress: bool = True, cache_path=None) -> None:
     """Every run of ``runs`` with each baseline and the model; ``per_benchmark`` overrides ``sampling``
     for one benchmark (``{"toolspectrum": {"max_tokens": 256}}``)."""
+    from pfc.run.identity import RunIdentityError
     from pfc.run.runner import run
     for r in runs:
         for backend in (*baselines, "hf"):
             out = run_dir(r["name"], backend)
+            kw = dict(model=model if backend == "hf" else "", strategy=r["strategy"], history=r["history"], k=r["k"],
+                      ids=r["ids"], progress=progress and backend == "hf", cache_path=cache_path,
+                      sampling={**sampling, **(per_benchmark or {}).get(r["benchmark"], {})} if backend == "hf"
+                      else None)
             try:
-                run(r["benchmark"], r["examples"], backend, out, model=model if backend == "hf" else "",
-                    strategy=r["strategy"], history=r["history"], k=r["k"], ids=r["ids"],
-                    sampling={**sampling, **(per_benchmark or {}).get(r["benchmark"], {})} if backend == "hf" else None,
-                    progress=progress and backend == "hf",
-                    cache_path=cache_path)
+                try:
+                    run(r["benchmark"], r["examples"], backend, out, **kw)
+                except RunIdentityError as e:  # the plan changed (another sample or sampling): it is the authority
+                    print(f"{r['name']}: {backend}: the plan changed ({e}); the old run goes to attic/, "
+                          "answers already given come from the response cache", file=sys.stderr)
+                    run(r["benchmark"], r["examples"], backend, out, force=True, **kw)
             except (ValueError, NotImplementedError) as e:  # a baseline that cannot run on this benchmark
                 (out / "unsupported.txt").write_text(f"{e}\n")
                 print(f"{r['name']}: {backend}: {e}", file=sys.stderr)
