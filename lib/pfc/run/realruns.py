@@ -122,13 +122,13 @@ def run_dir(name: str, backend: str) -> Path:
 
 
 def execute(runs: list[dict], model: str, sampling: dict, per_benchmark: dict | None = None,
-            baselines=BASELINES, progress: bool = True, cache_path=None) -> None:
+            backends=(*BASELINES, "hf"), progress: bool = True, cache_path=None) -> None:
     """Every run of ``runs`` with each baseline and the model; ``per_benchmark`` overrides ``sampling``
     for one benchmark (``{"toolspectrum": {"max_tokens": 256}}``)."""
     from pfc.run.identity import RunIdentityError
     from pfc.run.runner import run
     for r in runs:
-        for backend in (*baselines, "hf"):
+        for backend in backends:
             out = run_dir(r["name"], backend)
             kw = dict(model=model if backend == "hf" else "", strategy=r["strategy"], history=r["history"], k=r["k"],
                       ids=r["ids"], progress=progress and backend == "hf", cache_path=cache_path,
