@@ -241,14 +241,15 @@ def report(runs: list[dict], model: str, out_path: Path, seconds: float | None =
 
 
 def main(argv=None) -> int:
+    from pfc.errors import positive_int
     ap = argparse.ArgumentParser(prog="python -m pfc.run.realruns", description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="qwen2.5-coder-0.5b")
-    ap.add_argument("--n-tracebench", type=int, default=16, help="per history mode; 16 = every level x bin cell")
-    ap.add_argument("--n-toolspectrum", type=int, default=3, help="per subset and strategy")
-    ap.add_argument("--n-ptbench", type=int, default=8, help="per test split (trained, untrained users)")
-    ap.add_argument("--k", type=int, default=10, help="history records for last_k / retrieved")
-    ap.add_argument("--max-tokens", type=int, default=128, help="TRACEBench and PTBench answers")
-    ap.add_argument("--max-tokens-toolspectrum", type=int, default=256,
+    ap.add_argument("--n-tracebench", type=positive_int, default=16, help="per history mode; 16 = every level x bin cell")
+    ap.add_argument("--n-toolspectrum", type=positive_int, default=3, help="per subset and strategy")
+    ap.add_argument("--n-ptbench", type=positive_int, default=8, help="per test split (trained, untrained users)")
+    ap.add_argument("--k", type=positive_int, default=10, help="history records for last_k / retrieved")
+    ap.add_argument("--max-tokens", type=positive_int, default=128, help="TRACEBench and PTBench answers")
+    ap.add_argument("--max-tokens-toolspectrum", type=positive_int, default=256,
                     help="ToolSpectrum answers (its JSON answer format with typed keys runs longer)")
     ap.add_argument("--only", help="comma-separated run names (default: all)")
     ap.add_argument("--report-only", action="store_true")
