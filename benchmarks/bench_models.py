@@ -135,11 +135,19 @@ def main(argv=None) -> int:
         be = get("hf", name)
         load_s = time.perf_counter() - t0
         rss = rss_mb()
+
+        def note(what):  # progress on stderr: a phase can take minutes on a busy CPU
+            print(f"[bench_models] {name}: {what} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
+        note(f"loaded in {load_s:.1f} s")
         p1k, d1k = speed(be, args.sizes[0])
+        note(f"{args.sizes[0]}-token prompt: prefill {p1k:.0f} tok/s, decode {d1k:.1f} tok/s")
         p4k, d4k = speed(be, args.sizes[1])
+        note(f"{args.sizes[1]}-token prompt: prefill {p4k:.0f} tok/s, decode {d4k:.1f} tok/s")
         with_r = per_example(be, items, args.max_tokens)
+        note(f"{len(items)} examples with prefix reuse: steady prefill {with_r['prefill_s']:.2f} s/example")
         be.prefix_reuse = False
         without = per_example(be, items, args.max_tokens)
+        note(f"{len(items)} examples without: steady prefill {without['prefill_s']:.2f} s/example")
         be.prefix_reuse = True
         rows.append({"model": name, "install": rec, "load_s": load_s, "rss_mb": rss, "peak_mb": peak_mb(),
                      "prefill_1k": p1k, "prefill_4k": p4k, "decode_1k": d1k, "decode_4k": d4k,
