@@ -59,16 +59,38 @@ def demo_runs(root, backends=("oracle", "history-prior", "no-history"), users: i
     return dirs
 
 
-def stratified_sample(examples_path, out_path, n: int, seed: int = 0) -> Path:
+def walkthrough_examples(examples) -> tuple[str, list, dict]:
+    """What ``00_walkthrough`` shows: the first user (sorted ids), the four vagueness levels of that
+    user's first anchor with a most-vague variant (in the paper's order), and one ``relevant_vague``
+    example per personalization type. Returns ``(user, levels, {type: example})``."""
+    from pfc.data.querygen import LEVELS
+    user = sorted({e.user_id for e in examples})[0]
+    mine = [e for e in examples if e.user_id == user]
+    picked: dict = {}
+    for e in mine:
+        for t in e.meta.get("personalization") or []:
+            if t not in picked and e.meta["vagueness"] == "relevant_vague":
+                picked[t] = e
+    anchor = next(e.meta["anchor_id"] for e in mine if e.meta["vagueness"] == "most_vague")
+    levels = sorted([e for e in mine if e.meta["anchor_id"] == anchor], key=lambda e: LEVELS.index(e.meta["vagueness"]))
+    return user, levels, picked
+
+
+def stratified_sample(examples_path, out_path, n: int, seed: int = 0, walkthrough: bool = False) -> Path:
     """Write ``n`` TRACEBench examples covering every vagueness level and every history bin (the axes
     of Fig. 3 and Fig. 4) with as few examples as possible — the real reference runs' sampler
     (``pfc.run.realruns.tracebench_sample``: Latin diagonals of the level × bin grid), so 4 examples
-    already give every level and every bin one point. Deterministic for a seed."""
+    already give every level and every bin one point. ``walkthrough=True`` adds the examples
+    ``00_walkthrough`` shows (:func:`walkthrough_examples`), so the walkthrough reads the real
+    model's answers from the response cache instead of generating them again. Deterministic for a seed."""
     from pfc.run.realruns import tracebench_sample
     from pfc.schema import load_examples, write_examples
     p = Path(examples_path)
     examples = load_examples(p / "examples.jsonl" if p.is_dir() else p)
     ids = set(tracebench_sample(examples, n, seed))
+    if walkthrough:
+        _, levels, picked = walkthrough_examples(examples)
+        ids |= {e.id for e in levels + list(picked.values())}
     picked = [e for e in examples if e.id in ids]
     out = Path(out_path)
     out.mkdir(parents=True, exist_ok=True)
@@ -139,7 +161,7 @@ def _rel(p) -> str:
     return paths.relative(Path(p))
 
 
-def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: int = 8, toolspectrum: bool = True,
+def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: int = 4, toolspectrum: bool = True,
          n_boot: int = 1000, ptbench: bool = True) -> list[Step]:
     """The steps of ``make reproduce`` in order (see the module docstring)."""
     bench = paths.BENCHMARKS / "tracebench"
@@ -169,9 +191,10 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
         real = None
     if real is not None:
         sample_dir = paths.PROCESSED / f"tracebench_sample{sample}"
-        steps.append(Step(f"stratified sample ({sample})", None, {"n": sample, "seed": 0}, [bench / "examples.jsonl"],
+        steps.append(Step(f"stratified sample ({sample} + the walkthrough's)", None,
+                          {"n": sample, "seed": 0, "walkthrough": True}, [bench / "examples.jsonl"],
                           [sample_dir / "examples.jsonl"],
-                          fn=lambda: stratified_sample(bench, sample_dir, sample, seed=0)))
+                          fn=lambda: stratified_sample(bench, sample_dir, sample, seed=0, walkthrough=True)))
         d = paths.RUNS / f"tb-hf-{real.name}-sample{sample}"
         runs.append(d)
         steps.append(Step(f"run real model {real.name} (hf, {sample} examples)", "03_run_model.ipynb",
@@ -335,8 +358,8 @@ def main(argv=None) -> int:
     ap.add_argument("--model", default=os.environ.get("MODEL", ""), help="model for --backend")
     ap.add_argument("--real-model", default=os.environ.get("REAL_MODEL", "auto"),
                     help="the packaged real small model: auto (models cache), a directory, or none")
-    ap.add_argument("--sample", type=int, default=int(os.environ.get("SAMPLE", 8)),
-                    help="stratified sample size for the real small model")
+    ap.add_argument("--sample", type=int, default=int(os.environ.get("SAMPLE", 4)),
+                    help="the real small model: this many examples covering every vagueness level and history bin, plus the walkthrough's")
     ap.add_argument("--n-boot", type=int, default=1000)
     ap.add_argument("--no-toolspectrum", action="store_true")
     ap.add_argument("--force", action="store_true", help="run every step even when its inputs are unchanged")
