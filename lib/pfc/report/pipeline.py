@@ -190,6 +190,8 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
               "(make venv-models); its run is left out", file=sys.stderr)
         real = None
     if real is not None:
+        # the registry name when it is the registry's model (runs, tables and reports never carry a home path)
+        real_name = REAL_MODEL_NAME if real_model == "auto" else str(real)
         sample_dir = paths.PROCESSED / f"tracebench_sample{sample}"
         steps.append(Step(f"stratified sample ({sample} + the walkthrough's)", None,
                           {"n": sample, "seed": 0, "walkthrough": True}, [bench / "examples.jsonl"],
@@ -197,8 +199,8 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                           fn=lambda: stratified_sample(bench, sample_dir, sample, seed=0, walkthrough=True)))
         d = paths.RUNS / f"tb-hf-{real.name}-sample{sample}"
         runs.append(d)
-        steps.append(Step(f"run real model {real.name} (hf, {sample} examples)", "03_run_model.ipynb",
-                          {"benchmark": "tracebench", "examples": _rel(sample_dir), "backend": "hf", "model": str(real),
+        steps.append(Step(f"run real model {real.name} (hf, {sample} + the walkthrough's examples)", "03_run_model.ipynb",
+                          {"benchmark": "tracebench", "examples": _rel(sample_dir), "backend": "hf", "model": real_name,
                            "history": "last_k", "k": 5, "run_id": d.name},
                           [sample_dir / "examples.jsonl", real / "config.json"], [d / "predictions.jsonl"],
                           copy_name=f"03_run_model-{d.name}"))
@@ -249,7 +251,7 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                           copy_name=notebook[:-6]))
     walk = {"examples": _rel(bench), "out_dir": _rel(paths.REPORTS / "walkthrough"), "backend": "history-prior"}
     if real is not None:
-        walk.update(backend="hf", model=str(real), k=5)
+        walk.update(backend="hf", model=real_name, k=5)
     steps.append(Step("walkthrough", "00_walkthrough.ipynb", walk, [bench / "examples.jsonl"],
                       [paths.REPORTS / "walkthrough" / "run" / "predictions.jsonl"], copy_name="00_walkthrough"))
     for s in steps:
