@@ -161,6 +161,13 @@ def _rel(p) -> str:
     return paths.relative(Path(p))
 
 
+def run_step(name: str, run_id: str, inputs: list, **params) -> tuple[Path, Step]:
+    """A notebook-03 model run into ``data/runs/<run_id>``: its directory and its pipeline step."""
+    d = paths.RUNS / run_id
+    return d, Step(name, "03_run_model.ipynb", {**params, "run_id": run_id}, inputs, [d / "predictions.jsonl"],
+                   copy_name=f"03_run_model-{run_id}")
+
+
 def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: int = 4, toolspectrum: bool = True,
          n_boot: int = 1000, ptbench: bool = True) -> list[Step]:
     """The steps of ``make reproduce`` in order (see the module docstring)."""
@@ -179,11 +186,10 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
     from pfc.run.backends import builtin
     names = [b for b in (*BASELINES, "query-oracle") if b in getattr(builtin, "BUILTINS", {}) or b in NAMES]
     for b in dict.fromkeys(names):
-        d = paths.RUNS / f"tb-{b}"
+        d, st = run_step(f"run {b}", f"tb-{b}", [bench / "examples.jsonl"], benchmark="tracebench",
+                         examples=_rel(bench), backend=b)
         runs.append(d)
-        steps.append(Step(f"run {b}", "03_run_model.ipynb", {"benchmark": "tracebench", "examples": _rel(bench),
-                          "backend": b, "run_id": d.name}, [bench / "examples.jsonl"], [d / "predictions.jsonl"],
-                          copy_name=f"03_run_model-{d.name}"))
+        steps.append(st)
     real = real_model_dir(real_model)
     if real is not None and not _has_torch():
         print(f"reproduce: a real model is at {real} but torch/transformers are missing "
@@ -197,29 +203,26 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                           {"n": sample, "seed": 0, "walkthrough": True}, [bench / "examples.jsonl"],
                           [sample_dir / "examples.jsonl"],
                           fn=lambda: stratified_sample(bench, sample_dir, sample, seed=0, walkthrough=True)))
-        d = paths.RUNS / f"tb-hf-{real.name}-sample{sample}"
+        d, st = run_step(f"run real model {real.name} (hf, {sample} + the walkthrough's examples)",
+                         f"tb-hf-{real.name}-sample{sample}", [sample_dir / "examples.jsonl", real / "config.json"],
+                         benchmark="tracebench", examples=_rel(sample_dir), backend="hf", model=real_name,
+                         history="last_k", k=5)
         runs.append(d)
-        steps.append(Step(f"run real model {real.name} (hf, {sample} + the walkthrough's examples)", "03_run_model.ipynb",
-                          {"benchmark": "tracebench", "examples": _rel(sample_dir), "backend": "hf", "model": real_name,
-                           "history": "last_k", "k": 5, "run_id": d.name},
-                          [sample_dir / "examples.jsonl", real / "config.json"], [d / "predictions.jsonl"],
-                          copy_name=f"03_run_model-{d.name}"))
+        steps.append(st)
     if backend:
-        d = paths.RUNS / f"tb-{backend}-{Path(model).name or 'default'}".replace("/", "_")
+        d, st = run_step(f"run {backend} {model}", f"tb-{backend}-{Path(model).name or 'default'}".replace("/", "_"),
+                         [bench / "examples.jsonl"], benchmark="tracebench", examples=_rel(bench), backend=backend,
+                         model=model)
         runs.append(d)
-        steps.append(Step(f"run {backend} {model}", "03_run_model.ipynb",
-                          {"benchmark": "tracebench", "examples": _rel(bench), "backend": backend, "model": model,
-                           "run_id": d.name}, [bench / "examples.jsonl"], [d / "predictions.jsonl"],
-                          copy_name=f"03_run_model-{d.name}"))
+        steps.append(st)
     release = paths.toolspectrum_dir()
     if toolspectrum and release is not None and (release / "data" / "dataset_persona.json").exists():
         ts_runs = []
         for b in TS_BASELINES:
-            d = paths.RUNS / f"ts-{b}"
+            d, st = run_step(f"ToolSpectrum run {b}", f"ts-{b}", [release / "data"], benchmark="toolspectrum",
+                             examples=_rel(release), backend=b)
             ts_runs.append(d)
-            steps.append(Step(f"ToolSpectrum run {b}", "03_run_model.ipynb",
-                              {"benchmark": "toolspectrum", "examples": _rel(release), "backend": b, "run_id": d.name},
-                              [release / "data"], [d / "predictions.jsonl"], copy_name=f"03_run_model-{d.name}"))
+            steps.append(st)
         steps.append(Step("ToolSpectrum release views", "toolspectrum.ipynb",
                           {"release_dir": _rel(release), "runs": ",".join(_rel(d) for d in ts_runs),
                            "figures_dir": _rel(paths.REPORTS / "toolspectrum")},
@@ -232,11 +235,10 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
         steps.append(Step("build PTBench (PTool synthesis, seed 0)", None, {"seed": 0}, [], [pt / "stats.json"],
                           fn=lambda: build_once(pt, 0)))
         for b in BASELINES:
-            d = paths.RUNS / f"pt-{b}"
+            d, st = run_step(f"PTBench run {b}", f"pt-{b}", [pt / "stats.json"], benchmark="ptbench",
+                             examples=_rel(pt), backend=b)
             runs.append(d)
-            steps.append(Step(f"PTBench run {b}", "03_run_model.ipynb",
-                              {"benchmark": "ptbench", "examples": _rel(pt), "backend": b, "run_id": d.name},
-                              [pt / "stats.json"], [d / "predictions.jsonl"], copy_name=f"03_run_model-{d.name}"))
+            steps.append(st)
         ft = paths.REPORTS / "ptbench_finetune.json"
         steps.append(Step("PTBench synthesis, baselines, tables", "ptbench.ipynb",
                           {"out_dir": _rel(paths.INTERIM / "ptbench" / "pipeline"), "finetune_report": _rel(ft)},
