@@ -162,9 +162,12 @@ def _rel(p) -> str:
 
 
 def run_step(name: str, run_id: str, inputs: list, **params) -> tuple[Path, Step]:
-    """A notebook-03 model run into ``data/runs/<run_id>``: its directory and its pipeline step."""
+    """A notebook-03 model run into ``data/runs/<run_id>``: its directory and its pipeline step. The pipeline
+    owns these directories: one made by an older plan (another model name, sample, …) moves to ``attic/``
+    and the run is redone, its answers coming from the response cache where the requests are unchanged."""
     d = paths.RUNS / run_id
-    return d, Step(name, "03_run_model.ipynb", {**params, "run_id": run_id}, inputs, [d / "predictions.jsonl"],
+    return d, Step(name, "03_run_model.ipynb", {**params, "run_id": run_id, "replace_changed": True}, inputs,
+                   [d / "predictions.jsonl"],
                    copy_name=f"03_run_model-{run_id}")
 
 
