@@ -360,12 +360,13 @@ def write_index(records: list[dict], seconds: float) -> Path:
 
 
 def main(argv=None) -> int:
+    from pfc.errors import positive_int
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--backend", default=os.environ.get("BACKEND", ""), help="add a run with this backend (vllm, openai, hf)")
     ap.add_argument("--model", default=os.environ.get("MODEL", ""), help="model for --backend")
     ap.add_argument("--real-model", default=os.environ.get("REAL_MODEL", "auto"),
                     help="the packaged real small model: auto (models cache), a directory, or none")
-    ap.add_argument("--sample", type=int, default=int(os.environ.get("SAMPLE", 4)),
+    ap.add_argument("--sample", type=positive_int, default=os.environ.get("SAMPLE", "4"),
                     help="the real small model: this many examples covering every vagueness level and history bin, plus the walkthrough's")
     ap.add_argument("--n-boot", type=int, default=1000)
     ap.add_argument("--no-toolspectrum", action="store_true")

@@ -257,7 +257,11 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(paths.REPORTS / "real_models.md"))
     args = ap.parse_args(argv)
     runs = plan(args.n_tracebench, args.n_toolspectrum, args.n_ptbench, args.k)
-    chosen = [r for r in runs if not args.only or r["name"] in args.only.split(",")]
+    only = [x for x in (args.only or "").split(",") if x]
+    unknown = sorted(set(only) - {r["name"] for r in runs})
+    if unknown:
+        ap.error(f"--only: unknown run name(s) {', '.join(unknown)}; planned: {', '.join(r['name'] for r in runs)}")
+    chosen = [r for r in runs if not only or r["name"] in only]
     order = ["tracebench-last_k", "toolspectrum-profile-hierarchical", "toolspectrum-environment-hierarchical",
              "toolspectrum-both-hierarchical", "ptbench-trained", "ptbench-untrained", "toolspectrum-profile-zero_shot",
              "toolspectrum-environment-zero_shot", "toolspectrum-both-zero_shot", "tracebench-retrieved"]
