@@ -36,3 +36,33 @@ def test_tracebench_sample_covers_levels_and_bins_and_is_stable_across_sizes():
     assert {by_id[i].meta["vagueness"] for i in four} == {"most_clear", "relevant_clear", "relevant_vague", "most_vague"}
     assert {by_id[i].meta["history_length"] // 100 for i in four} == {1, 2, 3, 4}
     assert set(four) <= set(realruns.tracebench_sample(exs, 8, seed=0))
+
+
+def test_seconds_per_example_sum_both_hierarchical_calls_as_recorded_per_row(tmp_path):
+    # trap: the report once divided this invocation's timing by its backend calls, so a run
+    # refilled from the cache showed "–", and a hierarchical run counted half an example per call
+    pred = tmp_path / "predictions.jsonl"
+    rows = [{"id": "a", "output": "x", "generation": {"prefill_s": 3.0, "decode_s": 1.0, "prompt_tokens": 1000},
+             "domain_step": {"generation": {"prefill_s": 0.5, "decode_s": 0.5, "prompt_tokens": 200}}},
+            {"id": "b", "output": "y", "cached": True, "generation": {"prefill_s": 1.0, "decode_s": 0.0,
+                                                                      "prompt_tokens": 600}},
+            {"id": "c", "output": "z", "generation": {"prefill_s": 99.0, "decode_s": 0.0, "prompt_tokens": 9}}]
+    pred.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    # scored ids a and b only (c is outside the plan): (3+1+0.5+0.5 + 1+0) / 2 = 3.0 s; (1000+200+600) / 2 = 900
+    assert realruns._generation(pred, {"a", "b"}) == {"s": 3.0, "prompt_tokens": 900.0}
+
+
+def test_rows_without_a_recorded_cost_give_no_seconds_rather_than_a_partial_mean(tmp_path):
+    pred = tmp_path / "predictions.jsonl"
+    pred.write_text(json.dumps({"id": "a", "output": "x", "generation": {"prefill_s": 2.0, "decode_s": 0.0}}) + "\n"
+                    + json.dumps({"id": "b", "output": "y"}) + "\n")
+    assert realruns._generation(pred, {"a", "b"}) is None
+
+
+def test_regenerating_the_report_keeps_the_hand_written_notes_below_it(tmp_path):
+    # trap: the report is rewritten from the run directories, which silently dropped the session's notes
+    out = tmp_path / "real_models.md"
+    out.write_text("# old generated part\n\n## Notes (written by hand)\n\n- keep me\n")
+    text = realruns.report([], "m", out)
+    assert text.endswith("## Notes (written by hand)\n\n- keep me\n") and "old generated part" not in text
+    assert out.read_text() == text

@@ -206,3 +206,34 @@ def test_toolspectrum_few_shot_run_shows_demonstrations_from_its_own_subset(rele
     r = build_request("toolspectrum", examples[0], by_key, "few_shot", "full", 50, True, {"seed": 0}, examples)
     text = r.messages[0]["content"]
     assert text.count("### Example") == 3 and examples[0].query not in text.split("### Input")[0]
+
+
+class Metered(Backend):
+    """Answers with the gold call and reports a fixed cost per request, as the hf backend does."""
+    name, model = "metered", "m-1"
+
+    def generate(self, requests):
+        return [Response(text=json.dumps({"name": f"{r.example.gold[0].app}__{r.example.gold[0].function}",
+                                          "arguments": r.example.gold[0].arguments}),
+                         usage={"prompt_tokens": 100, "completion_tokens": 7, "reused_tokens": 40,
+                                "prefill_s": 1.5, "decode_s": 0.25}) for r in requests]
+
+
+def test_each_row_keeps_what_its_answer_cost_even_when_served_from_the_cache(bench, tmp_path):
+    # trap: usage.json counts only this invocation's backend calls, so a run refilled from the
+    # response cache reported no timing at all ("–" in reports/real_models.md)
+    be = Metered()
+    run("tracebench", bench, be, tmp_path / "a", limit=3, cache_path=tmp_path / "c.sqlite", progress=False)
+    u = run("tracebench", bench, be, tmp_path / "b", limit=3, cache_path=tmp_path / "c.sqlite", progress=False)
+    assert u["backend_calls"] == 0 and u["cache_hits"] == 3
+    rows = [json.loads(x) for x in (tmp_path / "b" / "predictions.jsonl").read_text().splitlines()]
+    assert [r["cached"] for r in rows] == [True] * 3
+    assert all(r["generation"] == {"prompt_tokens": 100, "completion_tokens": 7, "reused_tokens": 40,
+                                   "prefill_s": 1.5, "decode_s": 0.25} for r in rows)
+
+
+def test_baseline_rows_carry_no_generation_cost(bench, tmp_path):
+    # a baseline generates nothing: its rows must not claim zero-second "generations"
+    run("tracebench", bench, "history-prior", tmp_path / "r", limit=3, progress=False, use_cache=False)
+    rows = [json.loads(x) for x in (tmp_path / "r" / "predictions.jsonl").read_text().splitlines()]
+    assert rows and not any("generation" in r for r in rows)

@@ -162,13 +162,33 @@ def _score_run(r: dict, backend: str):
     config = json.loads((out / "config.json").read_text()) if (out / "config.json").exists() else {}
     keys = {k: adapter.metric_keys[k] for k in HEADLINE[r["benchmark"]] if k in adapter.metric_keys}
     return {"n": len(exs), "ci": bootstrap(rep.per_example, keys), "usage": usage, "config": config,
-            "fallbacks": _fallbacks(pred)}
+            "fallbacks": _fallbacks(pred), "generation": _generation(pred, {e.id for e in exs})}
+
+
+def _generation(pred: Path, ids: set) -> dict | None:
+    """Seconds (prefill + decode) and prompt tokens per example, summed over each scored row's recorded
+    generation (both steps of a hierarchical run); None when the rows record none (baselines)."""
+    secs = toks = n = 0
+    for line in pred.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line) if line.strip() else {}
+        if row.get("id") not in ids:
+            continue
+        gens = [g for g in (row.get("generation"), (row.get("domain_step") or {}).get("generation")) if g]
+        if not gens:
+            return None  # a row from before rows recorded their cost: no partial sums
+        n += 1
+        secs += sum(g.get("prefill_s", 0) + g.get("decode_s", 0) for g in gens)
+        toks += sum(g.get("prompt_tokens", 0) for g in gens)
+    return {"s": secs / n, "prompt_tokens": toks / n} if n else None
 
 
 def _fallbacks(pred: Path):
     rows = [json.loads(x) for x in pred.read_text().splitlines() if x.strip()]
     steps = [x["domain_step"] for x in rows if "domain_step" in x]
     return (sum(s["fallback"] for s in steps), len(steps)) if steps else None
+
+
+NOTES_MARK = "## Notes"  # a hand-written section at the end of the report, kept when it is regenerated
 
 
 def report(runs: list[dict], model: str, out_path: Path, seconds: float | None = None) -> str:
@@ -179,6 +199,7 @@ def report(runs: list[dict], model: str, out_path: Path, seconds: float | None =
              "read them before reading differences.", "",
              "Reproduce: `python -m pfc.run.realruns --model qwen2.5-coder-0.5b` (after `make models`); run "
              "directories are under `data/runs/real/` (config.json has every parameter).", ""]
+    total = [0.0, 0]  # the model's recorded generation seconds and examples, over every run
     for bench in ("tracebench", "toolspectrum", "ptbench"):
         mine = [r for r in runs if r["benchmark"] == bench]
         if not mine:
@@ -207,14 +228,15 @@ def report(runs: list[dict], model: str, out_path: Path, seconds: float | None =
                 if backend == "hf" and res["n"] < len(r["ids"]):
                     notes.append(f"- {r['name']}: {res['n']} of {len(r['ids'])} planned examples finished "
                                  "(scored over those; the run resumes where it stopped).")
-                calls = max(u.get("backend_calls", 0), 1)
-                lat = u.get("latency_s", {})
-                sec = f"{(u.get('timing', {}).get('prefill_s', 0) + u.get('timing', {}).get('decode_s', 0)) / calls:.1f}" \
-                    if backend == "hf" and u.get("timing") else ("–" if backend == "hf" else "0")
-                ptok = f"{u.get('prompt_tokens', 0) / calls:.0f}" if backend == "hf" and u.get("prompt_tokens") else "–"
+                g = res["generation"]
+                if backend == "hf" and g:
+                    total[0] += g["s"] * res["n"]
+                    total[1] += res["n"]
+                sec = f"{g['s']:.1f}" if g else ("–" if backend == "hf" else "0")
+                ptok = f"{g['prompt_tokens']:.0f}" if g else "–"
                 name = backend if backend != "hf" else f"**{model}**"
                 lines.append(f"| {r['name']} | {name} | {res['n']} | " + " | ".join(cells) + f" | {sec} | {ptok} |")
-                if backend == "hf" and res["fallbacks"]:
+                if backend == "hf" and res["fallbacks"] and res["fallbacks"][0]:
                     f, t = res["fallbacks"]
                     notes.append(f"- {r['name']}: hierarchical step 1 named no known domain in {f}/{t} examples "
                                  "(fell back to the full toolset; recorded per row as `domain_step`).")
@@ -230,13 +252,19 @@ def report(runs: list[dict], model: str, out_path: Path, seconds: float | None =
     if cfg:
         lines += ["", f"Sampling: `{json.dumps(cfg['sampling'])}`; model identity: "
                       f"`{json.dumps(cfg.get('model_identity', {}))}`; versions: `{json.dumps(cfg['versions'])}`."]
-    lines += ["", "s/example = (prefill + decode seconds) / backend calls of the `hf` run in its last invocation "
-              "(hierarchical runs make two calls per example); measured on a 2-core machine shared with other "
-              "jobs, so timings are upper bounds. Cached rows cost nothing on a re-run.", ""]
+    lines += ["", "s/example and prompt tok/example: prefill + decode seconds and prompt tokens per example as "
+              "recorded when each answer was generated (both calls of a hierarchical example; an answer later "
+              "served from the response cache keeps its original cost, and costs nothing on a re-run). They include "
+              "whatever else the machine was doing then; `reports/perf_models.md` has speeds on an idle machine.", ""]
+    if total[1]:
+        lines += [f"The model's generation time over the whole plan, as recorded: {total[0] / 60:.1f} min for "
+                  f"{total[1]} examples.", ""]
     if seconds is not None:
         lines += [f"Wall time of the invocation that wrote this report: {seconds / 60:.1f} min.", ""]
-    text = "\n".join(lines)
-    out_path.write_text(text)
+    old = out_path.read_text(encoding="utf-8") if out_path.exists() else ""
+    notes = old[old.index(NOTES_MARK):] if NOTES_MARK in old else ""  # hand-written notes stay, below
+    text = "\n".join(lines) + ("\n" + notes if notes else "")
+    out_path.write_text(text, encoding="utf-8")
     return text
 
 

@@ -1,7 +1,8 @@
 """Run a backend over a benchmark: prompts -> cached backend calls -> a resumable run directory.
 
 A run directory holds ``predictions.jsonl`` (one row per example id, raw output kept; ready
-for ``pfc score``), ``failures.jsonl`` (requests that failed in this invocation; retried
+for ``pfc score``; a local model's rows also carry ``generation``: the tokens and prefill/decode
+seconds the answer cost when it was generated, kept when it is later served from the cache), ``failures.jsonl`` (requests that failed in this invocation; retried
 on the next one, never cached), ``config.json`` (every parameter, seed, git commit,
 package versions, the model's identity: weights fingerprint, dtype, prefix reuse) and ``usage.json`` (this invocation's backend calls, cache hits, tokens,
 cost, latency percentiles).
@@ -247,6 +248,8 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
                         domain, how = match_domain(resp.text, names) if resp.error is None else (None, "none")
                         steps[i] = {"answer": resp.text if resp.error is None else None, "error": resp.error,
                                     "domain": domain, "matched_by": how, "fallback": domain is None}
+                        if generation(resp):
+                            steps[i]["generation"] = generation(resp)
                     cached_call([r for r, _ in firsts], step1)
                 reqs = [build_request(benchmark, e, tools_by_key, strategy, history, k, native, sampling, pool,
                                       st["domain"] if st else None, prompters, prompt_variant) for e, st in zip(batch, steps)]
@@ -260,6 +263,8 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
                         fails.flush()
                     else:
                         row = {"id": ex.id, "output": resp.output(), "cached": resp.cached}
+                        if generation(resp):
+                            row["generation"] = generation(resp)
                         if steps[i] is not None:
                             row["domain_step"] = steps[i]
                         preds.write(json.dumps(row, ensure_ascii=False) + "\n")
@@ -281,6 +286,16 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
     usage["done"] = len(finished_ids(pred_path) & {e.id for e in examples})
     _finish(bar, cache, out, usage, latencies, timing, be)
     return usage
+
+
+COST_KEYS = ("prompt_tokens", "completion_tokens", "reused_tokens", "prefill_s", "decode_s")
+
+
+def generation(resp) -> dict:
+    """What generating this answer cost, as the backend recorded it when it generated it (a cached answer
+    keeps its original cost): tokens and prefill/decode seconds; {} for backends that record none."""
+    return {k: resp.usage[k] for k in COST_KEYS if isinstance(resp.usage.get(k), (int, float))} \
+        if resp.usage.get("prefill_s") is not None else {}
 
 
 def _finish(bar, cache, out, usage, latencies, timing, be) -> None:
