@@ -9,7 +9,7 @@ STAMP_MODELS := $(VENV)/.installed-models
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: help venv venv-models models test test-fast test-vllm reproduce sanity bench bench-models notebooks clean
+.PHONY: help venv venv-models models test test-fast test-vllm reproduce sanity bench bench-models bench-vllm notebooks clean
 
 help: ## list the targets
 	@echo "Usage: make <target>"
@@ -62,6 +62,9 @@ sanity: $(STAMP) ## the older sanity report: dataset statistics, reference runs,
 
 bench-models: $(STAMP_MODELS) models ## real models on this CPU: load, memory, prefill/decode tok/s, prefix reuse -> reports/perf_models.md
 	$(BIN)/python benchmarks/bench_models.py
+
+bench-vllm: $(VVENV)/.installed models ## the same on vLLM's CPU build (server prefill/decode, prefix caching on/off) -> reports/perf_models.md
+	$(VVENV)/bin/python benchmarks/bench_vllm.py
 
 bench: $(STAMP) $(STAMP_MODELS) ## speed and memory benchmarks -> reports/perf*.md
 	$(BIN)/python benchmarks/bench_scoring.py

@@ -1,6 +1,6 @@
 """Real packaged models on this CPU -> reports/perf_models.md.
 
-    python benchmarks/bench_models.py [--models qwen2.5-coder-0.5b smollm2-135m] [--examples 4]
+    python benchmarks/bench_models.py [--models qwen2.5-coder-0.5b smollm2-135m] [--examples 12 --position 0.1]
 
 Per model (``hf`` backend, bf16): install record (download / verify / conversion seconds and
 size, from ``pfc models install``), load seconds, resident memory after load and peak,
@@ -27,6 +27,9 @@ from pfc.run import models  # noqa: E402
 
 from pfc import paths
 from pfc.run.backends import Request, get  # noqa: E402
+
+
+VLLM_MARK = "## vLLM CPU runtime"  # the section benchmarks/bench_vllm.py writes
 
 
 def rss_mb() -> float:
@@ -69,7 +72,7 @@ def user_examples(n: int, position: float = 0.5):
 def per_example(be, items, max_tokens: int) -> dict:
     be._cache, be._prev_ids = None, []
     pre, tot, reused, toks = [], [], [], []
-    for _, (prompt, specs) in items:
+    for ex, (prompt, specs) in items:
         t0 = time.perf_counter()
         (r,) = be.generate([Request(prompt.messages, specs, {"temperature": 0, "max_tokens": max_tokens, "seed": 0})])
         tot.append(time.perf_counter() - t0)
@@ -78,14 +81,24 @@ def per_example(be, items, max_tokens: int) -> dict:
         pre.append(r.usage["prefill_s"])
         reused.append(r.usage["reused_tokens"])
         toks.append(r.usage["prompt_tokens"])
+        print(f"[bench_models]   {ex.id}: {toks[-1]} prompt tokens, {reused[-1]} reused, prefill {pre[-1]:.2f} s",
+              file=sys.stderr, flush=True)
     # the first request has nothing to reuse: report the steady state (requests 2..n) and all
     return {"prefill_s": sum(pre[1:]) / max(len(pre) - 1, 1), "total_s": sum(tot[1:]) / max(len(tot) - 1, 1),
             "prompt_tokens": sum(toks[1:]) / max(len(toks) - 1, 1), "reused_tokens": sum(reused[1:]) / max(len(reused) - 1, 1),
-            "first_prefill_s": pre[0]}
+            "first_prefill_s": pre[0], "ids": [ex.id for ex, _ in items], "each_prefill_s": pre,
+            "each_reused": reused, "each_prompt_tokens": toks}
 
 
-def write(path: Path, head: list[str], rows: list[dict]) -> None:
-    lines = list(head)
+HEAD = ("# Real models on this CPU (`hf` backend)\n\n"
+        "Measured by `benchmarks/bench_models.py`, each model in its own process (memory is that model's), "
+        "torch CPU, bf16 weights; the conditions of each model's run are listed under the tables. Prefix-reuse "
+        "rows: consecutive examples of one user of the embedded TRACEBench, full history, in run order (user, "
+        "then history length), greedy; steady state = requests 2..n (the first has nothing to reuse).\n")
+
+
+def write(path: Path, rows: list[dict]) -> None:
+    lines = [HEAD]
     lines += ["| model | download s | verify s | convert s | size MB | load s | RSS MB (peak) | prefill tok/s 1k / 4k | decode tok/s 1k / 4k |",
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
@@ -103,59 +116,88 @@ def write(path: Path, head: list[str], rows: list[dict]) -> None:
         lines.append(f"| {r['model']} | {wo['prompt_tokens']:.0f} | {w['reused_tokens']:.0f} | {wo['prefill_s']:.2f} | "
                      f"{w['prefill_s']:.2f} | {wo['prefill_s'] / w['prefill_s']:.1f}× | {wo['total_s']:.1f} | "
                      f"{w['total_s']:.1f} |")
+    for r in rows:  # per request: where the saving comes from (request 1 has nothing to reuse)
+        w, wo = r["with"], r["without"]
+        lines += ["", f"Per request, {r['model']} (run order; request 1 is outside the steady state):", "",
+                  "| # | example | prompt tokens | reused tokens | prefill s without | prefill s with |",
+                  "|---:|---|---:|---:|---:|---:|"]
+        for i, ex_id in enumerate(w["ids"]):
+            lines.append(f"| {i + 1} | {ex_id} | {w['each_prompt_tokens'][i]} | {w['each_reused'][i]} | "
+                         f"{wo['each_prefill_s'][i]:.2f} | {w['each_prefill_s'][i]:.2f} |")
     lines += ["", "What is reused: the system text with the user's history; when consecutive examples are the vagueness "
               "variants of one anchor (as in run order) their candidate tools agree too, so only the request is "
               "new. Between anchors, each anchor's own candidate tools (the chat template puts them after the "
-              "system text) and the request are prefilled again; the longer the shared history, the larger the "
-              "saving. Install columns come from the install record of "
-              "`pfc models install` on the machine that ran it ('–': installed another way).", ""]
-    path.write_text("\n".join(lines))
+              "system text), the history records added since and the request are prefilled again. Install columns "
+              "come from the install record of `pfc models install` on the machine that ran it ('–': installed "
+              "another way).", "", "Conditions:", ""]
+    lines += [f"- {r['model']}: {r['when']}, {r['machine']}, {r['cpus']} cores, {r['threads']} torch threads, load "
+              f"average {r['load']:.1f} at start; `{r['command']}`." for r in rows]
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    vllm = old[old.index(VLLM_MARK):] if VLLM_MARK in old else ""  # bench_vllm.py's section stays
+    path.write_text("\n".join(lines) + "\n" + ("\n" + vllm if vllm else ""), encoding="utf-8")
+
+
+def measure(name: str, args) -> dict:
+    """Every measurement of one model, in this process."""
+    import os
+    import torch
+    items = user_examples(args.examples, args.position)
+    load = os.getloadavg()[0]
+    rec = models.installed(name) or {}
+    t0 = time.perf_counter()
+    be = get("hf", name)
+    load_s = time.perf_counter() - t0
+    rss = rss_mb()
+
+    def note(what):  # progress on stderr: a phase can take minutes on a busy CPU
+        print(f"[bench_models] {name}: {what} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
+    note(f"loaded in {load_s:.1f} s")
+    p1k, d1k = speed(be, args.sizes[0])
+    note(f"{args.sizes[0]}-token prompt: prefill {p1k:.0f} tok/s, decode {d1k:.1f} tok/s")
+    p4k, d4k = speed(be, args.sizes[1])
+    note(f"{args.sizes[1]}-token prompt: prefill {p4k:.0f} tok/s, decode {d4k:.1f} tok/s")
+    with_r = per_example(be, items, args.max_tokens)
+    note(f"{len(items)} examples with prefix reuse: steady prefill {with_r['prefill_s']:.2f} s/example")
+    be.prefix_reuse = False
+    without = per_example(be, items, args.max_tokens)
+    note(f"{len(items)} examples without: steady prefill {without['prefill_s']:.2f} s/example")
+    return {"model": name, "install": rec, "load_s": load_s, "rss_mb": rss, "peak_mb": peak_mb(),
+            "prefill_1k": p1k, "prefill_4k": p4k, "decode_1k": d1k, "decode_4k": d4k, "with": with_r,
+            "without": without, "when": time.strftime("%Y-%m-%d %H:%M"), "machine": platform.machine(),
+            "cpus": os.cpu_count(), "threads": torch.get_num_threads(), "load": load,
+            "command": f"python benchmarks/bench_models.py --models {name} --examples {args.examples} "
+                       f"--position {args.position} --max-tokens {args.max_tokens}"}
 
 
 def main(argv=None) -> int:
+    import subprocess
+    import tempfile
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", nargs="+", default=list(models.REGISTRY))
-    ap.add_argument("--examples", type=int, default=4, help="consecutive examples of one user")
+    ap.add_argument("--examples", type=int, default=12, help="consecutive examples of one user")
     ap.add_argument("--max-tokens", type=int, default=48)
-    ap.add_argument("--position", type=float, default=0.5, help="where in the user's run to start (0..1)")
+    ap.add_argument("--position", type=float, default=0.1, help="where in the user's run to start (0..1)")
     ap.add_argument("--sizes", type=int, nargs=2, default=[1024, 4096], help="prompt lengths for tok/s")
     ap.add_argument("--out", default=str(paths.REPORTS / "perf_models.md"))
+    ap.add_argument("--row-json", help=argparse.SUPPRESS)  # internal: measure one model, write its row here
     args = ap.parse_args(argv)
-    items = user_examples(args.examples, args.position)
-    lines = ["# Real models on this CPU (`hf` backend)", "",
-             f"Measured by `benchmarks/bench_models.py` on {platform.machine()} with 2 cores shared with other "
-             "jobs (the numbers are lower bounds on speed), torch CPU, bf16 weights. Prefix-reuse rows: "
-             f"{args.examples} consecutive examples of one user of the embedded TRACEBench, full history, run order "
-             f"(user, then history length), greedy, at most {args.max_tokens} new tokens; steady state = requests "
-             "2..n (the first has nothing to reuse).", ""]
-    rows = []
+    if args.row_json:
+        Path(args.row_json).write_text(json.dumps(measure(args.models[0], args), default=str))
+        return 0
+    out = Path(args.out)
+    store = out.with_suffix(".json")  # every model's latest row; a run replaces the rows of its models
+    rows = json.loads(store.read_text()) if store.exists() else {}
     for name in args.models:
-        rec = models.installed(name) or {}
-        t0 = time.perf_counter()
-        be = get("hf", name)
-        load_s = time.perf_counter() - t0
-        rss = rss_mb()
-
-        def note(what):  # progress on stderr: a phase can take minutes on a busy CPU
-            print(f"[bench_models] {name}: {what} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
-        note(f"loaded in {load_s:.1f} s")
-        p1k, d1k = speed(be, args.sizes[0])
-        note(f"{args.sizes[0]}-token prompt: prefill {p1k:.0f} tok/s, decode {d1k:.1f} tok/s")
-        p4k, d4k = speed(be, args.sizes[1])
-        note(f"{args.sizes[1]}-token prompt: prefill {p4k:.0f} tok/s, decode {d4k:.1f} tok/s")
-        with_r = per_example(be, items, args.max_tokens)
-        note(f"{len(items)} examples with prefix reuse: steady prefill {with_r['prefill_s']:.2f} s/example")
-        be.prefix_reuse = False
-        without = per_example(be, items, args.max_tokens)
-        note(f"{len(items)} examples without: steady prefill {without['prefill_s']:.2f} s/example")
-        be.prefix_reuse = True
-        rows.append({"model": name, "install": rec, "load_s": load_s, "rss_mb": rss, "peak_mb": peak_mb(),
-                     "prefill_1k": p1k, "prefill_4k": p4k, "decode_1k": d1k, "decode_4k": d4k,
-                     "with": with_r, "without": without})
-        print(json.dumps(rows[-1], default=str), file=sys.stderr)
-        del be
-        write(Path(args.out), lines, rows)
-    print(f"wrote {paths.relative(Path(args.out))}", file=sys.stderr)
+        with tempfile.TemporaryDirectory() as tmp:
+            cmd = [sys.executable, __file__, "--models", name, "--examples", str(args.examples), "--max-tokens",
+                   str(args.max_tokens), "--position", str(args.position), "--sizes", *map(str, args.sizes),
+                   "--row-json", str(Path(tmp) / "row.json")]
+            if subprocess.run(cmd).returncode != 0:
+                sys.exit(f"bench_models: measuring {name} failed (see above)")
+            rows[name] = json.loads((Path(tmp) / "row.json").read_text())
+        store.write_text(json.dumps(rows, indent=1) + "\n")
+        write(out, [rows[m] for m in [*models.REGISTRY, *sorted(set(rows) - set(models.REGISTRY))] if m in rows])
+    print(f"wrote {paths.relative(out)} and {paths.relative(store)}", file=sys.stderr)
     return 0
 
 
