@@ -237,3 +237,11 @@ def test_baseline_rows_carry_no_generation_cost(bench, tmp_path):
     run("tracebench", bench, "history-prior", tmp_path / "r", limit=3, progress=False, use_cache=False)
     rows = [json.loads(x) for x in (tmp_path / "r" / "predictions.jsonl").read_text().splitlines()]
     assert rows and not any("generation" in r for r in rows)
+
+
+def test_a_baseline_built_without_tools_is_refused_before_any_request(bench, tmp_path):
+    # trap: get("history-prior") without tools failed all requests with "empty vocabulary" and wrote nothing
+    from pfc.errors import UserError
+    with pytest.raises(UserError, match="built without the candidate tools"):
+        run("tracebench", bench, get("history-prior"), tmp_path / "r", limit=3, progress=False, use_cache=False)
+    assert not (tmp_path / "r" / "predictions.jsonl").exists()

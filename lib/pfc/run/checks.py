@@ -46,6 +46,10 @@ def preflight(benchmark: str, adapter, backend, examples, tools, examples_path, 
         looked = p / "tools.json" if p.is_dir() else p.parent / "tools.json"
         raise UserError(f"no tool file: {looked} does not exist, and a {benchmark} run with the "
                         f"{backend.name} backend needs the candidate tools; pass --tools", file=where)
+    if needs and isinstance(getattr(backend, "tools", None), list) and not backend.tools:
+        # a built-in baseline constructed without the tools would fail every request ("empty vocabulary")
+        raise UserError(f"the {backend.name} backend was built without the candidate tools: pass its name "
+                        f"to run(), or build it with get({backend.name!r}, tools=...)", file=where)
     backend.preflight()
 
 
