@@ -199,24 +199,56 @@ def test_notebook_03_raises_when_the_run_failed(bench, tmp_path, rejecting_serve
     assert e.value.ename == "RunFailed" and "2 of 2 requests failed" in e.value.evalue
 
 
+class _Slow(http.server.BaseHTTPRequestHandler):
+    """An OpenAI-compatible endpoint that answers each chat request after 0.2 s, as a model would."""
+
+    def do_POST(self):  # noqa: N802
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        time.sleep(0.2)
+        body = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                           "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                               "role": "assistant", "content": '{"name": "A__f", "arguments": {}}'}}],
+                           "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *a):
+        pass
+
+
 def test_ctrl_c_saves_finished_rows_and_says_how_to_resume(bench, examples, tmp_path):
-    out = tmp_path / "r"
+    # trap: against a baseline the whole run took under a second on an idle machine, so the interrupt
+    # landed after the last row (exit 0) however early the test sent it; a model that takes 0.2 s per
+    # answer leaves the run certainly unfinished when the first row is saved
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    env = {**os.environ, "OPENAI_BASE_URL": f"http://127.0.0.1:{srv.server_address[1]}/v1",
+           "OPENAI_API_KEY": "sk-local"}
+    out, n = tmp_path / "r", 20
     cmd = [sys.executable, "-m", "pfc", "run", "--benchmark", "tracebench", "--examples", str(bench),
-           "--backend", "history-prior", "--no-cache", "--out", str(out)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    deadline = time.time() + 120
-    # interrupt at the first saved row: on a loaded 2-core machine the test process can sleep through the
-    # whole rest of a fast baseline run (it once waited for 16 rows and the run had finished, exit 0)
-    while time.time() < deadline and not finished_ids(out / "predictions.jsonl"):
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and "Traceback" not in err, err[-2000:]
-    saved = len(finished_ids(out / "predictions.jsonl"))
-    assert f"{saved} of {len(examples)} saved" in err and "re-run the same command to resume" in err
-    assert subprocess.run(cmd, capture_output=True, cwd=tmp_path, timeout=300).returncode == 0
+           "--backend", "openai", "--model", "m", "--concurrency", "1", "--limit", str(n), "--no-cache",
+           "--out", str(out)]
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                                env=env)
+        deadline = time.time() + 120
+        while time.time() < deadline and not finished_ids(out / "predictions.jsonl"):
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130 and "Traceback" not in err, err[-2000:]
+        saved = len(finished_ids(out / "predictions.jsonl"))
+        assert 0 < saved < n and f"{saved} of {n} saved" in err and "re-run the same command to resume" in err
+        again = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env)
+        assert again.returncode == 0, again.stderr[-2000:]
+    finally:
+        srv.shutdown()
+        srv.server_close()
     ids = [json.loads(x)["id"] for x in (out / "predictions.jsonl").read_text().splitlines()]
-    assert sorted(ids) == sorted(e.id for e in examples)  # nothing lost, nothing twice
+    assert sorted(ids) == sorted(e.id for e in examples[:n])  # nothing lost, nothing twice
 
 
 @pytest.mark.parametrize("args, flag", [
