@@ -97,6 +97,10 @@ HEAD = ("# Real models on this CPU (`hf` backend)\n\n"
         "then history length), greedy; steady state = requests 2..n (the first has nothing to reuse).\n")
 
 
+def mem(r: dict) -> str:
+    return "–" if r.get("rss_mb") is None else f"{r['rss_mb']:.0f} ({r['peak_mb']:.0f})"
+
+
 def write(path: Path, rows: list[dict]) -> None:
     lines = [HEAD]
     lines += ["| model | download s | verify s | convert s | size MB | load s | RSS MB (peak) | prefill tok/s 1k / 4k | decode tok/s 1k / 4k |",
@@ -106,7 +110,7 @@ def write(path: Path, rows: list[dict]) -> None:
         f = lambda k: f"{sec[k]:.0f}" if k in sec else "–"  # noqa: E731
         size = f"{r['install']['bytes'] / 1e6:.0f}" if "bytes" in r["install"] else "–"
         lines.append(f"| {r['model']} | {f('download')} | {f('assemble_verify')} | {f('convert')} | {size} | "
-                     f"{r['load_s']:.1f} | {r['rss_mb']:.0f} ({r['peak_mb']:.0f}) | {r['prefill_1k']:.0f} / "
+                     f"{r['load_s']:.1f} | {mem(r)} | {r['prefill_1k']:.0f} / "
                      f"{r['prefill_4k']:.0f} | {r['decode_1k']:.1f} / {r['decode_4k']:.1f} |")
     lines += ["", "Prefix reuse (steady state, per example):", "",
               "| model | prompt tokens | reused tokens | prefill s without | prefill s with | prefill speed-up | "
@@ -130,8 +134,9 @@ def write(path: Path, rows: list[dict]) -> None:
               "system text), the history records added since and the request are prefilled again. Install columns "
               "come from the install record of `pfc models install` on the machine that ran it ('–': installed "
               "another way).", "", "Conditions:", ""]
-    lines += [f"- {r['model']}: {r['when']}, {r['machine']}, {r['cpus']} cores, {r['threads']} torch threads, load "
-              f"average {r['load']:.1f} at start; `{r['command']}`." for r in rows]
+    lines += [f"- {r['model']}: {r['when']}, {r['machine']}, {r['cpus']} cores, {r['threads']} torch threads, "
+              + ("load average not recorded" if r.get("load") is None else f"load average {r['load']:.1f} at start")
+              + f"; `{r['command']}`" + (f" — {r['remark']}" if r.get("remark") else "") + "." for r in rows]
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     vllm = old[old.index(VLLM_MARK):] if VLLM_MARK in old else ""  # bench_vllm.py's section stays
     path.write_text("\n".join(lines) + "\n" + ("\n" + vllm if vllm else ""), encoding="utf-8")
