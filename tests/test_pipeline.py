@@ -81,3 +81,28 @@ def test_stratified_sample_covers_every_history_bin_present_too(tmp_path):
     assert len(bins) >= 3  # the build reaches several bins (else this test proves nothing)
     assert {history_bin(int(e.meta["history_length"])) for e in got} == bins
     assert {e.meta["vagueness"] for e in got} == {e.meta["vagueness"] for e in everything}
+
+
+def test_a_notebook_step_runs_its_kernel_over_local_sockets_and_shuts_it_down(tmp_path, capfd):
+    # traps: over TCP ipykernel warns once per step that the channel is unencrypted; and papermill does not
+    # shut down a kernel it was handed, so 23 steps left 23 kernels running until the pipeline exited
+    import os
+    import time
+
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+    nb = tmp_path / "t.ipynb"
+    nbformat.write(new_notebook(cells=[new_code_cell("import os; print(os.getpid())")]), str(nb))
+    pipeline.execute(Step("t", str(nb), copy_name="kernel-check"))
+    ran = nbformat.read(str(pipeline.paths.REPORTS / "notebooks" / "kernel-check.ipynb"), 4)
+    pid = int(ran.cells[0].outputs[0]["text"])
+    for _ in range(50):  # shutdown_kernel(now=True) kills and reaps; allow the OS a moment
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"the step's kernel (pid {pid}) is still running")
+    assert "without encryption" not in capfd.readouterr().err
+    assert not list(pipeline.paths.ROOT.glob("kernel-*")) and not list(tmp_path.glob("kernel-*"))

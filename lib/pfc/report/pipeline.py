@@ -266,12 +266,21 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
 
 def execute(step: Step) -> None:
     import papermill as pm
+    from jupyter_client.manager import KernelManager
     nb = paths.REPORTS / "notebooks"
     nb.mkdir(parents=True, exist_ok=True)
     target = nb / f"{step.copy_name}.ipynb"
-    pm.execute_notebook(str(paths.NOTEBOOKS / step.notebook), str(target), parameters=step.params,
-                        kernel_name="python3", language="python", cwd=str(paths.ROOT), progress_bar=False,
-                        log_output=False)
+    # the kernel talks over local sockets in a private temporary folder, not over TCP (ipykernel warns that
+    # TCP is unencrypted, once per step); the kernel is ours, so we shut it down
+    with tempfile.TemporaryDirectory(prefix="pfc-kernel-") as sock:
+        km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sock) / "k"))
+        try:
+            pm.execute_notebook(str(paths.NOTEBOOKS / step.notebook), str(target), parameters=step.params,
+                                kernel_name="python3", language="python", cwd=str(paths.ROOT), progress_bar=False,
+                                log_output=False, km=km)
+        finally:
+            if km.has_kernel:
+                km.shutdown_kernel(now=True)
     to_html(target)
 
 
