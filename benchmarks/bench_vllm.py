@@ -15,7 +15,10 @@ measurements, never assertions. It does not install vLLM.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
+import signal
 import platform
 import sys
 import time
@@ -84,6 +87,7 @@ def main(argv=None) -> int:
     ap.add_argument("--dtype", default="bfloat16")
     ap.add_argument("--out", default=str(paths.REPORTS / "perf_models.md"))
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a killed benchmark still stops its server
     import vllm
     if models.installed(args.model) is None:
         sys.exit(f"bench_vllm: {args.model} is not installed: run `make models`")
@@ -126,18 +130,30 @@ def main(argv=None) -> int:
                      f"prefill {t['prefill_s']:.2f} s")
             passes[label] = rows
         rss, hwm = tree_memory_mb(server_pid)
-    write(Path(args.out), args, vllm.__version__, platform.machine(), load, start_s, rss, hwm, speed, passes)
-    note(f"wrote {paths.relative(Path(args.out))}")
+    cores = re.findall(r"core ids=\[([^\]]*)\]", log.read_text(errors="replace"))
+    rec = {"model": args.model, "version": vllm.__version__, "machine": platform.machine(), "cpus": os.cpu_count(),
+           "engine_cores": cores[-1] if cores else None, "load": load, "start_s": start_s, "rss_mb": rss,
+           "peak_mb": hwm, "speed": speed, "passes": passes, "when": time.strftime("%Y-%m-%d %H:%M"),
+           "args": {k: v for k, v in vars(args).items() if k != "out"}}
+    Path(args.out).with_name("perf_vllm.json").write_text(json.dumps(rec, indent=1) + "\n")
+    write(Path(args.out), rec)
+    note(f"wrote {paths.relative(Path(args.out))} and reports/perf_vllm.json")
     return 0
 
 
-def write(path: Path, args, version, machine, load, start_s, rss, hwm, speed, passes) -> None:
+def write(path: Path, rec: dict) -> None:
     steady = lambda rows, k: sum(r[k] for r in rows[1:]) / max(len(rows) - 1, 1)  # noqa: E731
-    w, wo = passes["with"], passes["without"]
-    lines = [MARK, "", f"Measured by `benchmarks/bench_vllm.py` (vLLM {version}, CPU build, {args.dtype}) on {machine}, "
-             f"{os.cpu_count()} cores, load average {load:.1f} at start; the server's own prefill/decode seconds from "
-             f"`/metrics`. Same {args.examples} examples as the `hf` rows (position {args.position}); \"without\" gives "
-             "each request its own `cache_salt`, so nothing is shared.", "",
+    w, wo = rec["passes"]["with"], rec["passes"]["without"]
+    speed = {int(k): v for k, v in rec["speed"].items()}
+    a = argparse.Namespace(**rec["args"])
+    start_s, rss, hwm = rec["start_s"], rec["rss_mb"], rec["peak_mb"]
+    args = a
+    lines = [MARK, "", f"Measured by `benchmarks/bench_vllm.py` on {rec['when']} (vLLM {rec['version']}, CPU build, "
+             f"{a.dtype}) on {rec['machine']}, {rec['cpus']} cores, the engine bound to core(s) "
+             f"[{rec['engine_cores']}] (vLLM keeps one core for its API server), load average {rec['load']:.1f} at "
+             "start; the server's own prefill/decode seconds from `/metrics`. Same "
+             f"{a.examples} examples as the `hf` rows (position {a.position}, at most {a.max_tokens} new tokens); "
+             "\"without\" gives each request its own `cache_salt`, so nothing is shared.", "",
              "| model | server start s | RSS MB (peak) | prefill tok/s 1k / 4k | decode tok/s 1k / 4k |",
              "|---|---:|---:|---:|---:|",
              f"| {args.model} | {start_s:.0f} | {rss:.0f} ({hwm:.0f}) | {speed[1024][0]:.0f} / {speed[4096][0]:.0f} | "
