@@ -231,9 +231,14 @@ def test_ctrl_c_saves_finished_rows_and_says_how_to_resume(bench, examples, tmp_
     cmd = [sys.executable, "-m", "pfc", "run", "--benchmark", "tracebench", "--examples", str(bench),
            "--backend", "openai", "--model", "m", "--concurrency", "1", "--limit", str(n), "--no-cache",
            "--out", str(out)]
+    # trap: a shell starts background jobs (`make test &`, nohup) with SIGINT ignored, and that is
+    # inherited: the child never saw the Ctrl-C and finished with exit 0. With a Python handler in this
+    # process, exec resets SIGINT to its default in the child, as in a terminal.
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
                                 env=env)
+        signal.signal(signal.SIGINT, before)
         deadline = time.time() + 120
         while time.time() < deadline and not finished_ids(out / "predictions.jsonl"):
             time.sleep(0.01)
@@ -245,6 +250,7 @@ def test_ctrl_c_saves_finished_rows_and_says_how_to_resume(bench, examples, tmp_
         again = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env)
         assert again.returncode == 0, again.stderr[-2000:]
     finally:
+        signal.signal(signal.SIGINT, before)
         srv.shutdown()
         srv.server_close()
     ids = [json.loads(x)["id"] for x in (out / "predictions.jsonl").read_text().splitlines()]
