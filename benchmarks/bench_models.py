@@ -186,6 +186,12 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(paths.REPORTS / "perf_models.md"))
     ap.add_argument("--row-json", help=argparse.SUPPRESS)  # internal: measure one model, write its row here
     args = ap.parse_args(argv)
+    unknown = [m for m in args.models if m not in models.REGISTRY and not Path(m).is_dir()]
+    if unknown:
+        ap.error(f"--models: {', '.join(unknown)}: neither registered ({', '.join(models.REGISTRY)}) nor a model directory")
+    if not (paths.BENCHMARKS / "tracebench" / "examples.jsonl").exists():
+        ap.error(f"no embedded TRACEBench at {paths.relative(paths.BENCHMARKS / 'tracebench')}: run `make reproduce` "
+                 "(or `python -m pfc build`) first")
     if args.row_json:
         Path(args.row_json).write_text(json.dumps(measure(args.models[0], args), default=str))
         return 0

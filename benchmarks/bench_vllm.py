@@ -88,7 +88,10 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(paths.REPORTS / "perf_models.md"))
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a killed benchmark still stops its server
-    import vllm
+    try:
+        import vllm
+    except ImportError:
+        sys.exit("bench_vllm: vLLM is not installed in this Python; run `make bench-vllm` (it builds .venv-vllm)")
     if models.installed(args.model) is None:
         sys.exit(f"bench_vllm: {args.model} is not installed: run `make models`")
     items = user_examples(args.examples, args.position)
