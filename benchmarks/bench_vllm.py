@@ -92,6 +92,8 @@ def main(argv=None) -> int:
         import vllm
     except ImportError:
         sys.exit("bench_vllm: vLLM is not installed in this Python; run `make bench-vllm` (it builds .venv-vllm)")
+    if not (paths.BENCHMARKS / "tracebench" / "examples.jsonl").exists():
+        sys.exit("bench_vllm: no embedded TRACEBench: run `make reproduce` (or `python -m pfc build`) first")
     if models.installed(args.model) is None:
         sys.exit(f"bench_vllm: {args.model} is not installed: run `make models`")
     items = user_examples(args.examples, args.position)
