@@ -154,12 +154,14 @@ def test_a_dead_openai_base_url_is_refused_before_any_request(bench, tmp_path):
     assert secret not in p.stderr + p.stdout and not (tmp_path / "r" / "failures.jsonl").exists()
 
 
-class _Rejecting(http.server.BaseHTTPRequestHandler):
-    """An OpenAI-compatible endpoint that answers every request with HTTP 400."""
+class _Endpoint(http.server.BaseHTTPRequestHandler):
+    """A local OpenAI-compatible endpoint: subclasses say what to answer (``reply``)."""
 
     def do_POST(self):  # noqa: N802
-        body = json.dumps({"error": {"message": "model not found", "type": "invalid_request_error"}}).encode()
-        self.send_response(400)
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        status, payload = self.reply()
+        body = json.dumps(payload).encode()
+        self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -167,6 +169,13 @@ class _Rejecting(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *a):
         pass
+
+
+class _Rejecting(_Endpoint):
+    """Answers every request with HTTP 400."""
+
+    def reply(self):
+        return 400, {"error": {"message": "model not found", "type": "invalid_request_error"}}
 
 
 @pytest.fixture
@@ -199,24 +208,15 @@ def test_notebook_03_raises_when_the_run_failed(bench, tmp_path, rejecting_serve
     assert e.value.ename == "RunFailed" and "2 of 2 requests failed" in e.value.evalue
 
 
-class _Slow(http.server.BaseHTTPRequestHandler):
-    """An OpenAI-compatible endpoint that answers each chat request after 0.2 s, as a model would."""
+class _Slow(_Endpoint):
+    """Answers each chat request after 0.2 s, as a model would."""
 
-    def do_POST(self):  # noqa: N802
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+    def reply(self):
         time.sleep(0.2)
-        body = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-                           "choices": [{"index": 0, "finish_reason": "stop", "message": {
-                               "role": "assistant", "content": '{"name": "A__f", "arguments": {}}'}}],
-                           "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *a):
-        pass
+        return 200, {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                     "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                         "role": "assistant", "content": '{"name": "A__f", "arguments": {}}'}}],
+                     "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
 
 
 def test_ctrl_c_saves_finished_rows_and_says_how_to_resume(bench, examples, tmp_path):
