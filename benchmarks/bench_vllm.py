@@ -20,9 +20,9 @@ import os
 import re
 import signal
 import platform
+import random
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,15 +31,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from pfc import paths  # noqa: E402
 from pfc.run import models  # noqa: E402
-from pfc.run.vllm_server import parse_metrics, prefix_cache_stats, serve  # noqa: E402
-
-MARK = "## vLLM CPU runtime"
-
-
-def metrics(url: str) -> dict[str, float]:
-    with urllib.request.urlopen(url.removesuffix("/v1") + "/metrics", timeout=10) as r:
-        return parse_metrics(r.read().decode("utf-8", "replace"))
-
+from pfc.run.vllm_server import prefix_cache_stats, read_metrics, serve  # noqa: E402
+from bench_models import VLLM_MARK as MARK, user_examples  # noqa: E402
 
 def server_timing(before: dict, after: dict) -> dict:
     """Server-side prefill/decode seconds and prefix-cache hit tokens between two /metrics reads."""
@@ -78,7 +71,6 @@ def tree_memory_mb(pid: int) -> tuple[float, float]:
 
 def main(argv=None) -> int:
     from openai import OpenAI
-    from bench_models import user_examples
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="qwen2.5-coder-0.5b")
     ap.add_argument("--examples", type=int, default=12)
@@ -111,24 +103,23 @@ def main(argv=None) -> int:
                           and port.encode() in (p / "cmdline").read_bytes())
         speed = {}
         for n in (1024, 4096):
-            import random
             rng = random.Random(n)
             ids = [rng.randrange(1000, 20000) for _ in range(n)]
-            m0 = metrics(url)
+            m0 = read_metrics(url)
             r = client.completions.create(model="m", prompt=ids, max_tokens=16, temperature=0,
                                           extra_body={"cache_salt": f"speed-{n}", "ignore_eos": True})
-            t = server_timing(m0, metrics(url))
+            t = server_timing(m0, read_metrics(url))
             speed[n] = (n / t["prefill_s"], (r.usage.completion_tokens - 1) / t["decode_s"])
             note(f"{n}-token prompt: prefill {speed[n][0]:.0f} tok/s, decode {speed[n][1]:.1f} tok/s")
         passes = {}
         for label, salt in (("without", lambda i: f"isolated-{i}"), ("with", lambda i: "shared")):
             rows = []
             for i, (ex, (prompt, specs)) in enumerate(items):
-                m0, w0 = metrics(url), time.perf_counter()
+                m0, w0 = read_metrics(url), time.perf_counter()
                 r = client.chat.completions.create(model="m", messages=prompt.messages, tools=specs, temperature=0,
                                                    max_tokens=args.max_tokens, seed=0,
                                                    extra_body={"cache_salt": salt(i)})
-                t = server_timing(m0, metrics(url))
+                t = server_timing(m0, read_metrics(url))
                 rows.append({"id": ex.id, "prompt_tokens": r.usage.prompt_tokens, "wall_s": time.perf_counter() - w0,
                              **t})
                 note(f"  {label} {ex.id}: {r.usage.prompt_tokens} prompt tokens, {t['hits']:.0f} cached, "
@@ -151,8 +142,6 @@ def write(path: Path, rec: dict) -> None:
     w, wo = rec["passes"]["with"], rec["passes"]["without"]
     speed = {int(k): v for k, v in rec["speed"].items()}
     a = argparse.Namespace(**rec["args"])
-    start_s, rss, hwm = rec["start_s"], rec["rss_mb"], rec["peak_mb"]
-    args = a
     lines = [MARK, "", f"Measured by `benchmarks/bench_vllm.py` on {rec['when']} (vLLM {rec['version']}, CPU build, "
              f"{a.dtype}) on {rec['machine']}, {rec['cpus']} cores, the engine bound to core(s) "
              f"[{rec['engine_cores']}] (vLLM keeps one core for its API server), load average {rec['load']:.1f} at "
@@ -161,11 +150,11 @@ def write(path: Path, rec: dict) -> None:
              "\"without\" gives each request its own `cache_salt`, so nothing is shared.", "",
              "| model | server start s | RSS MB (peak) | prefill tok/s 1k / 4k | decode tok/s 1k / 4k |",
              "|---|---:|---:|---:|---:|",
-             f"| {args.model} | {start_s:.0f} | {rss:.0f} ({hwm:.0f}) | {speed[1024][0]:.0f} / {speed[4096][0]:.0f} | "
+             f"| {a.model} | {rec['start_s']:.0f} | {rec['rss_mb']:.0f} ({rec['peak_mb']:.0f}) | {speed[1024][0]:.0f} / {speed[4096][0]:.0f} | "
              f"{speed[1024][1]:.1f} / {speed[4096][1]:.1f} |", "",
              "| model | prompt tokens | cached tokens | prefill s without | prefill s with | prefill speed-up | "
              "s/example without | s/example with |", "|---|---:|---:|---:|---:|---:|---:|---:|",
-             f"| {args.model} | {steady(wo, 'prompt_tokens'):.0f} | {steady(w, 'hits'):.0f} | "
+             f"| {a.model} | {steady(wo, 'prompt_tokens'):.0f} | {steady(w, 'hits'):.0f} | "
              f"{steady(wo, 'prefill_s'):.2f} | {steady(w, 'prefill_s'):.2f} | "
              f"{steady(wo, 'prefill_s') / max(steady(w, 'prefill_s'), 1e-9):.1f}× | {steady(wo, 'wall_s'):.1f} | "
              f"{steady(w, 'wall_s'):.1f} |", "",

@@ -95,8 +95,13 @@ def prefix_cache_stats(metrics: dict[str, float]) -> dict | None:
     return None if rate is None else {"queries": None, "hits": None, "hit_rate": rate}
 
 
-def prefix_cache(base_url: str) -> dict | None:
-    """:func:`prefix_cache_stats` of the server at ``base_url`` (``…/v1``)."""
+def read_metrics(base_url: str) -> dict[str, float]:
+    """:func:`parse_metrics` of the ``/metrics`` of the server at ``base_url`` (``…/v1``)."""
     root = base_url.rstrip("/").removesuffix("/v1")
     with urllib.request.urlopen(f"{root}/metrics", timeout=10) as r:
-        return prefix_cache_stats(parse_metrics(r.read().decode("utf-8", "replace")))
+        return parse_metrics(r.read().decode("utf-8", "replace"))
+
+
+def prefix_cache(base_url: str) -> dict | None:
+    """:func:`prefix_cache_stats` of the server at ``base_url`` (``…/v1``)."""
+    return prefix_cache_stats(read_metrics(base_url))
