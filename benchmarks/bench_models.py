@@ -186,6 +186,11 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(paths.REPORTS / "perf_models.md"))
     ap.add_argument("--row-json", help=argparse.SUPPRESS)  # internal: measure one model, write its row here
     args = ap.parse_args(argv)
+    from pfc.errors import UserError, out_file
+    try:
+        out_file(args.out)
+    except UserError as e:
+        ap.error(str(e))
     unknown = [m for m in args.models if m not in models.REGISTRY and not Path(m).is_dir()]
     if unknown:
         ap.error(f"--models: {', '.join(unknown)}: neither registered ({', '.join(models.REGISTRY)}) nor a model directory")

@@ -79,6 +79,11 @@ def main(argv=None) -> int:
     ap.add_argument("--dtype", default="bfloat16")
     ap.add_argument("--out", default=str(paths.REPORTS / "perf_models.md"))
     args = ap.parse_args(argv)
+    from pfc.errors import UserError, out_file
+    try:
+        out_file(args.out)
+    except UserError as e:
+        ap.error(str(e))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a killed benchmark still stops its server
     try:
         import vllm

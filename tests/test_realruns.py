@@ -66,3 +66,12 @@ def test_regenerating_the_report_keeps_the_hand_written_notes_below_it(tmp_path)
     text = realruns.report([], "m", out)
     assert text.endswith("## Notes (written by hand)\n\n- keep me\n") and "old generated part" not in text
     assert out.read_text() == text
+
+
+def test_an_out_path_in_a_missing_folder_is_refused_before_any_run(tmp_path, capsys):
+    # trap: the report was written at the very end, so a mistyped --out cost the whole plan and a traceback
+    import pytest
+    with pytest.raises(SystemExit) as e:
+        realruns.main(["--report-only", "--out", str(tmp_path / "missing" / "r.md")])
+    assert e.value.code == 2 and "its folder does not exist (given as --out)" in capsys.readouterr().err
+    assert not (tmp_path / "missing").exists()

@@ -58,6 +58,16 @@ def out_dir(path, flag: str = "--out") -> Path:
     return p
 
 
+def out_file(path, flag: str = "--out") -> Path:
+    """An output file: its folder exists, and it is not itself a directory."""
+    p = Path(path)
+    if p.is_dir():
+        raise UserError(f"is a directory; {flag} must be a file", file=str(path))
+    if not p.parent.is_dir():
+        raise UserError(f"its folder does not exist (given as {flag})", file=str(path))
+    return p
+
+
 # ---------------------------------------------------------------- text
 def decode_line(raw: bytes, path, n: int) -> str:
     """One line of a text file as str: UTF-8 (a BOM on line 1 accepted), CR/LF stripped by the caller."""

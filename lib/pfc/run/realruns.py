@@ -284,6 +284,11 @@ def main(argv=None) -> int:
     ap.add_argument("--cache", help="response cache (default data/cache/responses.sqlite; one per concurrent process)")
     ap.add_argument("--out", default=str(paths.REPORTS / "real_models.md"))
     args = ap.parse_args(argv)
+    from pfc.errors import UserError, out_file
+    try:
+        out_file(args.out)
+    except UserError as e:
+        ap.error(str(e))
     runs = plan(args.n_tracebench, args.n_toolspectrum, args.n_ptbench, args.k)
     only = [x for x in (args.only or "").split(",") if x]
     unknown = sorted(set(only) - {r["name"] for r in runs})
