@@ -75,3 +75,17 @@ def test_an_out_path_in_a_missing_folder_is_refused_before_any_run(tmp_path, cap
         realruns.main(["--report-only", "--out", str(tmp_path / "missing" / "r.md")])
     assert e.value.code == 2 and "its folder does not exist (given as --out)" in capsys.readouterr().err
     assert not (tmp_path / "missing").exists()
+
+
+def test_ctrl_c_during_the_plan_is_one_line_and_exit_130(monkeypatch, tmp_path, capsys):
+    # trap: realruns let the runner's interrupt escape as a traceback
+    from pfc.run.checks import RunInterrupted
+
+    def interrupted(*a, **k):
+        raise RunInterrupted(3, 16, "data/runs/real/x--hf")
+    monkeypatch.setattr(realruns, "execute", interrupted)
+    monkeypatch.setattr(realruns, "plan", lambda *a: [{"name": "tracebench-last_k", "benchmark": "tracebench"}])
+    assert realruns.main(["--only", "tracebench-last_k", "--out", str(tmp_path / "r.md")]) == 130
+    err = capsys.readouterr().err
+    assert "3 of 16 saved" in err and "resumes" in err and "Traceback" not in err
+    assert not (tmp_path / "r.md").exists()

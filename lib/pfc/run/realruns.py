@@ -301,8 +301,12 @@ def main(argv=None) -> int:
     chosen.sort(key=lambda r: order.index(r["name"]) if r["name"] in order else len(order))
     t0 = time.perf_counter()
     if not args.report_only:
-        execute(chosen, args.model, {"max_tokens": args.max_tokens},
-                {"toolspectrum": {"max_tokens": args.max_tokens_toolspectrum}}, cache_path=args.cache)
+        try:
+            execute(chosen, args.model, {"max_tokens": args.max_tokens},
+                    {"toolspectrum": {"max_tokens": args.max_tokens_toolspectrum}}, cache_path=args.cache)
+        except KeyboardInterrupt as e:  # every finished answer is in its run directory and the cache
+            print(f"realruns: {e or 'interrupted'}; the same command resumes every run", file=sys.stderr)
+            return 130
     report(runs, args.model, Path(args.out), None if args.report_only else time.perf_counter() - t0)
     print(f"wrote {paths.relative(Path(args.out))}", file=sys.stderr)
     return 0
