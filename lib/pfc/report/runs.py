@@ -10,6 +10,7 @@ hashes, and ``report.md`` linking everything. Notebooks call the same functions.
 
     python -m pfc report data/runs/hp data/runs/nh --out reports/runs
     python -m pfc compare data/runs/hp data/runs/nh
+    python -m pfc report data/sweeps/example --out reports/sweep    # every run of a sweep (sweep.json)
 """
 from __future__ import annotations
 
@@ -260,7 +261,13 @@ def summary(runs: list[T.Run], n_boot: int = 200, seed: int = 0) -> str:
 
 # ------------------------------------------------------------------ command line
 def _load_all(args) -> list[T.Run]:
-    return [T.load_run(d, examples=args.examples, tools=args.tools) for d in args.run_dirs]
+    """Each argument is a run directory, or a sweep directory (its ``sweep.json``): then every run it wrote,
+    named by the sweep's label (model and the settings that differ from the defaults)."""
+    from pfc.run.sweep import INDEX, run_dirs
+    dirs = []
+    for d in args.run_dirs:
+        dirs += run_dirs(d) if (Path(d) / INDEX).is_file() else [(d, None)]
+    return [T.load_run(d, examples=args.examples, tools=args.tools, name=label) for d, label in dirs]
 
 
 def _report_cmd(args) -> int:
@@ -301,7 +308,8 @@ def add_commands(sub) -> None:
     for name, fn, help_ in (("report", _report_cmd, "tables, figures and report.md for run directories"),
                             ("compare", _compare_cmd, "a side-by-side summary of run directories on stdout")):
         p = sub.add_parser(name, help=help_)
-        p.add_argument("run_dirs", nargs="+", help="run directories (predictions.jsonl + config.json)")
+        p.add_argument("run_dirs", nargs="+", help="run directories (predictions.jsonl + config.json) or sweep "
+                       "directories (sweep.json: all their runs)")
         if name == "report":
             p.add_argument("--out", required=True, help="output directory")
         else:

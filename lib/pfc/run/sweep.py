@@ -1,0 +1,344 @@
+"""A sweep spec (YAML) and its plan: models × benchmarks × settings -> the runs, each a ``pfc run``.
+
+A spec lists ``models`` (backend, model, the resources one run needs: ``cpus``, ``gpus``,
+``tensor_parallel_size`` for vLLM, custom Ray resources; ``keep_loaded`` keeps the model in
+one process across its runs), ``benchmarks`` (examples/tools, or ``build`` for a TRACEBench
+built once by the sweep; a ``limit``; per-benchmark ``settings``) and ``settings`` to cross
+(``strategy``, ``history``, ``k``, ``layout``, ``seed``). :func:`plan` turns it into
+:class:`PlannedRun` s, each naming its run directory ``<out>/runs/<name>`` and the
+``pfc run`` arguments that produce the same directory serially. Settings a benchmark or a
+backend does not use are not crossed (``history``/``k`` are TRACEBench's; ``k`` only with
+``last_k``/``retrieved``); combinations a benchmark or backend refuses are listed as
+skipped. The sweep index ``sweep.json`` is read and written here (atomically).
+This module runs nothing and does not import Ray (``pfc.integrations.ray_sweep`` does).
+
+    >>> sorted(SETTINGS)
+    ['history', 'k', 'layout', 'seed', 'strategy']
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import asdict, dataclass, field
+from itertools import product
+from pathlib import Path
+
+from pfc import paths
+from pfc.errors import UserError
+
+SETTINGS = {"strategy": ["zero_shot"], "history": ["full"], "k": [50], "layout": [None], "seed": [0]}
+HISTORY_BENCHMARKS = ("tracebench",)          # the only prompts that select history records
+K_HISTORIES = ("last_k", "retrieved")
+MODEL_KEYS = {"name", "backend", "model", "resources", "keep_loaded", "options", "sampling"}
+RESOURCE_KEYS = {"cpus", "gpus", "tensor_parallel_size", "custom"}
+BENCH_KEYS = {"name", "benchmark", "examples", "tools", "build", "limit", "settings"}
+SPEC_KEYS = {"name", "models", "benchmarks", "settings", "retries", "cache"}
+# backend options and sampling keys, with the `pfc run` flag each one is
+OPTION_FLAGS = {"concurrency": "--concurrency", "timeout": "--timeout", "dtype": "--dtype", "device": "--device",
+                "adapter": "--adapter", "prefix_reuse": "--no-prefix-reuse"}
+SAMPLING_FLAGS = {"max_tokens": "--max-tokens", "temperature": "--temperature", "top_p": "--top-p"}
+INDEX = "sweep.json"
+
+
+@dataclass
+class PlannedRun:
+    name: str
+    model_name: str
+    backend: str
+    model: str
+    benchmark_name: str
+    benchmark: str
+    examples: str
+    tools: str | None
+    limit: int | None
+    strategy: str
+    history: str
+    k: int
+    layout: str | None
+    seed: int
+    resources: dict = field(default_factory=dict)
+    keep_loaded: bool = False
+    options: dict = field(default_factory=dict)
+    sampling: dict = field(default_factory=dict)
+
+    def run_dir(self, out) -> Path:
+        return Path(out) / "runs" / self.name
+
+    def label(self) -> str:
+        """How reports name this run: the model, then every setting that is not the default."""
+        extra = [s for s, d in ((self.strategy, "zero_shot"), (self.history, "full")) if s != d]
+        extra += [f"k={self.k}"] if self.history in K_HISTORIES else []
+        extra += [f"layout={self.layout}"] if self.layout else []
+        extra += [f"seed={self.seed}"] if self.seed else []
+        return f"{self.model_name} [{', '.join(extra)}]" if extra else self.model_name
+
+    def runner_kwargs(self) -> dict:
+        """Keyword arguments of ``pfc.run.runner.run`` (besides benchmark, examples, backend, out)."""
+        kw = {"model": self.model, "strategy": self.strategy, "history": self.history, "k": self.k,
+              "limit": self.limit, "seed": self.seed, "tools_path": self.tools, "sampling": dict(self.sampling),
+              "backend_options": dict(self.options), "progress": False}
+        if self.layout is not None:
+            kw["layout"] = self.layout
+        return kw
+
+    def pfc_run_args(self, out) -> list[str]:
+        """The ``pfc run`` arguments that write the same run directory serially."""
+        a = ["run", "--benchmark", self.benchmark, "--examples", self.examples, "--backend", self.backend]
+        a += ["--model", self.model] if self.model else []
+        a += ["--tools", self.tools] if self.tools else []
+        a += ["--strategy", self.strategy, "--history", self.history, "--k", str(self.k), "--seed", str(self.seed)]
+        a += ["--limit", str(self.limit)] if self.limit else []
+        a += ["--layout", self.layout] if self.layout else []
+        for key, value in sorted(self.sampling.items()):
+            a += [SAMPLING_FLAGS[key], str(value)]
+        for key, value in sorted(self.options.items()):
+            if key == "prefix_reuse":
+                a += [] if value else ["--no-prefix-reuse"]
+            elif key in OPTION_FLAGS:
+                a += [OPTION_FLAGS[key], str(value)]
+        return a + ["--out", str(self.run_dir(out))]
+
+
+@dataclass
+class Plan:
+    spec: dict
+    spec_hash: str
+    runs: list[PlannedRun]
+    skipped: list[str]
+    builds: dict            # benchmark name -> build parameters (TRACEBench built by the sweep)
+
+
+def _err(msg: str, spec_path, field_: str) -> UserError:
+    return UserError(msg, file=str(spec_path), field=field_)
+
+
+def load_spec(path) -> dict:
+    """The spec as a dict; a missing file, bad YAML or a non-mapping is one line naming the file."""
+    import yaml
+    p = Path(path)
+    if not p.is_file():
+        raise UserError("not found or not a file (the sweep spec)", file=str(path))
+    try:
+        spec = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as e:
+        raise UserError(f"not valid YAML: {str(e).splitlines()[0]}", file=str(path)) from None
+    if not isinstance(spec, dict):
+        raise UserError("a sweep spec is a mapping with 'models', 'benchmarks' and 'settings'", file=str(path))
+    return spec
+
+
+def spec_hash(spec: dict) -> str:
+    return hashlib.sha256(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _slug(s: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", str(s)).strip("-") or "x"
+
+
+def resolve_path(value: str, spec_dir: Path) -> str:
+    """``{toolspectrum}``, ``{root}``, ``{models}`` expanded; relative paths are relative to the spec's folder."""
+    names = {"toolspectrum": paths.toolspectrum_dir(), "root": paths.ROOT, "models": paths.models_dir()}
+    for key, where in names.items():
+        if "{" + key + "}" in value:
+            if where is None:
+                raise ValueError(f"{{{key}}} is not available here (set PFC_TOOLSPECTRUM_DIR)")
+            value = value.replace("{" + key + "}", str(where))
+    p = Path(os.path.expanduser(value))
+    return str(p if p.is_absolute() else (spec_dir / p))
+
+
+def _list(v, spec_path, where: str) -> list:
+    vals = v if isinstance(v, list) else [v]
+    if not vals:
+        raise _err("an empty list crosses nothing", spec_path, where)
+    return vals
+
+
+def _settings(raw, spec_path, where: str, base: dict) -> dict:
+    if raw is None:
+        return dict(base)
+    if not isinstance(raw, dict):
+        raise _err("expected a mapping of setting -> list of values", spec_path, where)
+    unknown = set(raw) - set(SETTINGS)
+    if unknown:
+        raise _err(f"unknown setting {sorted(unknown)[0]!r}; expected some of {sorted(SETTINGS)}", spec_path,
+                   f"{where}.{sorted(unknown)[0]}")
+    out = dict(base)
+    for key, v in raw.items():
+        vals = _list(v, spec_path, f"{where}.{key}")
+        if key in ("k", "seed") and not all(isinstance(x, int) and not isinstance(x, bool) and
+                                             (x >= 1 or key == "seed") for x in vals):
+            raise _err(f"expected {'positive ' if key == 'k' else ''}integers, got {vals!r}", spec_path,
+                       f"{where}.{key}")
+        if key in ("strategy", "history", "layout") and not all(isinstance(x, str) for x in vals):
+            raise _err(f"expected names, got {vals!r}", spec_path, f"{where}.{key}")
+        out[key] = list(dict.fromkeys(vals))
+    return out
+
+
+def _model(m, i: int, spec_path) -> dict:
+    where = f"models[{i}]"
+    if not isinstance(m, dict) or not m.get("name") or not m.get("backend"):
+        raise _err("each model needs 'name' and 'backend'", spec_path, where)
+    unknown = set(m) - MODEL_KEYS
+    if unknown:
+        raise _err(f"unknown key {sorted(unknown)[0]!r}; expected some of {sorted(MODEL_KEYS)}", spec_path, where)
+    res = m.get("resources") or {}
+    if not isinstance(res, dict) or set(res) - RESOURCE_KEYS:
+        raise _err(f"resources: expected some of {sorted(RESOURCE_KEYS)}", spec_path, f"{where}.resources")
+    for key in ("cpus", "gpus", "tensor_parallel_size"):
+        if key in res and (not isinstance(res[key], (int, float)) or isinstance(res[key], bool) or res[key] < 0):
+            raise _err(f"expected a number >= 0, got {res[key]!r}", spec_path, f"{where}.resources.{key}")
+    if not isinstance(res.get("custom", {}), dict):
+        raise _err("expected a mapping of Ray resource -> amount", spec_path, f"{where}.resources.custom")
+    opts, samp = m.get("options") or {}, m.get("sampling") or {}
+    if not isinstance(opts, dict) or set(opts) - set(OPTION_FLAGS):
+        raise _err(f"expected some of {sorted(OPTION_FLAGS)}", spec_path, f"{where}.options")
+    if not isinstance(samp, dict) or set(samp) - set(SAMPLING_FLAGS):
+        raise _err(f"expected some of {sorted(SAMPLING_FLAGS)}", spec_path, f"{where}.sampling")
+    from pfc.run.backends import NAMES
+    if m["backend"] not in NAMES:
+        raise _err(f"unknown backend {m['backend']!r}; expected one of {NAMES}", spec_path, f"{where}.backend")
+    tp = res.get("tensor_parallel_size")
+    opts = dict(opts)
+    if tp and m["backend"] == "vllm":
+        opts["tensor_parallel_size"] = int(tp)
+    resources = {"cpus": res.get("cpus", 1), "gpus": res.get("gpus", tp or 0), "custom": dict(res.get("custom", {}))}
+    return {"name": _slug(m["name"]), "backend": m["backend"], "model": str(m.get("model") or ""),
+            "resources": resources, "keep_loaded": bool(m.get("keep_loaded", False)), "options": opts,
+            "sampling": dict(samp)}
+
+
+def _benchmark(b, i: int, spec_path, base: dict) -> dict:
+    from pfc.benchmarks import NAMES
+    where = f"benchmarks[{i}]"
+    if not isinstance(b, dict) or not b.get("name"):
+        raise _err("each benchmark needs 'name'", spec_path, where)
+    unknown = set(b) - BENCH_KEYS
+    if unknown:
+        raise _err(f"unknown key {sorted(unknown)[0]!r}; expected some of {sorted(BENCH_KEYS)}", spec_path, where)
+    kind = b.get("benchmark", b["name"])
+    if kind not in NAMES:
+        raise _err(f"unknown benchmark {kind!r}; expected one of {NAMES}", spec_path, f"{where}.benchmark")
+    if bool(b.get("examples")) == bool(b.get("build")):
+        raise _err("give either 'examples' (a path) or 'build' (TRACEBench parameters)", spec_path, where)
+    if b.get("build") is not None and (kind != "tracebench" or not isinstance(b["build"], dict)
+                                       or set(b["build"]) - {"users", "seed", "records", "queries"}):
+        raise _err("'build' makes a TRACEBench: a mapping of users, seed, records, queries", spec_path,
+                   f"{where}.build")
+    limit = b.get("limit")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise _err(f"expected a positive integer, got {limit!r}", spec_path, f"{where}.limit")
+    spec_dir = Path(spec_path).parent
+    try:
+        examples = resolve_path(str(b["examples"]), spec_dir) if b.get("examples") else None
+        tools = resolve_path(str(b["tools"]), spec_dir) if b.get("tools") else None
+    except ValueError as e:
+        raise _err(str(e), spec_path, f"{where}.examples") from None
+    return {"name": _slug(b["name"]), "benchmark": kind, "examples": examples, "tools": tools,
+            "build": b.get("build"), "limit": limit,
+            "settings": _settings(b.get("settings"), spec_path, f"{where}.settings", base)}
+
+
+def _refusal(model: dict, bench: dict, strategy: str, layout) -> str | None:
+    """Why `pfc run` would refuse this combination before any request, or None."""
+    from pfc.run.backends import builtin
+    from pfc.run.runner import RUN_STRATEGIES
+    if strategy not in RUN_STRATEGIES.get(bench["benchmark"], ()):
+        return f"{bench['benchmark']} has no strategy {strategy!r}"
+    cls = builtin.BUILTINS.get(model["backend"])
+    if cls is not None and cls.benchmarks is not None and bench["benchmark"] not in cls.benchmarks:
+        return f"backend {model['backend']} does not answer {bench['benchmark']}"
+    return None
+
+
+def plan(spec: dict, spec_path, out) -> Plan:
+    """Every run of the spec, in order (models, then benchmarks, then settings), with skipped combinations."""
+    unknown = set(spec) - SPEC_KEYS
+    if unknown:
+        raise _err(f"unknown key {sorted(unknown)[0]!r}; expected some of {sorted(SPEC_KEYS)}", spec_path,
+                   sorted(unknown)[0])
+    for key in ("models", "benchmarks"):
+        if not isinstance(spec.get(key), list) or not spec[key]:
+            raise _err("expected a non-empty list", spec_path, key)
+    base = _settings(spec.get("settings"), spec_path, "settings", SETTINGS)
+    models = [_model(m, i, spec_path) for i, m in enumerate(spec["models"])]
+    benches = [_benchmark(b, i, spec_path, base) for i, b in enumerate(spec["benchmarks"])]
+    for what, items in (("models", models), ("benchmarks", benches)):
+        names = [x["name"] for x in items]
+        dup = next((n for n in names if names.count(n) > 1), None)
+        if dup:
+            raise _err(f"two entries named {dup!r}", spec_path, what)
+    builds = {b["name"]: b["build"] for b in benches if b["build"]}
+    runs, skipped = [], []
+    for m, b in product(models, benches):
+        st = b["settings"]
+        histories = st["history"] if b["benchmark"] in HISTORY_BENCHMARKS else ["full"]
+        hk = [(h, k) for h in histories for k in (st["k"] if h in K_HISTORIES else [SETTINGS["k"][0]])]
+        for strategy, (history, k), layout, seed in product(st["strategy"], list(dict.fromkeys(hk)),
+                                                            st["layout"], st["seed"]):
+            parts = [m["name"], b["name"], strategy] + ([history + (f"-k{k}" if history in K_HISTORIES else "")]
+                                                        if b["benchmark"] in HISTORY_BENCHMARKS else [])
+            parts += ([f"layout-{layout}"] if layout else []) + [f"s{seed}"]
+            name = "__".join(_slug(p) for p in parts)
+            why = _refusal(m, b, strategy, layout)
+            if why:
+                skipped.append(f"{name}: {why}")
+                continue
+            examples = b["examples"] or str(Path(out) / "benchmarks" / b["name"])
+            runs.append(PlannedRun(name=name, model_name=m["name"], backend=m["backend"], model=m["model"],
+                                   benchmark_name=b["name"], benchmark=b["benchmark"], examples=examples,
+                                   tools=b["tools"], limit=b["limit"], strategy=strategy, history=history, k=k,
+                                   layout=layout, seed=seed, resources=m["resources"], keep_loaded=m["keep_loaded"],
+                                   options=m["options"], sampling=m["sampling"]))
+    retries = spec.get("retries", 2)
+    if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
+        raise _err(f"expected an integer >= 0, got {retries!r}", spec_path, "retries")
+    return Plan(spec=spec, spec_hash=spec_hash(spec), runs=runs, skipped=skipped, builds=builds)
+
+
+# ------------------------------------------------------------------ the sweep index (sweep.json)
+def read_index(out) -> dict | None:
+    p = Path(out) / INDEX
+    if not p.exists():
+        return None
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except ValueError:
+        raise UserError("not valid JSON (the sweep index); move it aside to start the sweep afresh",
+                        file=str(p)) from None
+
+
+def write_index(out, p: Plan, status: dict, spec_name: str) -> Path:
+    """``sweep.json``: the spec and its hash, every run (directory relative to the sweep, label, settings,
+    status, why it failed) and the skipped combinations. Written to a temporary file, then renamed."""
+    out = Path(out)
+    runs = []
+    for r in p.runs:
+        d = asdict(r)
+        d.update(run_dir=r.run_dir(".").as_posix(), label=r.label(), **status.get(r.name, {"status": "planned"}))
+        d.pop("examples"), d.pop("tools")
+        runs.append(d)
+    index = {"spec": spec_name, "spec_hash": p.spec_hash, "n_runs": len(runs),
+             "counts": {s: sum(1 for r in runs if r["status"] == s) for s in dict.fromkeys(r["status"] for r in runs)},
+             "runs": runs, "skipped": p.skipped}
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / (INDEX + ".tmp")
+    tmp.write_text(json.dumps(index, indent=1, default=str) + "\n", encoding="utf-8")
+    tmp.replace(out / INDEX)
+    return out / INDEX
+
+
+def run_dirs(sweep_dir) -> list[tuple[Path, str]]:
+    """(run directory, label) of each run of a sweep that wrote predictions, in the index's order."""
+    index = read_index(sweep_dir)
+    if index is None:
+        raise UserError(f"no {INDEX} here: not a sweep directory", file=str(sweep_dir))
+    out = []
+    for r in index.get("runs", []):
+        d = Path(sweep_dir) / r["run_dir"]
+        if (d / "predictions.jsonl").exists():
+            out.append((d, r.get("label") or r["name"]))
+    return out

@@ -1,0 +1,87 @@
+"""One run of a sweep, wherever it executes: take the run directory, call the runner, say how it ended.
+
+:func:`execute` is what a Ray task (or a model-holding actor) calls for one
+:class:`pfc.run.sweep.PlannedRun`: it takes the run directory's writer lock, calls
+``pfc.run.runner.run`` — the same function ``pfc run`` calls, so the directory, its
+resume, run identity and ``pfc score`` are unchanged — and returns a plain dict:
+``status`` (``complete``, ``failed``), ``error`` (one line: why), ``done``/``n_examples``,
+``host``/``pid``, seconds and the predictions' sha256. A mistake in the run (refused
+identity, missing file, failed requests) is a ``failed`` result, not an exception, so Ray
+does not retry it; only a dying process or node is retried by Ray. It schedules nothing.
+"""
+from __future__ import annotations
+
+import hashlib
+import socket
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from pfc.errors import UserError
+
+LOCK = ".sweep-writer.lock"
+
+
+class RunDirBusy(UserError):
+    """Another live process writes this run directory."""
+
+
+@contextmanager
+def writer_lock(run_dir: Path):
+    """An exclusive advisory lock on ``run_dir`` for this process (released by the kernel when the process
+    dies, so a killed run never leaves a stale lock); a second writer is refused naming the holder."""
+    import fcntl
+    run_dir.mkdir(parents=True, exist_ok=True)
+    fh = open(run_dir / LOCK, "a+", encoding="utf-8")
+    try:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another process"
+            raise RunDirBusy(f"another writer holds this run directory ({holder})", file=str(run_dir)) from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {__import__('os').getpid()} on {socket.gethostname()}\n")
+        fh.flush()
+        yield
+    finally:
+        fh.close()
+
+
+def predictions_sha256(run_dir: Path) -> str | None:
+    p = Path(run_dir) / "predictions.jsonl"
+    return hashlib.sha256(p.read_bytes()).hexdigest() if p.exists() else None
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+def execute(planned, out, cache_path=None, backend=None) -> dict:
+    """Run (or resume) ``planned`` into ``<out>/runs/<name>``; ``backend``: an already loaded backend object
+    (a model kept loaded across runs), else the runner builds it by name."""
+    import os
+    from pfc.run.checks import failure_summary
+    from pfc.run.runner import run
+    run_dir = planned.run_dir(out)
+    t0 = time.time()
+    result = {"host": socket.gethostname(), "pid": os.getpid(), "status": "failed", "error": None}
+    try:
+        with writer_lock(run_dir):
+            usage = run(planned.benchmark, planned.examples, backend if backend is not None else planned.backend,
+                        run_dir, cache_path=cache_path, **planned.runner_kwargs())
+        line = failure_summary(usage, str(run_dir))
+        result.update(done=usage.get("done"), n_examples=usage.get("n_examples"), error=line,
+                      status="complete" if line is None and usage.get("done") == usage.get("n_examples")
+                      else "failed")
+        if result["status"] == "failed" and not line:
+            result["error"] = f"{usage.get('done')} of {usage.get('n_examples')} examples done"
+    except KeyboardInterrupt as e:  # the runner's Ctrl-C (RunInterrupted): rows so far are saved
+        result["error"] = _one_line(e)
+    except Exception as e:  # noqa: BLE001 - any error of this run is its result; the others go on
+        result["error"] = _one_line(e)
+    result["seconds"] = round(time.time() - t0, 3)
+    result["predictions_sha256"] = predictions_sha256(run_dir)
+    return result
