@@ -276,6 +276,8 @@ def main(argv=None) -> int:
     add_commands(sub)  # report, compare
     from pfc.run.sweep_cmd import add_command
     add_command(sub)  # sweep
+    from pfc.integrations import hf_datasets
+    hf_datasets.add_command(sub)  # export
     args = ap.parse_args(argv)
     return _dispatch(args)
 

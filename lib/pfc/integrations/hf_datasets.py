@@ -1,0 +1,157 @@
+"""``pfc export``: a benchmark we build as Hugging Face Parquet splits plus a dataset card, and back.
+
+Each split is ``data/<split>-00000-of-00001.parquet`` with one row per :class:`pfc.schema.Example`:
+``id``, ``benchmark``, ``user_id``, ``query``, ``is_refusal``, ``n_history`` as plain columns
+and the nested fields (``gold``, ``profile``, ``environment``, ``history``, ``tools``, ``meta``)
+as JSON strings, so any value (nested objects, mixed types) survives exactly:
+:func:`to_examples` turns the rows back into the schema losslessly. ``tools.json`` is copied
+as is. ``README.md`` is the dataset card (generator, seed, statistics, license, how to score
+with ``pfc``). Only benchmarks this repository generates are exported: the ToolSpectrum
+release is third-party data and is refused. This module reads and writes files; it does not
+build benchmarks (``pfc.data``) or score (``pfc.eval``).
+
+    >>> row = to_row(Example.from_dict({"id": "a", "benchmark": "ptbench", "query": "hi", "gold": None}))
+    >>> to_examples([row])[0].to_dict() == Example.from_dict({"id": "a", "benchmark": "ptbench", "query": "hi", "gold": None}).to_dict()
+    True
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from pfc import paths, provenance
+from pfc.errors import UserError
+from pfc.schema import Example, load_examples
+
+EXPORTABLE = ("tracebench", "ptbench")
+JSON_FIELDS = ("gold", "profile", "environment", "history", "tools", "meta")
+REFUSED = "the ToolSpectrum release is third-party data and is never exported (export tracebench or ptbench)"
+PTBENCH_SPLITS = ("train", "test_trained_user", "test_untrained_user", "unseen")
+
+
+def to_row(ex: Example) -> dict:
+    d = ex.to_dict()
+    row = {"id": ex.id, "benchmark": ex.benchmark, "user_id": ex.user_id, "query": ex.query,
+           "is_refusal": ex.is_refusal, "n_history": len(ex.history)}
+    row.update({k: json.dumps(d[k], ensure_ascii=False) for k in JSON_FIELDS})
+    return row
+
+
+def to_examples(rows) -> list[Example]:
+    """Rows (dicts, a ``datasets.Dataset`` or a list of them) back to examples, validated by the schema."""
+    out = []
+    for i, r in enumerate(rows):
+        d = {"id": r["id"], "benchmark": r["benchmark"], "user_id": r["user_id"], "query": r["query"]}
+        try:
+            d.update({k: json.loads(r[k]) for k in JSON_FIELDS})
+        except (TypeError, json.JSONDecodeError) as e:
+            raise UserError(f"row {i}: a JSON column does not decode: {e}") from None
+        out.append(Example.from_dict(d))
+    return out
+
+
+def splits_of(benchmark: str, examples) -> dict[str, Path]:
+    """``{split: examples.jsonl}``: a PTBench build directory gives its four splits; anything else one ``test`` split."""
+    p = Path(examples)
+    if p.is_dir() and benchmark == "ptbench" and (p / "unified").is_dir():
+        return {s: p / "unified" / s / "examples.jsonl" for s in PTBENCH_SPLITS
+                if (p / "unified" / s / "examples.jsonl").exists()}
+    f = p / "examples.jsonl" if p.is_dir() else p
+    if not f.exists():
+        raise UserError(f"{paths.relative(f)}: no such file (--examples: a benchmark directory or examples.jsonl)")
+    return {"test": f}
+
+
+def export(benchmark: str, examples, out, license: str = "cc-by-4.0") -> dict:
+    """Write the Parquet splits, ``tools.json`` (when the benchmark has one) and ``README.md`` into ``out``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    if benchmark == "toolspectrum":
+        raise UserError(REFUSED)
+    if benchmark not in EXPORTABLE:
+        raise UserError(f"--benchmark: expected one of {EXPORTABLE}, got {benchmark!r}")
+    out = Path(out)
+    (out / "data").mkdir(parents=True, exist_ok=True)
+    counts = {}
+    for split, f in splits_of(benchmark, examples).items():
+        exs = load_examples(f)
+        wrong = next((e for e in exs if e.benchmark != benchmark), None)
+        if wrong is not None:
+            raise UserError(f"{paths.relative(f)}: record {wrong.id!r}: field 'benchmark' is {wrong.benchmark!r}, "
+                            f"expected {benchmark!r}")
+        pq.write_table(pa.Table.from_pylist([to_row(e) for e in exs], schema=SCHEMA()),
+                       out / "data" / f"{split}-00000-of-00001.parquet")
+        counts[split] = {"examples": len(exs), "refusals": sum(e.is_refusal for e in exs),
+                         "users": len({e.user_id for e in exs})}
+    src = Path(examples) if Path(examples).is_dir() else Path(examples).parent
+    if (src / "tools.json").exists():
+        shutil.copyfile(src / "tools.json", out / "tools.json")
+    stats = json.loads((src / "stats.json").read_text()) if (src / "stats.json").exists() else {}
+    (out / "README.md").write_text(card(benchmark, counts, stats, license), encoding="utf-8")
+    return counts
+
+
+def SCHEMA():
+    import pyarrow as pa
+    cols = [("id", pa.string()), ("benchmark", pa.string()), ("user_id", pa.string()), ("query", pa.string()),
+            ("is_refusal", pa.bool_()), ("n_history", pa.int64())]
+    return pa.schema(cols + [(k, pa.string()) for k in JSON_FIELDS])
+
+
+TITLES = {"tracebench": ("TRACEBench", "pfc build tracebench --users 10 --seed {seed} --out DIR"),
+          "ptbench": ("PTBench", "pfc build ptbench --seed {seed} --out DIR")}
+
+
+def card(benchmark: str, counts: dict, stats: dict, license: str) -> str:
+    """The dataset card: YAML header for the Hub (license, splits), then generator, seed, statistics, scoring."""
+    title, cmd = TITLES[benchmark]
+    seed = stats.get("seed", "unknown")
+    yaml = ["---", f"license: {license}", f"pretty_name: {title} (pfc build)", "configs:", "- config_name: default",
+            "  data_files:"] + [f"  - split: {s}\n    path: data/{s}-*.parquet" for s in counts] + ["---", ""]
+    rows = ["| split | examples | refusals (gold = no call) | users |", "|---|---:|---:|---:|"]
+    rows += [f"| {s} | {c['examples']} | {c['refusals']} | {c['users']} |" for s, c in counts.items()]
+    source = stats.get("source", "synthesized (PTool)" if benchmark == "ptbench" else "unknown")
+    body = [f"# {title}, as built by pfc", "",
+            f"Generated by the `pfc` repository (commit `{provenance.git_commit() or 'unknown'}`), "
+            f"not by the paper's authors: `{cmd.format(seed=seed)}`. Source data: {source}; seed {seed}. "
+            "The same seed gives the same bytes.", "", "## Statistics", "", *rows, "",
+            "## Columns", "",
+            "`id`, `benchmark`, `user_id`, `query`, `is_refusal`, `n_history`; the nested fields `gold`, `profile`, "
+            "`environment`, `history`, `tools` and `meta` are JSON strings (exact values of any type). "
+            + ("`tools.json` lists the candidate tools. " if benchmark == "tracebench" else "") + "", "",
+            "## Load and score", "", "```python", "import datasets",
+            'ds = datasets.load_dataset("parquet", data_dir="DIR")',
+            "from pfc.integrations.hf_datasets import to_examples",
+            f'examples = to_examples(ds["{next(iter(counts))}"])   # back to pfc.schema.Example, losslessly',
+            "```", "", "Write your model's answers as `predictions.jsonl` (`{\"id\": ..., \"output\": ...}` per line) "
+            "and score them with the one scorer:", "", "```",
+            f"pfc score --benchmark {benchmark} --examples examples.jsonl --predictions predictions.jsonl --out scores/",
+            "```", "", "(`examples.jsonl`: `pfc.schema.write_examples(examples, \"examples.jsonl\")`.)", "",
+            "## License", "", f"`{license}` for this synthesized data (no third-party content; "
+            "the ToolSpectrum release is never exported).", ""]
+    return "\n".join(yaml + body)
+
+
+def _export_cmd(args) -> int:
+    import sys
+    counts = export(args.benchmark, args.examples, args.out, args.license)
+    print(json.dumps(counts))
+    print(f"pfc export: wrote {paths.relative(Path(args.out))}/README.md and data/<split>-00000-of-00001.parquet "
+          f"({', '.join(counts)}); load with datasets.load_dataset(\"parquet\", data_dir=...)", file=sys.stderr)
+    return 0
+
+
+def add_command(sub) -> None:
+    """``pfc export``: registered by ``pfc.cli``."""
+    import argparse
+    p = sub.add_parser("export", help="a benchmark we build as Hugging Face Parquet splits + dataset card",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog="example:\n  pfc export --benchmark tracebench --examples data/benchmarks/tracebench "
+                              "--out hf/tracebench")
+    p.add_argument("--benchmark", required=True, help="tracebench or ptbench (the ToolSpectrum release is refused)")
+    p.add_argument("--examples", required=True, help="a benchmark directory (PTBench: its build directory, four "
+                                                     "splits) or an examples.jsonl (one 'test' split)")
+    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--license", default="cc-by-4.0", help="license named in the dataset card (default cc-by-4.0)")
+    p.set_defaults(func=_export_cmd)
