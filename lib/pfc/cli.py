@@ -278,6 +278,8 @@ def main(argv=None) -> int:
     add_command(sub)  # sweep
     from pfc.integrations import hf_datasets
     hf_datasets.add_command(sub)  # export
+    from pfc.data.perturb_cli import add_command as add_perturb
+    add_perturb(sub)
     args = ap.parse_args(argv)
     return _dispatch(args)
 

@@ -1,0 +1,213 @@
+"""Counterfactual variants of a benchmark's examples: the same request under a changed user context.
+
+``pfc perturb --benchmark B --examples … --kind K --out DIR`` writes ``DIR/examples.jsonl``
+(one variant per original example that the kind applies to), ``DIR/tools.json`` (when the
+input has a tool file) and ``DIR/perturb.json`` (kind, seed, input hash, counts, skipped
+examples by reason). Every variant keeps its original's ``user_id`` (user-clustered
+statistics stay clustered by the user who asked) and records in ``meta.counterfactual``:
+``original_id``, ``kind``, ``seed`` and, for ``swap-user``, the ``donor_user`` and the
+``items`` whose answer under the new context the generators know (``pfc.data.counterfactual_swap``).
+
+Kinds:
+
+- ``swap-user``: the request stays; history/profile (ToolSpectrum: profile and environment)
+  become another user's. TRACEBench and PTBench variants carry counterfactual gold for
+  context-sourced values where it is known; stated values keep their gold.
+- ``shuffle-history``: the history records in a random order (each keeps its time).
+- ``truncate-history:K``: only the last K records.
+- ``drop-profile``: the user context removed (TRACEBench: the history is its only user
+  context; PTBench: basic features and behaviour history; ToolSpectrum: the profile).
+- ``shift-time:±D``: the request time (``meta.anchor_time``) moved by D days; history
+  records that would then lie in the future are dropped.
+- ``strip-stated``: one value stated in the request is removed from its text; that gold
+  argument's provenance becomes ``unknown``.
+
+Only ``swap-user`` changes gold; the other kinds measure sensitivity. Deterministic: every
+random choice comes from ``random.Random("<seed>:<kind>:<example id>")`` (string seeds are
+hashed with SHA-512, never with Python's ``hash``), so the same seed gives the same bytes in
+any process. It does not run models or score (``pfc.eval.personalization`` does).
+
+    >>> parse_kind("truncate-history:5"), parse_kind("shift-time:-2")
+    (('truncate-history', 5), ('shift-time', -2))
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import random
+import re
+from collections import Counter
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from pfc.data.querygen import BOOL, FRAG
+from pfc.errors import UserError
+from pfc.schema import Example, Role, write_examples, write_tools
+
+KINDS = ("swap-user", "shuffle-history", "truncate-history:K", "drop-profile", "shift-time:±D", "strip-stated")
+
+
+def parse_kind(kind: str) -> tuple[str, int | None]:
+    """``("truncate-history", 5)`` from ``truncate-history:5``; a bad kind is a user error."""
+    name, _, arg = str(kind).partition(":")
+    if name in ("swap-user", "shuffle-history", "drop-profile", "strip-stated") and not arg:
+        return name, None
+    if name == "truncate-history" and re.fullmatch(r"\d+", arg):
+        return name, int(arg)
+    if name == "shift-time" and re.fullmatch(r"[+-]?\d+", arg) and int(arg) != 0:
+        return name, int(arg)
+    raise UserError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)} "
+                    "(K records >= 0, D days, non-zero, e.g. shift-time:+3)", field="--kind")
+
+
+def slug(kind: str, arg: int | None) -> str:
+    """The variant-id suffix: ``swap-user``, ``truncate-history-5``, ``shift-time+3``."""
+    if arg is None:
+        return kind
+    return f"{kind}{arg:+d}" if kind == "shift-time" else f"{kind}-{arg}"
+
+
+def _rng(seed: int, kind: str, ex: Example) -> random.Random:
+    return random.Random(f"{seed}:{kind}:{ex.id}")
+
+
+def _variant(ex: Example, kind: str, arg, seed: int, **info) -> Example:
+    v = Example(f"{ex.id}~{slug(kind, arg)}", ex.benchmark, ex.query, copy.deepcopy(ex.gold), ex.user_id,
+                copy.deepcopy(ex.profile), copy.deepcopy(ex.environment), list(ex.history),  # records are never mutated
+                None if ex.tools is None else list(ex.tools), copy.deepcopy(ex.meta))
+    v.meta["counterfactual"] = {"original_id": ex.id, "kind": slug(kind, arg), "seed": seed, **info}
+    return v
+
+
+def _set_history(v: Example, history: list) -> None:
+    v.history = history
+    if "history_length" in v.meta:
+        v.meta["history_length"] = len(history)
+
+
+def _fragments(name: str, value) -> list[str]:
+    """The phrasings a query template may have used for ``name = value`` (``pfc.data.querygen``), longest first."""
+    if isinstance(value, bool):
+        yes, no = BOOL.get(name, (f"{name.replace('_', ' ')}: yes", f"{name.replace('_', ' ')}: no"))
+        return [yes if value else no]
+    text = " and ".join(map(str, value)) if isinstance(value, list) else str(value)
+    frags = [t.format(v=text, n=name.replace("_", " ")) for t in FRAG.get(name, ["{n} {v}", "{n}: {v}"])]
+    return sorted(set(frags) | {text}, key=lambda f: (-len(f), f))
+
+
+def strip_value(query: str, name: str, value) -> str | None:
+    """``query`` without the fragment stating ``name = value``; None when the text does not state it."""
+    for frag in _fragments(name, value):
+        m = re.search(r"(,\s*)?" + re.escape(frag) + r"(?=[\s,.!?]|$)", query, re.I)
+        if not m or not frag.strip():
+            continue
+        out = (query[:m.start()] + query[m.end():]).strip()
+        out = re.sub(r"\s+([,.!?])", r"\1", re.sub(r"\s{2,}", " ", out))
+        out = re.sub(r"^[,\s]+|(?<=[:—-])\s*,", "", out).replace(",,", ",")
+        out = re.sub(r"\s*[—:,-]\s*(?=[.!?]$)", "", out)
+        return out if out and out != query else None
+    return None
+
+
+def _strip_stated(ex: Example, rng: random.Random):
+    if not ex.gold:
+        return None, "refusal gold"
+    stated = [(i, a) for i, g in enumerate(ex.gold) for a, r in sorted(g.roles.items()) if r.source == "query"]
+    rng.shuffle(stated)
+    for i, a in stated:
+        q = strip_value(ex.query, a, ex.gold[i].arguments[a])
+        if q is not None:
+            return (i, a, q), None
+    return None, "no stated value found verbatim in the request"
+
+
+def _shift(ex: Example, days: int):
+    t = ex.meta.get("anchor_time")
+    if not t:
+        return None, "no request time (meta.anchor_time)"
+    new = datetime.fromisoformat(t) + timedelta(days=days)
+    kept = [h for h in ex.history if h.time is None or datetime.fromisoformat(h.time) < new]
+    return (new.isoformat(timespec="seconds"), kept), None
+
+
+def make_variant(ex: Example, kind: str, arg, seed: int, pool=None):
+    """(variant, None) or (None, why it was skipped) for one example; ``pool`` is the swap donor index."""
+    rng = _rng(seed, slug(kind, arg), ex)
+    if kind == "swap-user":
+        return pool.swap(ex, rng, seed)
+    if kind in ("shuffle-history", "truncate-history"):
+        if not ex.history:
+            return None, "no history"
+        hist = list(ex.history)
+        if kind == "shuffle-history":
+            if len(hist) < 2:
+                return None, "fewer than 2 history records"
+            rng.shuffle(hist)
+        else:
+            hist = hist[len(hist) - arg:] if arg else []
+        v = _variant(ex, kind, arg, seed)
+        _set_history(v, hist)
+        return v, None
+    if kind == "drop-profile":
+        if not ex.history and not ex.profile:
+            return None, "no user context"
+        v = _variant(ex, kind, arg, seed)
+        _set_history(v, [])
+        v.profile = None
+        return v, None
+    if kind == "shift-time":
+        res, why = _shift(ex, arg)
+        if res is None:
+            return None, why
+        v = _variant(ex, kind, arg, seed, dropped_history=len(ex.history) - len(res[1]))
+        v.meta["anchor_time"] = res[0]
+        _set_history(v, res[1])
+        return v, None
+    if kind == "strip-stated":
+        res, why = _strip_stated(ex, rng)
+        if res is None:
+            return None, why
+        i, a, q = res
+        v = _variant(ex, kind, arg, seed, stripped={"call": i, "argument": a})
+        v.query = q
+        v.gold[i].roles[a] = Role("unknown", v.gold[i].role(a).required)
+        if isinstance(v.meta.get("stated"), list):
+            v.meta["stated"] = [s for s in v.meta["stated"] if s != a]
+        return v, None
+    raise UserError(f"unknown kind {kind!r}", field="--kind")
+
+
+def perturb(examples: list[Example], kind: str, seed: int = 0) -> tuple[list[Example], Counter]:
+    """Variants of ``examples`` (input order) and the count of skipped examples by reason."""
+    name, arg = parse_kind(kind)
+    pool = None
+    if name == "swap-user":
+        from pfc.data.counterfactual_swap import DonorPool
+        pool = DonorPool(examples)
+    out, skipped = [], Counter()
+    for ex in examples:
+        v, why = make_variant(ex, name, arg, seed, pool)
+        if v is None:
+            skipped[why] += 1
+        else:
+            out.append(v)
+    return out, skipped
+
+
+def write(out_dir, examples_path, benchmark: str, kind: str, seed: int, variants, skipped, tools, n_in: int) -> dict:
+    """``examples.jsonl``, ``tools.json`` (if any) and ``perturb.json`` into ``out_dir``; returns the manifest."""
+    from pfc.paths import relative
+    out = Path(out_dir)
+    write_examples(variants, out / "examples.jsonl")
+    if tools:
+        write_tools(tools, out / "tools.json")
+    src = Path(examples_path)
+    src_file = src / "examples.jsonl" if src.is_dir() else src
+    manifest = {"benchmark": benchmark, "kind": kind, "seed": seed,
+                "examples": {"path": str(relative(src)),
+                             "sha256": hashlib.sha256(src_file.read_bytes()).hexdigest() if src_file.is_file() else None},
+                "originals": n_in, "variants": len(variants), "skipped": dict(sorted(skipped.items())),
+                "with_counterfactual_gold": sum(1 for v in variants if v.meta["counterfactual"].get("items"))}
+    (out / "perturb.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return manifest
