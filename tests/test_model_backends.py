@@ -13,6 +13,7 @@ import urllib.request
 
 import pytest
 
+from pfc.errors import MissingDependency, UserError
 from pfc import paths
 from pfc.run.backends import Request, get
 from pfc.data.build import build_tracebench
@@ -149,12 +150,12 @@ def test_openai_backend_retries_across_a_server_restart(server, tiny_model, benc
 
 def test_openai_backend_needs_a_key_from_the_environment(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    with pytest.raises(ValueError, match="OPENAI_API_KEY"):
+    with pytest.raises(UserError, match="OPENAI_API_KEY"):
         get("openai", "some-model")
 
 
 def test_hf_backend_without_a_model_is_a_clear_error():
-    with pytest.raises(ValueError, match="--model"):
+    with pytest.raises(UserError, match="--model"):
         get("hf", "")
 
 
@@ -165,7 +166,7 @@ def test_vllm_backend_says_how_to_install_it_when_missing():
         pytest.skip("vLLM is installed in this environment (covered by make test-vllm)")
     except ImportError:
         pass
-    with pytest.raises(ImportError, match="make test-vllm"):
+    with pytest.raises(MissingDependency, match="make test-vllm"):
         get("vllm", "some-model")
 
 

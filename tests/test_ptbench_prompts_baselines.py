@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from pfc.errors import UserError
 from pfc.benchmarks.ptbench import load_official
 from pfc.run.prompts import ptbench as pp
 from pfc.data.ptool.build import synthesize, write
@@ -46,7 +47,7 @@ def test_variants_drop_exactly_their_profile_parts(example, monkeypatch):
 
 
 def test_unknown_variant_is_refused(example):
-    with pytest.raises(ValueError, match="variant"):
+    with pytest.raises(UserError, match="variant"):
         pp.build(example, variant="no_everything")
 
 
@@ -78,7 +79,7 @@ def test_checkout_without_the_prompt_constants_is_a_clear_error(example, tmp_pat
 
 def test_prompt_variant_is_refused_for_other_benchmarks(tmp_path):
     from pfc.run.runner import check_prompt_variant
-    with pytest.raises(ValueError, match="ptbench only"):
+    with pytest.raises(UserError, match="ptbench only"):
         check_prompt_variant("tracebench", "no_history")
 
 

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from pfc import paths
+from pfc.errors import UserError
 from pfc.run.backends import Backend, Response, get
 from pfc.data.build import build_tracebench
 from pfc.run.runner import finished_ids, run
@@ -123,7 +124,7 @@ def test_builtin_baselines_run_on_the_toolspectrum_release(release, tmp_path):
 
 
 def test_unknown_backend_is_a_clear_error():
-    with pytest.raises(ValueError, match="unknown backend"):
+    with pytest.raises(UserError, match="unknown backend"):
         get("gpt-17")
 
 
@@ -149,7 +150,7 @@ def test_few_shot_prompts_use_other_anchors_only(bench):
 
 
 def test_a_strategy_run_cannot_do_is_refused_not_substituted(bench, tmp_path):
-    with pytest.raises(ValueError, match="not 'hierarchical'"):
+    with pytest.raises(UserError, match="not 'hierarchical'"):
         run("ptbench", paths.GOLDEN / "ptbench_official" / "test_trained_user" / "data.json", "oracle",
             tmp_path / "r", strategy="hierarchical", cache_path=tmp_path / "c.sqlite", progress=False)
 

@@ -4,6 +4,7 @@ import json
 import pytest
 
 from golden_cases import load_golden
+from pfc.errors import UserError
 from pfc.cli import main
 from pfc.eval.matching import values_identical
 from pfc.schema import Example
@@ -70,5 +71,5 @@ def test_cli_strict_flag_scores_strictly_and_records_the_mode(tmp_path, capsys):
 def test_strict_and_official_compat_are_refused_together():
     case = CASES[1]
     examples = [Example.from_dict(e) for e in case["examples"]]
-    with pytest.raises(ValueError, match="choose one"):
+    with pytest.raises(UserError, match="choose one"):
         score(examples, case["outputs"], "ptbench", compat="official", strict=True)

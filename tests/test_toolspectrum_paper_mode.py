@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from pfc.errors import UserError
 from pfc import paths
 from pfc.benchmarks import toolspectrum as ts
 from pfc.report.toolspectrum_report import reference_runs
@@ -51,5 +52,5 @@ def test_oracle_is_perfect_in_both_modes(release):
 
 
 def test_unknown_mode_is_refused():
-    with pytest.raises(ValueError, match="paper"):
+    with pytest.raises(UserError, match="paper"):
         ts.level_counts(None, {}, mode="appbench")

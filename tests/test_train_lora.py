@@ -14,6 +14,7 @@ import json
 
 import pytest
 
+from pfc.errors import UserError
 from pfc.benchmarks.ptbench_official import OfficialFormatError, official_parse
 from pfc.data.ptool.build import synthesize
 from pfc.data.ptool.sft import answer_text
@@ -85,7 +86,7 @@ def test_a_finished_run_resumes_without_retraining_and_refuses_another_config(ti
     train_lora(tiny, recs, tmp_path / "run", lr=1e-3, progress=False, checkpoint_every=1)
     again = train_lora(tiny, recs, tmp_path / "run", lr=1e-3, progress=False, checkpoint_every=1)
     assert again["first_loss"] is None  # resumed at the last step: nothing left to train
-    with pytest.raises(ValueError, match="another configuration"):
+    with pytest.raises(UserError, match="another configuration"):
         train_lora(tiny, recs, tmp_path / "run", lr=2e-3, progress=False)
 
 

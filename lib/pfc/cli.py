@@ -4,7 +4,8 @@
 (exit 0 when it parsed, 1 when not). ``score`` writes ``metrics.json``, ``score.json``,
 ``per_example.csv`` and ``errors.csv`` to ``--out`` and prints strict JSON (or ``--table``).
 Exit statuses: 0 done; 1 ``run`` had failed requests or wrote nothing (one-line summary on
-stderr); 2 a user error — one line ``pfc <cmd>: <file>:<line>: field '<f>': <message>``,
+stderr) or a bug in pfc (a short traceback and "this is a bug in pfc"; ``PFC_DEBUG=1``: the full
+one); 2 a user error — one line ``pfc <cmd>: <file>:<line>: field '<f>': <message>``,
 never a traceback (``pfc.errors``); 130 interrupted (Ctrl-C; a run resumes on re-running).
 
     $ echo "Shop:[buy(n=2)]" | python -m pfc parse --style ptbench
@@ -19,7 +20,7 @@ import sys
 from pfc import benchmarks
 from pfc.errors import (EXIT_INTERRUPTED, EXIT_RUN_FAILED, EXIT_USER_ERROR, UserError, existing,
                      nonneg_int, os_error_message, out_dir, nonneg_float, positive_float, positive_int,
-                     unit_float)
+                     report_bug, unit_float)
 from pfc.eval.parsing import STYLES, parse
 
 
@@ -142,17 +143,21 @@ def _run_cmd(args) -> int:
 
 
 def _dispatch(args) -> int:
-    """The one user-error path: a UserError — or an OSError on a user's path, a refused option value
-    (ValueError), a missing optional stack (ImportError) — is one line and exit 2; PFC_DEBUG=1 re-raises."""
+    """The one user-error path: a UserError (or an OSError on a user's path) is one line and exit 2;
+    any other exception is a bug in pfc: a short traceback, exit 1. PFC_DEBUG=1 re-raises both."""
     try:
         return args.func(args)
-    except (UserError, OSError, ValueError, ImportError) as e:
+    except (UserError, OSError) as e:
         if os.environ.get("PFC_DEBUG"):  # developers: the full traceback
             raise
         print(f"pfc {args.cmd}: {os_error_message(e) if isinstance(e, OSError) else e}", file=sys.stderr)
     except KeyboardInterrupt as e:
         print(f"pfc {args.cmd}: {e or 'interrupted'}", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as e:  # noqa: BLE001 - not a user error: say it is ours
+        if os.environ.get("PFC_DEBUG"):
+            raise
+        return report_bug(args.cmd, e)
     return EXIT_USER_ERROR
 
 

@@ -2,7 +2,11 @@
 
 A :class:`UserError` names the file, the line (or record) and the field it is about; the
 command line prints it as one line, ``pfc <cmd>: <file>:<line>: field '<field>': <message>``,
-and exits 2 — never a traceback. This module also holds the small input checks every
+and exits 2 — never a traceback. Only this type (and an ``OSError`` on a user's path) is a
+user error: it subclasses ``Exception``, not ``ValueError``, so a ``ValueError`` or
+``ImportError`` raised by a bug is not mistaken for one. Anything else that escapes a
+command is a bug in pfc: :func:`report_bug` prints a short traceback and says so, exit 1
+(``PFC_DEBUG=1``: the full traceback). This module also holds the small input checks every
 command shares (a file where a file is expected, an output directory that is not a file,
 text that decodes as UTF-8, numbers in range). It does not know any benchmark format.
 
@@ -18,9 +22,10 @@ from pathlib import Path
 EXIT_USER_ERROR = 2       # a bad input, refused before or while reading it
 EXIT_RUN_FAILED = 1       # `pfc run`: some requests failed or nothing was written
 EXIT_INTERRUPTED = 130    # Ctrl-C (128 + SIGINT)
+EXIT_BUG = 1              # an exception that is not a UserError: a bug in pfc
 
 
-class UserError(ValueError):
+class UserError(Exception):
     """A mistake in the user's input or command; the message names file, line and field."""
 
     def __init__(self, message: str, *, file: str | None = None, line=None, field: str | None = None):
@@ -29,6 +34,23 @@ class UserError(ValueError):
         prefix = f"{where}: " if where else ""
         fld = f"field '{field}': " if field else ""
         super().__init__(f"{prefix}{fld}{message}")
+
+
+class MissingDependency(UserError):
+    """An optional stack (torch, vLLM, peft) is not installed; the message says how to install it."""
+
+
+def report_bug(cmd: str, exc: BaseException, frames: int = 3) -> int:
+    """Print the last ``frames`` frames of ``exc``'s traceback and "this is a bug in pfc" on stderr;
+    returns :data:`EXIT_BUG`. The full traceback is ``PFC_DEBUG=1`` (callers re-raise then)."""
+    import sys
+    import traceback
+    tb = traceback.extract_tb(exc.__traceback__)[-frames:]
+    lines = "".join(traceback.format_list(tb)).rstrip("\n")
+    what = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    print(f"{lines}\n{what}\npfc {cmd}: this is a bug in pfc ({type(exc).__name__}); "
+          "PFC_DEBUG=1 shows the full traceback", file=sys.stderr)
+    return EXIT_BUG
 
 
 def os_error_message(e: OSError) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from pfc.errors import UserError
+
 
 @dataclass
 class Adapter:
@@ -34,7 +36,7 @@ def get(name: str) -> Adapter:
     elif name == "tracebench":
         from pfc.benchmarks.tracebench import ADAPTER
     else:
-        raise ValueError(f"unknown benchmark {name!r}; expected ptbench, toolspectrum or tracebench")
+        raise UserError(f"unknown benchmark {name!r}; expected ptbench, toolspectrum or tracebench")
     return ADAPTER
 
 

@@ -43,7 +43,7 @@ import ast
 import re
 from pathlib import Path
 
-from pfc.errors import read_json
+from pfc.errors import UserError, read_json
 from pfc.eval.literals import Unsafe, to_value
 from pfc.eval.matching import norm_app
 from pfc.schema import Example, GoldCall, Role, SchemaError, Tool
@@ -193,7 +193,7 @@ def level_counts(cmp, ctx: dict, mode: str = "ours") -> dict:
     Columns are ``APP_tp`` … (ours) or ``paper_APP_tp`` … (paper-compatible).
     """
     if mode not in ("ours", "paper"):
-        raise ValueError(f"unknown ToolSpectrum scoring mode {mode!r}; expected ours or paper")
+        raise UserError(f"unknown ToolSpectrum scoring mode {mode!r}; expected ours or paper")
     paper = mode == "paper"
     pre = "paper_" if paper else ""
     c = {f"{pre}{lv}_{k}": 0 for lv in LEVELS for k in ("tp", "fp", "fn")}

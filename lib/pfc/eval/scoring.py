@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pfc.errors import UserError
 from pfc import benchmarks
 from pfc.benchmarks import ptbench_official as official
 from pfc.eval.checker import exact_matching
@@ -86,12 +87,12 @@ def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
     """
     if compat == "official":
         if benchmark != "ptbench":
-            raise ValueError("--compat official exists for PTBench only")
+            raise UserError("--compat official exists for PTBench only")
         if strict:
-            raise ValueError("--strict and --compat official are different rule sets; choose one")
+            raise UserError("--strict and --compat official are different rule sets; choose one")
         return _score_official(examples, outputs)
     if compat not in (None, "robust"):
-        raise ValueError(f"unknown compat mode {compat!r}")
+        raise UserError(f"unknown compat mode {compat!r}")
     from tqdm import tqdm
     adapter = benchmarks.get(benchmark)
     ctx = adapter.context(examples, tools or [])
@@ -143,7 +144,7 @@ def _score_official(examples: list[Example], outputs: dict) -> ScoreReport:
     for ex in examples:
         answer = ex.meta.get("official_answer")
         if answer is None:
-            raise ValueError(f"example {ex.id}: --compat official needs the official data.json")
+            raise UserError(f"example {ex.id}: --compat official needs the official data.json")
         params = {"query_params": ex.meta["query_params"], "profile_params": ex.meta["profile_params"]}
         r = official.score_sample(answer, outputs.get(ex.id), params)
         rows.append({"id": ex.id, "trained": ex.meta.get("trained"), **r,

@@ -16,6 +16,8 @@ import os
 import shutil
 import tempfile
 
+from pfc.errors import MissingDependency
+
 LOCAL_OBJECT_STORE = 100_000_000  # bytes: runs pass only small dicts through Ray
 
 
@@ -30,7 +32,7 @@ def connect(address: str | None = None, num_cpus: int | None = None,
     try:
         import ray
     except ImportError:
-        raise ImportError("pfc sweep runs on Ray: pip install -r requirements-ray.txt (or make venv-ray)") from None
+        raise MissingDependency("pfc sweep runs on Ray: pip install -r requirements-ray.txt (or make venv-ray)") from None
     if address is None:
         info["temp_dir"] = tempfile.mkdtemp(prefix="pfc-ray-")
         cpus = num_cpus or len(os.sched_getaffinity(0))

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pfc.errors import UserError
 from pfc.report import figures
 
 from pfc import paths
@@ -47,7 +48,7 @@ class Writer:
         self.parts = set(parts)
         unknown = self.parts - set(PARTS)
         if unknown:
-            raise ValueError(f"unknown report parts {sorted(unknown)}; expected some of {PARTS}")
+            raise UserError(f"unknown report parts {sorted(unknown)}; expected some of {PARTS}")
         self.written: list[Path] = []
         self.manifest: list[dict] = []  # each run's config and content hashes, embedded in every table's JSON
 
@@ -272,11 +273,10 @@ def _load_all(args) -> list[T.Run]:
 
 def _report_cmd(args) -> int:
     import sys
-    from pfc.schema import SchemaError
     try:
         runs = _load_all(args)
         md = write_report(runs, args.out, n_boot=args.n_boot, seed=args.seed)
-    except (SchemaError, FileNotFoundError, ValueError, KeyError) as e:
+    except (UserError, OSError) as e:
         print(f"pfc report: {e}", file=sys.stderr)
         return 2
     print(summary(runs, n_boot=args.n_boot, seed=args.seed))
@@ -286,10 +286,9 @@ def _report_cmd(args) -> int:
 
 def _compare_cmd(args) -> int:
     import sys
-    from pfc.schema import SchemaError
     try:
         runs = _load_all(args)
-    except (SchemaError, FileNotFoundError, ValueError, KeyError) as e:
+    except (UserError, OSError) as e:
         print(f"pfc compare: {e}", file=sys.stderr)
         return 2
     print(summary(runs, n_boot=args.n_boot, seed=args.seed))

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pfc.errors import UserError
 from pfc import benchmarks, paths
 from pfc.report import paper_results as P
 from pfc.eval.bootstrap import N_BOOT, intervals
@@ -68,7 +69,7 @@ def _examples_path(run_dir: Path, config: dict, examples) -> Path:
     if examples is not None:
         return Path(examples)
     if "examples" not in config:
-        raise ValueError(f"{run_dir / 'config.json'}: field 'examples' missing; pass the examples explicitly")
+        raise UserError(f"{run_dir / 'config.json'}: field 'examples' missing; pass the examples explicitly")
     p = Path(config["examples"])
     return p if p.is_absolute() else paths.ROOT / p
 
@@ -84,10 +85,10 @@ def load_run(run_dir, examples=None, tools=None, name: str | None = None) -> Run
     try:
         config = json.loads(cfg_path.read_text())
     except json.JSONDecodeError as e:
-        raise ValueError(f"{cfg_path}: invalid JSON: {e.msg} (line {e.lineno})") from None
+        raise UserError(f"{cfg_path}: invalid JSON: {e.msg} (line {e.lineno})") from None
     bench = config.get("benchmark")
     if bench not in benchmarks.NAMES:
-        raise ValueError(f"{cfg_path}: field 'benchmark' is {bench!r}; expected one of {benchmarks.NAMES}")
+        raise UserError(f"{cfg_path}: field 'benchmark' is {bench!r}; expected one of {benchmarks.NAMES}")
     ex_path = _examples_path(d, config, examples)
     rep = score_files(bench, ex_path, pred, tools)
     ex_file = ex_path / "examples.jsonl" if ex_path.is_dir() else ex_path

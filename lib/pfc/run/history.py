@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+from pfc.errors import UserError
+
 HISTORY_MODES = ("full", "last_k", "retrieved")
 
 
@@ -34,4 +36,4 @@ def select_history(example, mode: str = "full", k: int = 50) -> list:
         # ties (e.g. a vague query) favour recent records
         top = sorted(range(len(hist)), key=lambda i: (-sims[i], -i))[:k]
         return [hist[i] for i in sorted(top)]
-    raise ValueError(f"unknown history mode {mode!r}; expected one of {HISTORY_MODES}")
+    raise UserError(f"unknown history mode {mode!r}; expected one of {HISTORY_MODES}")

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from pfc import benchmarks, paths
+from pfc.errors import UserError
 from pfc.eval.metrics import METRICS, aggregate
 from pfc.eval.scoring import history_bin, score
 
@@ -141,7 +142,7 @@ def execute(runs: list[dict], model: str, sampling: dict, per_benchmark: dict | 
                     print(f"{r['name']}: {backend}: the plan changed ({e}); the old run goes to attic/, "
                           "answers already given come from the response cache", file=sys.stderr)
                     run(r["benchmark"], r["examples"], backend, out, force=True, **kw)
-            except (ValueError, NotImplementedError) as e:  # a baseline that cannot run on this benchmark
+            except (UserError, NotImplementedError) as e:  # a baseline that cannot run on this benchmark
                 (out / "unsupported.txt").write_text(f"{e}\n")
                 print(f"{r['name']}: {backend}: {e}", file=sys.stderr)
 
@@ -284,7 +285,7 @@ def main(argv=None) -> int:
     ap.add_argument("--cache", help="response cache (default data/cache/responses.sqlite; one per concurrent process)")
     ap.add_argument("--out", default=str(paths.REPORTS / "real_models.md"))
     args = ap.parse_args(argv)
-    from pfc.errors import UserError, out_file
+    from pfc.errors import out_file
     try:
         out_file(args.out)
     except UserError as e:

@@ -23,6 +23,7 @@ import statistics
 import time
 from pathlib import Path
 
+from pfc.errors import UserError
 from pfc import benchmarks, paths
 
 from pfc.run import identity as run_identity
@@ -58,7 +59,7 @@ RUN_STRATEGIES = {"tracebench": ("zero_shot", "few_shot", "cot", "hierarchical")
 
 def check_strategy(benchmark: str, strategy: str) -> None:
     if strategy not in RUN_STRATEGIES.get(benchmark, ()):
-        raise ValueError(f"`pfc run` supports strategies {RUN_STRATEGIES.get(benchmark)} for {benchmark}, "
+        raise UserError(f"`pfc run` supports strategies {RUN_STRATEGIES.get(benchmark)} for {benchmark}, "
                          f"not {strategy!r}")
 
 
@@ -66,9 +67,9 @@ def check_prompt_variant(benchmark: str, variant: str) -> None:
     """Profile ablation variants exist for PTBench only (PTBench Table 2, Fig. 3, Table 3)."""
     from pfc.run.prompts.ptbench import VARIANTS
     if variant != "all" and benchmark != "ptbench":
-        raise ValueError(f"--prompt-variant {variant!r} applies to ptbench only")
+        raise UserError(f"--prompt-variant {variant!r} applies to ptbench only")
     if variant not in VARIANTS:
-        raise ValueError(f"unknown --prompt-variant {variant!r}; expected one of {VARIANTS}")
+        raise UserError(f"unknown --prompt-variant {variant!r}; expected one of {VARIANTS}")
 
 
 def _toolspectrum_prompter(example, tools_by_key, pool, seed: int, prompters: dict):
@@ -152,7 +153,7 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
     """
     from tqdm import tqdm
     if int(batch_size) < 1:
-        raise ValueError(f"batch size must be >= 1, got {batch_size}")
+        raise UserError(f"batch size must be >= 1, got {batch_size}")
     adapter = benchmarks.get(benchmark)
     check_strategy(benchmark, strategy)
     check_prompt_variant(benchmark, prompt_variant)
@@ -163,7 +164,7 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
         wanted = set(map(str, ids))
         unknown = wanted - {e.id for e in examples}
         if unknown:
-            raise ValueError(f"{paths.relative(Path(examples_path))}: {len(unknown)} requested ids not found, "
+            raise UserError(f"{paths.relative(Path(examples_path))}: {len(unknown)} requested ids not found, "
                              f"e.g. {sorted(unknown)[0]!r}")
         examples = [e for e in examples if e.id in wanted]
     examples = examples[:limit] if limit else examples

@@ -143,7 +143,7 @@ def resolve_path(value: str, spec_dir: Path) -> str:
     for key, where in names.items():
         if "{" + key + "}" in value:
             if where is None:
-                raise ValueError(f"{{{key}}} is not available here (set PFC_TOOLSPECTRUM_DIR)")
+                raise UserError(f"{{{key}}} is not available here (set PFC_TOOLSPECTRUM_DIR)")
             value = value.replace("{" + key + "}", str(where))
     p = Path(os.path.expanduser(value))
     return str(p if p.is_absolute() else (spec_dir / p))
@@ -235,7 +235,7 @@ def _benchmark(b, i: int, spec_path, base: dict) -> dict:
     try:
         examples = resolve_path(str(b["examples"]), spec_dir) if b.get("examples") else None
         tools = resolve_path(str(b["tools"]), spec_dir) if b.get("tools") else None
-    except ValueError as e:
+    except UserError as e:
         raise _err(str(e), spec_path, f"{where}.examples") from None
     return {"name": _slug(b["name"]), "benchmark": kind, "examples": examples, "tools": tools,
             "build": b.get("build"), "limit": limit,

@@ -25,6 +25,8 @@ import random
 import time
 from pathlib import Path
 
+from pfc.errors import UserError
+
 PAPER = {"r": 8, "lora_alpha": 16, "lr": 1e-4, "scheduler": "cosine", "warmup_ratio": 0.1, "epochs": 1,
          "target_modules": "all-linear", "lora_dropout": 0.0}
 
@@ -73,7 +75,7 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
     if (out / "train_config.json").exists():
         old = json.loads((out / "train_config.json").read_text())
         if _config_hash(old) != _config_hash(cfg):
-            raise ValueError(f"{out} holds a run with another configuration; use a new directory")
+            raise UserError(f"{out} holds a run with another configuration; use a new directory")
     (out / "train_config.json").write_text(json.dumps(cfg, indent=1) + "\n")
 
     torch.manual_seed(seed)

@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from pfc.errors import UserError
+
 
 @dataclass
 class Leaf:
@@ -86,7 +88,7 @@ def leaves(cat, seen: bool) -> list[Leaf]:
                     continue
                 key = basic_key(p.name, p.description, cat.basic_keys) if p.enum is None else None
                 if p.enum is None and key is None:
-                    raise ValueError(f"profile parameter {p.name!r} ({s}) has no enumeration and names no basic "
+                    raise UserError(f"profile parameter {p.name!r} ({s}) has no enumeration and names no basic "
                                      f"feature {cat.basic_keys}: give it an enum in the catalogue")
                 out[p.name] = Leaf(p.name, f"{_words(p.name)} {p.description}", "basic" if key else "implicit",
                                    key, p.enum, [s])

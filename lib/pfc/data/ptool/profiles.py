@@ -25,6 +25,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from pfc.errors import UserError
+
 
 @dataclass
 class User:
@@ -55,7 +57,7 @@ def _distinct(rng: random.Random, sizes: list[int], k: int) -> list[tuple]:
     for s in sizes:
         total *= s
     if k > total:
-        raise ValueError(f"cannot draw {k} distinct values from {total} combinations")
+        raise UserError(f"cannot draw {k} distinct values from {total} combinations")
     out = []
     for idx in rng.sample(range(total), k):
         digits = []

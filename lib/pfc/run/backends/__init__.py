@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pfc.errors import UserError
+
 # The papers' settings (TRACEBench/ToolSpectrum: temperature 0.1, top_p 0.1).
 DEFAULT_SAMPLING = {"temperature": 0.1, "top_p": 0.1, "max_tokens": 512, "seed": 0}
 
@@ -111,4 +113,4 @@ def get(name: str, model: str = "", **options) -> Backend:
     if name == "vllm":
         from pfc.run.backends.vllm import VLLMBackend
         return VLLMBackend(model=model, **options)
-    raise ValueError(f"unknown backend {name!r}; expected one of {NAMES}")
+    raise UserError(f"unknown backend {name!r}; expected one of {NAMES}")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import sys
 import time
 
+from pfc.errors import MissingDependency, UserError
 from pfc.run.backends import Backend, Response
 
 
@@ -51,16 +52,16 @@ class HFBackend(Backend):
             import torch
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError as e:
-            raise ImportError("the hf backend needs torch and transformers: pip install -r requirements-models.txt") from e
+            raise MissingDependency("the hf backend needs torch and transformers: pip install -r requirements-models.txt") from e
         from pfc.run import models
         if not model:
-            raise ValueError("the hf backend needs --model: a registry name (`python -m pfc models`) or a "
+            raise UserError("the hf backend needs --model: a registry name (`python -m pfc models`) or a "
                              "local model directory")
         path = models.resolve(model)
         if model not in models.REGISTRY:
             from pathlib import Path
             if not Path(path).is_dir():
-                raise ValueError(f"--model {model!r} is neither a registered model ({', '.join(models.REGISTRY)}) "
+                raise UserError(f"--model {model!r} is neither a registered model ({', '.join(models.REGISTRY)}) "
                                  f"nor a local model directory")
         self.model, self.device, self.prefix_reuse = model, device, bool(prefix_reuse)
         self.dtype = dtype or "auto"
@@ -193,7 +194,7 @@ def load_adapter(lm, model: str, adapter: str):
     try:
         from peft import PeftModel
     except ImportError as e:
-        raise ImportError("--adapter needs peft: pip install -r requirements-models.txt") from e
+        raise MissingDependency("--adapter needs peft: pip install -r requirements-models.txt") from e
     weights = sorted(Path(adapter).glob("adapter_model.*"))
     if not weights:
         raise FileNotFoundError(f"{adapter}: no adapter_model.* (a directory written by pfc.run.train)")

@@ -22,6 +22,7 @@ import threading
 import time
 
 from pfc import paths
+from pfc.errors import UserError
 from pfc.run.backends import Backend, Response
 
 
@@ -36,11 +37,11 @@ class OpenAIBackend(Backend):
     def __init__(self, model: str = "", concurrency: int = 4, max_retries: int = 6, timeout: float = 60.0,
                  backoff: float = 0.5, backoff_max: float = 8.0, **_):
         if not model:
-            raise ValueError("the openai backend needs --model")
+            raise UserError("the openai backend needs --model")
         if int(concurrency) < 1 or float(timeout) <= 0:
-            raise ValueError(f"openai: concurrency must be >= 1 and timeout > 0 (got {concurrency}, {timeout})")
+            raise UserError(f"openai: concurrency must be >= 1 and timeout > 0 (got {concurrency}, {timeout})")
         if not os.environ.get("OPENAI_API_KEY"):
-            raise ValueError("set OPENAI_API_KEY in the environment (any non-empty value for a local server)")
+            raise UserError("set OPENAI_API_KEY in the environment (any non-empty value for a local server)")
         self.model, self.concurrency, self.max_retries = model, concurrency, max_retries
         self.timeout, self.backoff, self.backoff_max = timeout, backoff, backoff_max
         self.price = _prices().get(model, {})

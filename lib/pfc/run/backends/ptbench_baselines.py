@@ -22,6 +22,7 @@ import random
 import re
 from collections import Counter
 
+from pfc.errors import UserError
 from pfc.schema import Call
 
 STOP = set("""a an the me my i i'd i'm want need please can could you for to of on in at by with and then some up
@@ -153,7 +154,7 @@ def predict(name: str, ex, seed: int = 0) -> list[Call] | None:
         return None
     tools, platforms = _tools(ex), _platforms(ex)
     if not tools:
-        raise ValueError(f"example {ex.id}: no tools in the record (field 'tools')")
+        raise UserError(f"example {ex.id}: no tools in the record (field 'tools')")
     if name == "random":
         rng = random.Random(f"{seed}:{ex.id}")
         plat = rng.choice(platforms)["name"] if platforms else ""

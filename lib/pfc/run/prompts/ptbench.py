@@ -23,6 +23,7 @@ import ast
 import json
 from pathlib import Path
 
+from pfc.errors import UserError
 from pfc.run.prompts import Prompt
 
 FORMAT = "platform:[func1(param1_name=param1_value, param2_name=param2_value), func2(...)]"
@@ -38,7 +39,7 @@ VARIANTS = ("all", "no_basic", "no_history", "no_basic_history", "no_personal")
 WORDINGS = ("auto", "official", "own")
 
 
-class OfficialPromptError(ValueError):
+class OfficialPromptError(UserError):
     """The configured PTBench checkout has no readable official prompt."""
 
 
@@ -66,7 +67,7 @@ def official_template(ptbench_dir) -> tuple[str, str]:
 def profile_variant(profile, variant: str):
     """The profile as shown under an ablation variant (PTBench Table 2)."""
     if variant not in VARIANTS:
-        raise ValueError(f"unknown PTBench prompt variant {variant!r}; expected one of {VARIANTS}")
+        raise UserError(f"unknown PTBench prompt variant {variant!r}; expected one of {VARIANTS}")
     if not isinstance(profile, dict) or variant in ("all", "no_personal"):
         return profile
     drop = {"no_basic": ("basic_features",), "no_history": ("user_history",),
@@ -77,7 +78,7 @@ def profile_variant(profile, variant: str):
 def _wording(wording: str):
     from pfc import paths
     if wording not in WORDINGS:
-        raise ValueError(f"unknown PTBench prompt wording {wording!r}; expected one of {WORDINGS}")
+        raise UserError(f"unknown PTBench prompt wording {wording!r}; expected one of {WORDINGS}")
     d = paths.ptbench_dir()
     if wording == "own" or (wording == "auto" and d is None):
         return None

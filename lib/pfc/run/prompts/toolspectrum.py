@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pfc.errors import UserError
 from pfc.schema import Example, Tool
 from pfc.run.prompts import Prompt, match_domain, pick_demonstrations
 
@@ -80,7 +81,7 @@ class ToolSpectrumPrompter:
     def __init__(self, subset: str, tools: list[Tool], release_dir=None, pool: list[Example] = (),
                  k: int = 3, seed: int = 0, clean: bool = False):
         if subset not in FILES:
-            raise ValueError(f"unknown subset {subset!r}; expected one of {sorted(FILES)}")
+            raise UserError(f"unknown subset {subset!r}; expected one of {sorted(FILES)}")
         self.subset, self.k, self.seed, self.pool = subset, k, seed, list(pool)
         self.faithful = release_dir is not None
         if self.faithful:
@@ -164,7 +165,7 @@ class ToolSpectrumPrompter:
         elif strategy in ("cot", "flat"):
             text = self._before_input(text, COT_NOTE)
         elif strategy not in ("zero_shot", "hierarchical"):
-            raise ValueError(f"unknown strategy {strategy!r}")
+            raise UserError(f"unknown strategy {strategy!r}")
         return Prompt([{"role": "user", "content": text}], strategy, "answer", meta)
 
     def domain_prompt(self, ex: Example) -> Prompt:
