@@ -14,39 +14,16 @@ from __future__ import annotations
 import hashlib
 import socket
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
-from pfc.errors import UserError
+from pfc.io.lock import DirBusy, writer_lock as _writer_lock
 
-LOCK = ".sweep-writer.lock"
-
-
-class RunDirBusy(UserError):
-    """Another live process writes this run directory."""
+RunDirBusy = DirBusy  # another live process writes this run directory
 
 
-@contextmanager
 def writer_lock(run_dir: Path):
-    """An exclusive advisory lock on ``run_dir`` for this process (released by the kernel when the process
-    dies, so a killed run never leaves a stale lock); a second writer is refused naming the holder."""
-    import fcntl
-    run_dir.mkdir(parents=True, exist_ok=True)
-    fh = open(run_dir / LOCK, "a+", encoding="utf-8")
-    try:
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.seek(0)
-            holder = fh.read().strip() or "another process"
-            raise RunDirBusy(f"another writer holds this run directory ({holder})", file=str(run_dir)) from None
-        fh.seek(0)
-        fh.truncate()
-        fh.write(f"pid {__import__('os').getpid()} on {socket.gethostname()}\n")
-        fh.flush()
-        yield
-    finally:
-        fh.close()
+    """The run directory's one-writer lock (:func:`pfc.io.lock.writer_lock`)."""
+    return _writer_lock(run_dir, "run directory")
 
 
 def predictions_sha256(run_dir: Path) -> str | None:

@@ -1,0 +1,93 @@
+"""One writer per output directory: an advisory ``flock`` on ``<dir>/.pfc-writer.lock`` holding pid and host.
+
+:func:`writer_lock` takes an exclusive, non-blocking ``flock`` on the directory's lock file
+and writes the holder into it (``pid 123 on host since 2026-11-24T16:40:00: pfc run``). A
+second writer — another terminal, another ``make reproduce``, another Ray worker on this or
+(over NFS, whose client maps ``flock`` to POSIX locks) another node — is refused at once
+with :class:`DirBusy` (a ``UserError``, exit 2) naming the holder. The kernel drops the
+lock when its holder exits in any way, kill -9 included, so there is never a stale lock to
+clean by hand: a lock file that still names a holder but is not locked was left by a dead
+process (a *stale* record); it is taken over and reported in ``LockInfo.stale``. The lock
+file itself is kept (deleting it would let two processes lock two different files).
+Not re-entrant: a second ``writer_lock`` on the same directory in the same process is
+refused as well (``flock`` locks belong to an open file). It does not write outputs (:mod:`pfc.io.atomic`).
+"""
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from pfc.errors import UserError
+
+LOCK_NAME = ".pfc-writer.lock"
+
+class DirBusy(UserError):
+    """Another live process writes this directory."""
+
+
+@dataclass
+class LockInfo:
+    path: Path
+    stale: str | None = None       # what a dead holder had left in the lock file, if anything
+
+
+def holder_line(what: str = "") -> str:
+    cmd = what or " ".join(Path(a).name if i == 0 else a for i, a in enumerate(sys.argv[:4]))
+    return f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%dT%H:%M:%S')}: {cmd}"
+
+
+def read_holder(directory) -> str:
+    """The holder recorded in ``directory``'s lock file ('' when none)."""
+    try:
+        return (Path(directory) / LOCK_NAME).read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def _acquire(directory: Path, kind: str, what: str) -> tuple:
+    import fcntl
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fh = open(directory / LOCK_NAME, "a+", encoding="utf-8")
+    except OSError as e:
+        raise UserError(f"cannot create the {kind}'s lock file: {e.strerror or e}", file=str(directory)) from None
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        fh.seek(0)
+        holder = fh.read().strip() or "another process (starting)"
+        fh.close()
+        raise DirBusy(f"another writer holds this {kind} ({holder}); wait for it to finish or stop it",
+                      file=str(directory)) from None
+    except OSError as e:
+        fh.close()
+        raise UserError(f"cannot lock the {kind}: {e.strerror or e}", file=str(directory)) from None
+    fh.seek(0)
+    stale = fh.read().strip() or None
+    fh.seek(0)
+    fh.truncate()
+    fh.write(holder_line(what) + "\n")
+    fh.flush()
+    return fh, stale
+
+
+@contextmanager
+def writer_lock(directory, kind: str = "directory", what: str = ""):
+    """Hold ``directory`` (created if missing) as its only writer for the ``with`` block; yields a LockInfo.
+    ``kind`` names it in the refusal ("run directory"), ``what`` is the holder's command as recorded."""
+    directory = Path(directory)
+    fh, stale = _acquire(directory, kind, what)
+    try:
+        yield LockInfo(directory / LOCK_NAME, stale)
+    finally:
+        try:
+            fh.seek(0)
+            fh.truncate()  # released cleanly: no holder recorded
+        except OSError:
+            pass
+        fh.close()  # closing drops the flock
