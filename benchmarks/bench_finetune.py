@@ -24,7 +24,7 @@ from pathlib import Path
 from pfc import paths
 from pfc.benchmarks.ptbench import load_official
 from pfc.data.ptool.build import synthesize, write
-from pfc.data.ptool.sft import chat_records
+from pfc.run.sft import chat_records
 
 SPLITS = ("test_trained_user", "test_untrained_user")
 COLS = [("format", "Format"), ("platforms", "Tool-P"), ("query_params", "Query"), ("profile_params", "Profile"),

@@ -17,7 +17,7 @@ import pytest
 from pfc.errors import UserError
 from pfc.benchmarks.ptbench_official import OfficialFormatError, official_parse
 from pfc.data.ptool.build import synthesize
-from pfc.data.ptool.sft import answer_text
+from pfc.run.sft import answer_text
 from pfc.run import models
 from pfc.run.backends import Request
 from pfc.run.backends.hf import HFBackend

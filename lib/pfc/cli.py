@@ -96,6 +96,8 @@ def _build_ptbench(args) -> int:
     result = synthesize(seed=args.seed, ks=ks, per_user=args.per_user or 100, chat=_llm_chat(args),
                         llm_verify=args.llm_screen, expand_tools=args.llm_tools, held_out=args.held_out)
     st = write(result, out)
+    from pfc.run.sft import write_train
+    write_train(out)
     print(json.dumps({k: v["queries"] for k, v in st["table5"].items()}))
     return 0
 

@@ -233,10 +233,10 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                           [paths.REPORTS / "toolspectrum"], copy_name="toolspectrum"))
         runs += ts_runs
     if ptbench:
-        from pfc.data.ptool.build import build_once
+        from pfc.run.sft import build_ptbench
         pt = paths.BENCHMARKS / "ptbench"
         steps.append(Step("build PTBench (PTool synthesis, seed 0)", None, {"seed": 0}, [], [pt / "stats.json"],
-                          fn=lambda: build_once(pt, 0)))
+                          fn=lambda: build_ptbench(pt, 0)))
         for b in BASELINES:
             d, st = run_step(f"PTBench run {b}", f"pt-{b}", [pt / "stats.json"], benchmark="ptbench",
                              examples=_rel(pt), backend=b)

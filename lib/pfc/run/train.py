@@ -4,7 +4,7 @@ The paper's settings are the defaults (``PAPER``): LoRA rank 8, alpha 16, learni
 1e-4, cosine schedule with warm-up ratio 0.1, one epoch, adapters on all linear modules.
 Loss is on the assistant answer only (prompt tokens masked). Records are
 ``{"messages": [..., {"role": "assistant", "content": answer}]}`` (``train.jsonl`` of
-``pfc build ptbench``, or :func:`pfc.data.ptool.sft.chat_records`).
+``pfc build ptbench``, or :func:`pfc.run.sft.chat_records`).
 
 Crash safety: every ``checkpoint_every`` steps the adapter, optimizer, scheduler, RNG and
 step go to ``<out>/checkpoint``; a rerun with the same configuration resumes there, a rerun

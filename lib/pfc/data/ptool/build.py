@@ -6,8 +6,9 @@
 splits: ``train``, ``test_trained_user`` (about 6% of the queries of users seen in
 training), ``test_untrained_user`` (every query of the held-out users) and ``unseen``
 (new users on the unseen scenarios finance, lifestyle, knowledge) — PTBench §5.1, Table 5.
-``write`` puts them on disk with ``train.jsonl`` (chat messages for SFT), the unified
-schema (``unified/<split>/examples.jsonl``), the feature tree and ``stats.json``.
+``write`` puts them on disk with the unified schema (``unified/<split>/examples.jsonl``),
+the feature tree and ``stats.json``; ``train.jsonl`` (chat messages for SFT, built with the
+run stage's prompts) is ``pfc.run.sft``.
 
     >>> r = synthesize(seed=0, ks=(2, 2, 2), per_user=5, unseen_ks=(1, 2, 1), unseen_per_user=3, held_out=2)
     >>> sorted(r["splits"])
@@ -133,10 +134,10 @@ def _dump(obj) -> str:
 
 
 def write(result: dict, out) -> dict:
-    """Official files per split, ``train.jsonl``, unified schema, feature trees, ``stats.json``."""
+    """Official files per split, unified schema, feature trees, ``stats.json`` (``train.jsonl``, the SFT chat
+    records, needs the run stage's prompts: ``pfc.run.sft.write_train``)."""
     from pfc.benchmarks.ptbench import load_official
     from pfc.schema import write_examples
-    from pfc.data.ptool.sft import chat_records
     out = Path(out)
     for split, recs in result["splits"].items():
         d = out / split
@@ -145,9 +146,6 @@ def write(result: dict, out) -> dict:
         u = out / "unified" / split
         u.mkdir(parents=True, exist_ok=True)
         write_examples(load_official(d / "data.json"), u / "examples.jsonl")
-    with (out / "train.jsonl").open("w", encoding="utf-8") as fh:
-        for rec in chat_records(out / "train" / "data.json"):
-            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
     (out / "feature_tree.json").write_text(_dump({"seen": result["tree"], "unseen": result["tree_unseen"]}))
     st = stats(result)
     (out / "stats.json").write_text(_dump(st))

@@ -4,17 +4,21 @@ The prompt is exactly what ``pfc run`` sends for the same example (``pfc.run.pro
 so a model trained on these records is evaluated on the inputs it was trained on (PTBench
 Table 2: "the input in evaluation remains consistent with the training input"). The
 answer is the gold solution in PTBench's bracket format, first acceptable value of each
-parameter.
+parameter. :func:`write_train` puts them beside a synthesized PTBench as ``train.jsonl``;
+:func:`build_ptbench` is the synthesis (``pfc.data.ptool.build.build_once``) plus that file.
+This module does not train (``pfc.run.train``) nor synthesize data (``pfc.data.ptool``).
 
-    >>> from pfc.data.ptool.sft import answer_text
     >>> answer_text(["Shop", [{"buy": {"n": [2, 3]}}]])
     'Shop:[buy(n=2)]'
 """
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from pfc.benchmarks.ptbench import load_official
-from pfc.run.prompts.ptbench import build
 from pfc.data.ptool.agents import render_answer
+from pfc.run.prompts.ptbench import build
 
 
 def answer_text(answer) -> str:
@@ -28,4 +32,22 @@ def chat_records(data_json, variant: str = "all", wording: str = "own") -> list[
         p = build(ex, variant=variant, wording=wording)
         out.append({"id": ex.id, "messages": p.messages + [
             {"role": "assistant", "content": answer_text(ex.meta["official_answer"])}]})
+    return out
+
+
+def write_train(out) -> Path:
+    """``<out>/train.jsonl``: the chat records of ``<out>/train/data.json`` (a ``pfc build ptbench`` directory)."""
+    out = Path(out)
+    with (out / "train.jsonl").open("w", encoding="utf-8") as fh:
+        for rec in chat_records(out / "train" / "data.json"):
+            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    return out / "train.jsonl"
+
+
+def build_ptbench(out, seed: int = 0) -> Path:
+    """``pfc build ptbench --seed SEED --out OUT`` unless already built (``build_once``), with ``train.jsonl``."""
+    from pfc.data.ptool.build import build_once
+    out = build_once(out, seed)
+    if not (out / "train.jsonl").exists():
+        write_train(out)
     return out
