@@ -38,6 +38,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from pfc.data.context import context_of, most_frequent
+from pfc.eval.groups import HISTORY_BINS, history_bin
 from pfc.eval.matching import strings_in as _strings
 from pfc.schema import SchemaError
 
@@ -47,14 +48,6 @@ MIN_HISTORY = 100       # TRACEBench Table 1: a long history is at least 100 rec
 APP_EVIDENCE_MIN = 2    # earlier same-context calls with the anchor's app
 POLICIES = ("P1_anomalous_and_recent", "P2_tied_to_recent_other_tool", "P3_anomalous_vs_history", "P4_habitual",
             "P5_context_dependent_app")
-HISTORY_BINS = ("100-199", "200-299", "300-399", "400+")  # Fig. 4 bins of the default build (records before the anchor)
-
-
-def history_bin(n: int) -> str:
-    """Fig. 4 bin of a history of ``n`` records: <100, 100-199, 200-299, 300-399, 400+."""
-    if n < 100:
-        return "<100"
-    return HISTORY_BINS[min(n // 100 - 1, len(HISTORY_BINS) - 1)]
 
 
 def _key(v) -> str:

@@ -74,7 +74,7 @@ def _group_value(ex: Example, key: str):
     return v
 
 
-from pfc.data.anchors import HISTORY_BINS, history_bin  # noqa: E402  Fig. 4 bins: <100, 100-199, 200-299, 300-399, 400+
+from pfc.eval.groups import history_bin  # noqa: E402  Fig. 4 bins
 
 
 def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,

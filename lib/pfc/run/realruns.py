@@ -30,7 +30,8 @@ import numpy as np
 from pfc import benchmarks, paths
 from pfc.errors import UserError
 from pfc.eval.metrics import METRICS, aggregate
-from pfc.eval.scoring import history_bin, score
+from pfc.eval.groups import history_bin
+from pfc.eval.scoring import score
 
 SUBSETS = {"profile": "dataset_persona.json", "environment": "dataset_environment.json",
            "both": "dataset_persona_environment.json"}
@@ -44,7 +45,7 @@ def tracebench_sample(examples, n: int, seed: int) -> list[str]:
     """``n`` ids covering every vagueness level and every history bin with as few examples as possible:
     cells (level i, bin (i + j) mod 4) for j = 0, 1, … (Latin diagonals), one random example per cell,
     then random others up to ``n``."""
-    from pfc.eval.scoring import HISTORY_BINS
+    from pfc.eval.groups import HISTORY_BINS
     rng = random.Random(seed)
     levels = sorted({e.meta.get("vagueness") for e in examples}, key=str)
     cells: dict[tuple, list] = {}
@@ -106,8 +107,8 @@ def tracebench_data() -> Path:
 
 def ptbench_data(seed: int = 0) -> Path:
     """Our offline PTool synthesis (``pfc build ptbench --seed``), the one ``make reproduce`` builds."""
-    from pfc.data.ptool.build import build_once
-    return build_once(paths.BENCHMARKS / "ptbench" if seed == 0 else paths.BENCHMARKS / f"ptbench_seed{seed}", seed)
+    from pfc.run.sft import build_ptbench
+    return build_ptbench(paths.BENCHMARKS / "ptbench" if seed == 0 else paths.BENCHMARKS / f"ptbench_seed{seed}", seed)
 
 
 def bootstrap(per_example, keys: dict, seed: int = 0) -> dict:
