@@ -7,7 +7,12 @@ reports the percentile interval. The same resample indices serve every metric of
 (paired), drawn from ``numpy.random.default_rng(seed)``: the same seed gives the same
 bytes in any process. Counts (``sum`` metrics) get no interval.
 
-It does not compare runs (no paired test between runs) and does not resample users.
+:func:`clustered_intervals` resamples *users* (clusters) instead of examples: examples of one
+user are not independent (same history, same habits), and an interval over examples is too
+narrow when a few users dominate. Each resample draws users with replacement and keeps all
+their rows; a metric is recomputed from the per-user column sums (``cluster_sums``,
+``cluster_stat``; also used by ``pfc.eval.paired``). It does not compare runs (that is
+``pfc.eval.paired``).
 
     >>> import pandas as pd
     >>> ci(pd.DataFrame({"overall": [1, 0, 1, 1]}), "overall", n_boot=200)[0]
@@ -75,3 +80,46 @@ def ci(per_example: pd.DataFrame, metric: str, n_boot: int = N_BOOT, seed: int =
     """(point estimate, (low, high)) of one metric by name."""
     from pfc.eval.metrics import aggregate
     return aggregate(METRICS[metric], per_example), intervals(per_example, {metric: metric}, n_boot, seed, alpha)[metric]
+
+
+def cluster_sums(per_example: pd.DataFrame, columns, cluster: str = "user_id"):
+    """(per-cluster column sums {column: array}, rows per cluster) in sorted cluster order; a row
+    without a cluster id is its own cluster."""
+    keys = per_example[cluster].astype(object).where(per_example[cluster].notna(),
+                                                     "row:" + per_example.index.astype(str))
+    keys = keys.astype(str)
+    grouped = per_example.assign(_c=keys.to_numpy(), _n=1).groupby("_c", sort=True)
+    sums = grouped[list(dict.fromkeys([*columns, "_n"]))].sum()
+    return {c: sums[c].to_numpy(dtype=float) for c in columns}, sums["_n"].to_numpy(dtype=float)
+
+
+def cluster_stat(agg: str, sums: list[np.ndarray], counts: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """A metric over each resample of clusters ``idx`` (n_boot x clusters) from per-cluster sums."""
+    if agg == "mean":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            n = counts[idx].sum(axis=1)
+            return np.where(n > 0, sums[0][idx].sum(axis=1) / np.where(n > 0, n, 1), np.nan)
+    return _stat(agg, sums, idx)
+
+
+def cluster_indices(n_clusters: int, n_boot: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, n_clusters, size=(n_boot, n_clusters))
+
+
+def clustered_intervals(per_example: pd.DataFrame, metric_names: dict[str, str], cluster: str = "user_id",
+                        n_boot: int = N_BOOT, seed: int = 0, alpha: float = ALPHA) -> dict[str, tuple[float, float]]:
+    """``{published key: (low, high)}``: percentile intervals from resampling clusters (users) with replacement."""
+    usable = {k: METRICS[m] for k, m in metric_names.items()
+              if METRICS[m].aggregation != "sum" and all(c in per_example.columns for c in METRICS[m].columns)}
+    if per_example.empty or not usable:
+        return {k: (math.nan, math.nan) for k in usable}
+    cols = list(dict.fromkeys(c for m in usable.values() for c in m.columns))
+    sums, counts = cluster_sums(per_example, cols, cluster)
+    idx = cluster_indices(len(counts), n_boot, seed)
+    out = {}
+    for key, m in usable.items():
+        v = cluster_stat(m.aggregation, [sums[c] for c in m.columns], counts, idx)
+        v = v[~np.isnan(v)]
+        out[key] = (float(np.quantile(v, alpha / 2)), float(np.quantile(v, 1 - alpha / 2))) if len(v) else \
+            (math.nan, math.nan)
+    return out

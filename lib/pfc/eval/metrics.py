@@ -67,6 +67,16 @@ METRICS: dict[str, Metric] = dict([
          f"paper-compatible micro F1 at the {level} level: no refusal item, RP/OP over gold-call samples "
          "(ToolSpectrum §4.1 citing AppBench; definition in pfc.benchmarks.toolspectrum)")
       for level in ("APP", "API", "RP", "OP")],
+    # personalization under counterfactual contexts (columns: pfc.eval.personalization; ours, no paper has them)
+    _m("context_following", "ratio", ["follow_hit", "follow_total"],
+       "discriminating context items (app choice, history/profile-sourced value whose counterfactual differs) "
+       "whose answer moved to the counterfactual value / all such items; higher = reads the context"),
+    _m("request_faithfulness", "ratio", ["faithful_kept", "faithful_base"],
+       "stated values right on the original and still right under the changed context / stated values right "
+       "on the original; higher = the request wins over the context"),
+    _m("sensitivity", "mean", ["changed"],
+       "variants whose answer differs from the original's / variants; higher = the answer depends on what "
+       "was changed (wanted under swap-user, unwanted under shuffle-history)"),
 ])
 
 

@@ -1,0 +1,78 @@
+"""Personalization metrics of runs on originals and their counterfactual variants: the table notebook 08 shows.
+
+A *pair* is a run on the original examples and a run of the same model on the variants
+(``pfc perturb``). :func:`personalization` gives the per-variant columns
+(``pfc.eval.personalization``) for a pair of run directories, :func:`metric_rows` the three
+metrics (``context_following``, ``request_faithfulness``, ``sensitivity``; defined in
+``pfc.eval.metrics``) with user-clustered bootstrap 95% intervals, and :func:`summary` one
+row per model with its accuracy on the originals beside (for the context-following vs
+accuracy figure). It scores nothing itself and runs no model.
+
+``same_answer=True`` (the gold ``oracle`` of the original example): the answers on the
+variants are the answers on the originals, as for any model that ignores the context.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from pfc import benchmarks
+from pfc.eval.bootstrap import N_BOOT, clustered_intervals
+from pfc.eval.metrics import METRICS, aggregate
+from pfc.eval.personalization import rows
+
+PERSONALIZATION = ("context_following", "request_faithfulness", "sensitivity")
+
+
+def personalization(benchmark: str, originals, variants, outputs_orig: dict, outputs_var: dict | None,
+                    same_answer: bool = False) -> pd.DataFrame:
+    """Per-variant columns; ``same_answer``: each variant is answered as its original was."""
+    if same_answer:
+        outputs_var = {v.id: outputs_orig.get(v.meta["counterfactual"]["original_id"]) for v in variants}
+    return rows(originals, variants, outputs_orig, outputs_var or {}, benchmarks.get(benchmark).style)
+
+
+def load_outputs(run_dir, examples) -> dict:
+    """{example id: raw output} of a run directory's ``predictions.jsonl``."""
+    from pfc.benchmarks.common import load_predictions
+    return dict(load_predictions(Path(run_dir) / "predictions.jsonl", examples))
+
+
+def metric_rows(df: pd.DataFrame, name: str, n_boot: int = N_BOOT, seed: int = 0, **extra) -> list[dict]:
+    """One row per personalization metric: value, user-clustered 95% interval, items behind it."""
+    keys = {m: m for m in PERSONALIZATION}
+    ci = clustered_intervals(df, keys, "user_id", n_boot, seed) if n_boot and len(df) else {}
+    out = []
+    for m in PERSONALIZATION:
+        metric = METRICS[m]
+        lo, hi = ci.get(m, (None, None))
+        items = int(df[metric.columns[-1]].sum()) if metric.aggregation == "ratio" else len(df)
+        out.append({"run": name, **extra, "metric": m, "value": aggregate(metric, df), "lo": lo, "hi": hi,
+                    "items": items, "higher_is_better": metric.higher_is_better})
+    return out
+
+
+def summary(long: pd.DataFrame, accuracy: dict[str, float]) -> pd.DataFrame:
+    """Wide table: one row per run, the three metrics and the run's ``overall`` accuracy on the originals."""
+    wide = long.pivot_table(index="run", columns="metric", values="value", aggfunc="first")
+    wide = wide.reindex(columns=list(PERSONALIZATION))
+    wide.insert(0, "accuracy (originals)", [accuracy.get(r) for r in wide.index])
+    return wide
+
+
+def figure(wide: pd.DataFrame, ax=None):
+    """Context following (y) against accuracy on the originals (x), one labelled point per run."""
+    import matplotlib.pyplot as plt
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.5, 4))
+    for run, r in wide.iterrows():
+        ax.scatter(r["accuracy (originals)"], r["context_following"], s=40)
+        ax.annotate(str(run), (r["accuracy (originals)"], r["context_following"]), textcoords="offset points",
+                    xytext=(4, 4), fontsize=8)
+    ax.set_xlabel("overall accuracy on the original examples")
+    ax.set_ylabel("context following under swap-user")
+    ax.set_xlim(-0.05, 1.05)
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_title("Reads the user, or guesses well?")
+    return ax
