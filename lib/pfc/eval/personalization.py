@@ -26,6 +26,7 @@ import json
 
 import pandas as pd
 
+from pfc.errors import UserError
 from pfc.eval.checker import align
 from pfc.eval.matching import norm_app, same_app, value_matches
 from pfc.eval.parsing import parse
@@ -101,7 +102,7 @@ def rows(originals: list[Example], variants: list[Example], outputs_orig: dict, 
         info = v.meta.get("counterfactual") or {}
         orig = by_id.get(info.get("original_id"))
         if orig is None:
-            raise ValueError(f"variant {v.id}: its original {info.get('original_id')!r} is not among the originals")
+            raise UserError(f"variant {v.id}: its original {info.get('original_id')!r} is not among the originals")
         out.append({"id": v.id, "original_id": orig.id, "user_id": orig.user_id, "kind": info.get("kind"),
                     **variant_row(orig, v, outputs_orig.get(orig.id), outputs_var.get(v.id), style)})
     return pd.DataFrame(out, columns=["id", "original_id", "user_id", "kind", *COLUMNS])

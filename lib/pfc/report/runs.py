@@ -286,6 +286,13 @@ def _report_cmd(args) -> int:
 
 def _compare_cmd(args) -> int:
     import sys
+    if args.paired:
+        from pfc.report.paired import paired_cmd
+        try:
+            return paired_cmd(args)
+        except (UserError, OSError) as e:
+            print(f"pfc compare: {e}", file=sys.stderr)
+            return 2
     try:
         runs = _load_all(args)
     except (UserError, OSError) as e:
@@ -313,6 +320,8 @@ def add_commands(sub) -> None:
             p.add_argument("--out", required=True, help="output directory")
         else:
             p.add_argument("--by", help="also by a group: vagueness, history_bin, personalization, subset, trained")
+            p.add_argument("--paired", action="store_true", help="two runs on the same examples: A - B per metric with "
+                           "a user-clustered paired interval and an exact McNemar p (pfc.report.paired)")
         p.add_argument("--examples", help="examples (default: each run's config 'examples')")
         p.add_argument("--tools", help="tool file (ToolSpectrum)")
         p.add_argument("--n-boot", type=int, default=N_BOOT if name == "report" else 200,
