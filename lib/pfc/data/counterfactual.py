@@ -33,7 +33,6 @@ any process. It does not run models or score (``pfc.eval.personalization`` does)
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import random
 import re
@@ -43,6 +42,7 @@ from pathlib import Path
 
 from pfc.data.querygen import BOOL, FRAG
 from pfc.errors import UserError
+from pfc.provenance import sha256_path
 from pfc.schema import Example, Role, write_examples, write_tools
 
 KINDS = ("swap-user", "shuffle-history", "truncate-history:K", "drop-profile", "shift-time:±D", "strip-stated")
@@ -206,7 +206,7 @@ def write(out_dir, examples_path, benchmark: str, kind: str, seed: int, variants
     src_file = src / "examples.jsonl" if src.is_dir() else src
     manifest = {"benchmark": benchmark, "kind": kind, "seed": seed,
                 "examples": {"path": str(relative(src)),
-                             "sha256": hashlib.sha256(src_file.read_bytes()).hexdigest() if src_file.is_file() else None},
+                             "sha256": sha256_path(src_file) if src_file.is_file() else None},
                 "originals": n_in, "variants": len(variants), "skipped": dict(sorted(skipped.items())),
                 "with_counterfactual_gold": sum(1 for v in variants if v.meta["counterfactual"].get("items"))}
     (out / "perturb.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pfc import paths
+from pfc.provenance import sha256_path
 
 BASELINES = ("oracle", "history-prior", "no-history", "random")
 TS_BASELINES = ("oracle", "history-prior", "no-history")
@@ -124,17 +125,6 @@ class Step:
     copy_name: str = ""                   # executed copy: reports/notebooks/<copy_name>.ipynb
 
 
-def _hash_path(h, p: Path) -> None:
-    p = Path(p)
-    files = sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p] if p.exists() else []
-    h.update(f"{paths.relative(p)}:{len(files)}\n".encode())
-    for f in files:
-        h.update(paths.relative(f).encode())
-        with open(f, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
-
-
 def lib_hash() -> str:
     h = hashlib.sha256()
     for f in sorted(paths.LIB.rglob("*.py")):
@@ -147,8 +137,8 @@ def step_key(step: Step, lib: str) -> str:
     h.update(json.dumps({"name": step.name, "params": step.params}, sort_keys=True).encode())
     if step.notebook:
         h.update((paths.NOTEBOOKS / step.notebook).read_bytes())
-    for p in step.inputs:
-        _hash_path(h, p)
+    for p in step.inputs:  # a file's bytes, or a directory's files (names + bytes); absent: None
+        h.update(f"{paths.relative(Path(p))}:{sha256_path(p)}\n".encode())
     return h.hexdigest()
 
 

@@ -11,7 +11,6 @@ the paper's printed numbers under ours, labelled ``paper``. No I/O besides :func
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from pfc.errors import UserError
+from pfc.provenance import sha256_path
 from pfc import benchmarks, paths
 from pfc.report import paper_results as P
 from pfc.eval.bootstrap import N_BOOT, intervals
@@ -47,14 +47,6 @@ class Run:
     errors: pd.DataFrame
     hashes: dict = field(default_factory=dict)
     run_dir: str | None = None
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def run_label(config: dict, fallback: str) -> str:
@@ -92,9 +84,9 @@ def load_run(run_dir, examples=None, tools=None, name: str | None = None) -> Run
     ex_path = _examples_path(d, config, examples)
     rep = score_files(bench, ex_path, pred, tools)
     ex_file = ex_path / "examples.jsonl" if ex_path.is_dir() else ex_path
-    hashes = {"predictions.jsonl": sha256(pred), "config.json": sha256(cfg_path)}
+    hashes = {"predictions.jsonl": sha256_path(pred), "config.json": sha256_path(cfg_path)}
     if ex_file.is_file():
-        hashes["examples"] = sha256(ex_file)
+        hashes["examples"] = sha256_path(ex_file)
     return Run(name or run_label(config, d.name), bench, config, rep.per_example, rep.metrics, rep.errors,
                hashes, paths.relative(d))
 

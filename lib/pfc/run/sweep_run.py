@@ -11,12 +11,12 @@ does not retry it; only a dying process or node is retried by Ray. It schedules 
 """
 from __future__ import annotations
 
-import hashlib
 import socket
 import time
 from pathlib import Path
 
 from pfc.io.lock import DirBusy, writer_lock as _writer_lock
+from pfc.provenance import sha256_path
 
 RunDirBusy = DirBusy  # another live process writes this run directory
 
@@ -28,7 +28,7 @@ def writer_lock(run_dir: Path):
 
 def predictions_sha256(run_dir: Path) -> str | None:
     p = Path(run_dir) / "predictions.jsonl"
-    return hashlib.sha256(p.read_bytes()).hexdigest() if p.exists() else None
+    return sha256_path(p) if p.is_file() else None
 
 
 def _one_line(e: BaseException) -> str:
