@@ -25,7 +25,6 @@ from pfc.eval.matching import norm_app, same_app, value_matches, values_identica
 from pfc.eval.parsing import ParseResult
 from pfc.schema import Call, Example, GoldCall, Role
 
-STATUSES = ("correct", "wrong", "missing", "excess")
 _EXACT = contextvars.ContextVar("pfc_exact_matching", default=False)
 
 

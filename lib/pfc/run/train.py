@@ -135,8 +135,3 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
                "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad), "device": device}
     (out / "train_summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     return summary
-
-
-def load_records(path) -> list[dict]:
-    """Chat records from a JSONL file (``train.jsonl``)."""
-    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]

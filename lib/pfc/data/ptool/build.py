@@ -23,7 +23,6 @@ from pathlib import Path
 from pfc.data.ptool import agents, catalogue, features, profiles
 
 SPLITS = ("train", "test_trained_user", "test_untrained_user", "unseen")
-PAPER_TABLE5 = "data/paper_results/ptbench.json (table5)"
 
 
 def _queries(cat, tree, users, scenarios, per_user, seed, multi_rate, hint_rate, chat, llm_verify, counts):
