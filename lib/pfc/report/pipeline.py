@@ -28,8 +28,6 @@ from pathlib import Path
 from pfc import paths
 from pfc.provenance import sha256_path
 
-BASELINES = ("oracle", "history-prior", "no-history", "random")
-TS_BASELINES = ("oracle", "history-prior", "no-history")
 REAL_MODEL_NAME = "qwen2.5-coder-0.5b"
 
 
@@ -175,10 +173,8 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
              [interim / "histories.parquet"], [bench / "examples.jsonl"], copy_name="02_build_benchmark"),
     ]
     runs: list[Path] = []
-    from pfc.run.backends import NAMES
-    from pfc.run.backends import builtin
-    names = [b for b in (*BASELINES, "query-oracle") if b in getattr(builtin, "BUILTINS", {}) or b in NAMES]
-    for b in dict.fromkeys(names):
+    from pfc.run.backends.builtin import BASELINES, BUILTINS
+    for b in BASELINES:  # every built-in baseline on TRACEBench
         d, st = run_step(f"run {b}", f"tb-{b}", [bench / "examples.jsonl"], benchmark="tracebench",
                          examples=_rel(bench), backend=b)
         runs.append(d)
@@ -211,7 +207,7 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
     release = paths.toolspectrum_dir()
     if toolspectrum and release is not None and (release / "data" / "dataset_persona.json").exists():
         ts_runs = []
-        for b in TS_BASELINES:
+        for b in BASELINES[:3]:  # the release is large: the oracle and the two history baselines only
             d, st = run_step(f"ToolSpectrum run {b}", f"ts-{b}", [release / "data"], benchmark="toolspectrum",
                              examples=_rel(release), backend=b)
             ts_runs.append(d)
@@ -227,7 +223,7 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
         pt = paths.BENCHMARKS / "ptbench"
         steps.append(Step("build PTBench (PTool synthesis, seed 0)", None, {"seed": 0}, [], [pt / "stats.json"],
                           fn=lambda: build_ptbench(pt, 0)))
-        for b in BASELINES:
+        for b in [b for b in BASELINES if BUILTINS[b].benchmarks is None or "ptbench" in BUILTINS[b].benchmarks]:
             d, st = run_step(f"PTBench run {b}", f"pt-{b}", [pt / "stats.json"], benchmark="ptbench",
                              examples=_rel(pt), backend=b)
             runs.append(d)
@@ -371,6 +367,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-toolspectrum", action="store_true")
     ap.add_argument("--force", action="store_true", help="run every step even when its inputs are unchanged")
     args = ap.parse_args(argv)
+    from pfc.run.backends.builtin import BASELINES
     if args.backend and not args.model and args.backend not in BASELINES:
         print(f"reproduce: BACKEND={args.backend} needs MODEL=<name or path>", file=sys.stderr)
         return 2

@@ -29,13 +29,13 @@ import numpy as np
 
 from pfc import benchmarks, paths
 from pfc.errors import UserError
+from pfc.run.backends.builtin import GOLD_FREE
 from pfc.eval.metrics import METRICS, aggregate
 from pfc.eval.groups import history_bin
 from pfc.eval.scoring import score
 
 SUBSETS = {"profile": "dataset_persona.json", "environment": "dataset_environment.json",
            "both": "dataset_persona_environment.json"}
-BASELINES = ("history-prior", "no-history", "random")
 HEADLINE = {"tracebench": ["format", "app", "function_name", "function_param_values", "overall"],
             "toolspectrum": ["format", "APP", "API", "RP", "OP"],
             "ptbench": ["format", "platforms", "tool_names", "tool_param_values", "overall"]}
@@ -124,7 +124,7 @@ def run_dir(name: str, backend: str) -> Path:
 
 
 def execute(runs: list[dict], model: str, sampling: dict, per_benchmark: dict | None = None,
-            backends=(*BASELINES, "hf"), progress: bool = True, cache_path=None) -> None:
+            backends=(*GOLD_FREE, "hf"), progress: bool = True, cache_path=None) -> None:
     """Every run of ``runs`` with each baseline and the model; ``per_benchmark`` overrides ``sampling``
     for one benchmark (``{"toolspectrum": {"max_tokens": 256}}``)."""
     from pfc.run.identity import RunIdentityError
@@ -211,7 +211,7 @@ def report(runs: list[dict], model: str, out_path: Path, seconds: float | None =
                   "|---|---|---:|" + "---:|" * (len(keys) + 2)]
         notes = []
         for r in mine:
-            for backend in ("hf", *BASELINES):
+            for backend in ("hf", *GOLD_FREE):
                 res = _score_run(r, backend)
                 if res is None:
                     unsup = run_dir(r["name"], backend) / "unsupported.txt"

@@ -57,6 +57,7 @@ def _code_version() -> str:
 
 
 class _Builtin(Backend):
+    uses_gold = False  # the oracles answer from the gold; the other baselines never read it
     # PTBench-format data (candidate tools per record) go through pfc.run.backends.ptbench_baselines
     benchmarks: tuple[str, ...] | None = ("tracebench", "toolspectrum", "ptbench")
     needs_tools = True
@@ -88,6 +89,7 @@ class _Builtin(Backend):
 
 class Oracle(_Builtin):
     name = "oracle"
+    uses_gold = True
     benchmarks = None  # the gold calls, in any benchmark's format
     needs_tools = False
 
@@ -98,6 +100,7 @@ class Oracle(_Builtin):
 class QueryOracle(_Builtin):
     """The gold app and function with only the values the query states (provenance ``query``)."""
     name = "query-oracle"
+    uses_gold = True
     benchmarks = ("tracebench", "toolspectrum")  # PTBench: not implemented (its stated values are not annotated per span)
 
     def predict(self, ex):
@@ -228,3 +231,6 @@ def _hour_close(t: str, now: datetime) -> bool:
 
 
 BUILTINS = {c.name: c for c in (Oracle, QueryOracle, RandomBaseline, HistoryPrior, NoHistory)}
+# The one list of built-in baselines, in the order runs and report rows list them.
+BASELINES = ("oracle", "history-prior", "no-history", "random", "query-oracle")
+GOLD_FREE = tuple(b for b in BASELINES if not BUILTINS[b].uses_gold)  # history-prior, no-history, random
