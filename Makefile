@@ -10,7 +10,7 @@ STAMP_RAY := $(VENV)/.installed-ray
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: help venv venv-models venv-ray sweep models test test-fast test-vllm reproduce sanity bench bench-models bench-vllm notebooks clean
+.PHONY: help venv venv-models venv-ray sweep models test test-fast test-vllm reproduce bench bench-models bench-vllm notebooks clean
 
 help: ## list the targets
 	@echo "Usage: make <target>"
@@ -67,9 +67,6 @@ test-fast: $(STAMP) ## unit tests only (no notebooks)
 REPRO_DEPS := $(STAMP) $(if $(filter none,$(REAL_MODEL)),,$(STAMP_MODELS) models)
 reproduce: $(REPRO_DEPS) ## papermill pipeline: build TRACEBench, baselines + the packaged real model (REAL_MODEL=none: without), BACKEND=/MODEL= runs, tables, taxonomy, figures -> reports/index.html
 	$(BIN)/python -m pfc.report.pipeline $(if $(BACKEND),--backend '$(BACKEND)') $(if $(MODEL),--model '$(MODEL)') $(if $(REAL_MODEL),--real-model '$(REAL_MODEL)')
-
-sanity: $(STAMP) ## the older sanity report: dataset statistics, reference runs, golden cases -> reports/reproduce.md
-	$(BIN)/python -m pfc.report.reproduce
 
 bench-models: $(STAMP_MODELS) models ## real models on this CPU: load, memory, prefill/decode tok/s, prefix reuse -> reports/perf_models.md
 	$(BIN)/python benchmarks/bench_models.py
