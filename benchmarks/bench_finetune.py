@@ -78,10 +78,10 @@ CI_KEYS = ("format", "platforms", "tool_param_values", "overall")
 
 
 def ci_table(results: dict) -> list[str]:
-    """Bootstrap 95% intervals over examples (pfc.eval.bootstrap via realruns.bootstrap), robust scoring."""
+    """Bootstrap 95% intervals over examples (pfc.eval.bootstrap.estimates), robust scoring."""
     import pandas as pd
     from pfc import benchmarks
-    from pfc.run.realruns import bootstrap
+    from pfc.eval.bootstrap import estimates
     keys = {k: benchmarks.get("ptbench").metric_keys[k] for k in CI_KEYS}
     lines = ["| Model | users | n | " + " | ".join(CI_KEYS) + " |", "|---|---|---:|" + "---|" * len(CI_KEYS)]
     for name, by_split in results.items():
@@ -89,7 +89,7 @@ def ci_table(results: dict) -> list[str]:
                  "untrained": by_split["test_untrained_user"]["per_example"]}
         parts["both"] = pd.concat(list(parts.values()), ignore_index=True)
         for who, pe in parts.items():
-            ci = bootstrap(pe, keys)
+            ci = estimates(pe, keys)
             lines.append(f"| {name} | {who} | {len(pe)} | " +
                          " | ".join(f"{ci[k][0]:.2f} [{ci[k][1]:.2f}, {ci[k][2]:.2f}]" for k in CI_KEYS) + " |")
     return lines

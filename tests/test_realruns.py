@@ -1,7 +1,8 @@
-"""pfc.run.realruns: the plan is the authority over its run directories, and the report scores them."""
+"""pfc.run.realruns and pfc.report.real_models: the plan is the authority over its run directories, and the report scores them."""
 import json
 
 from pfc.data.build import build_tracebench
+from pfc.report import real_models
 from pfc.run import realruns
 
 
@@ -49,21 +50,21 @@ def test_seconds_per_example_sum_both_hierarchical_calls_as_recorded_per_row(tmp
             {"id": "c", "output": "z", "generation": {"prefill_s": 99.0, "decode_s": 0.0, "prompt_tokens": 9}}]
     pred.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     # scored ids a and b only (c is outside the plan): (3+1+0.5+0.5 + 1+0) / 2 = 3.0 s; (1000+200+600) / 2 = 900
-    assert realruns._generation(pred, {"a", "b"}) == {"s": 3.0, "prompt_tokens": 900.0}
+    assert real_models._generation(pred, {"a", "b"}) == {"s": 3.0, "prompt_tokens": 900.0}
 
 
 def test_rows_without_a_recorded_cost_give_no_seconds_rather_than_a_partial_mean(tmp_path):
     pred = tmp_path / "predictions.jsonl"
     pred.write_text(json.dumps({"id": "a", "output": "x", "generation": {"prefill_s": 2.0, "decode_s": 0.0}}) + "\n"
                     + json.dumps({"id": "b", "output": "y"}) + "\n")
-    assert realruns._generation(pred, {"a", "b"}) is None
+    assert real_models._generation(pred, {"a", "b"}) is None
 
 
 def test_regenerating_the_report_keeps_the_hand_written_notes_below_it(tmp_path):
     # trap: the report is rewritten from the run directories, which silently dropped the session's notes
     out = tmp_path / "real_models.md"
     out.write_text("# old generated part\n\n## Notes (written by hand)\n\n- keep me\n")
-    text = realruns.report([], "m", out)
+    text = real_models.report([], "m", out)
     assert text.endswith("## Notes (written by hand)\n\n- keep me\n") and "old generated part" not in text
     assert out.read_text() == text
 
@@ -72,7 +73,7 @@ def test_an_out_path_in_a_missing_folder_is_refused_before_any_run(tmp_path, cap
     # trap: the report was written at the very end, so a mistyped --out cost the whole plan and a traceback
     import pytest
     with pytest.raises(SystemExit) as e:
-        realruns.main(["--report-only", "--out", str(tmp_path / "missing" / "r.md")])
+        real_models.main(["--report-only", "--out", str(tmp_path / "missing" / "r.md")])
     assert e.value.code == 2 and "its folder does not exist (given as --out)" in capsys.readouterr().err
     assert not (tmp_path / "missing").exists()
 
@@ -84,8 +85,9 @@ def test_ctrl_c_during_the_plan_is_one_line_and_exit_130(monkeypatch, tmp_path, 
     def interrupted(*a, **k):
         raise RunInterrupted(3, 16, "data/runs/real/x--hf")
     monkeypatch.setattr(realruns, "execute", interrupted)
-    monkeypatch.setattr(realruns, "plan", lambda *a: [{"name": "tracebench-last_k", "benchmark": "tracebench"}])
-    assert realruns.main(["--only", "tracebench-last_k", "--out", str(tmp_path / "r.md")]) == 130
+    monkeypatch.setattr(real_models, "tracebench_data", lambda: None)
+    monkeypatch.setattr(realruns, "plan", lambda *a, **k: [{"name": "tracebench-last_k", "benchmark": "tracebench"}])
+    assert real_models.main(["--only", "tracebench-last_k", "--out", str(tmp_path / "r.md")]) == 130
     err = capsys.readouterr().err
     assert "3 of 16 saved" in err and "resumes" in err and "Traceback" not in err
     assert not (tmp_path / "r.md").exists()

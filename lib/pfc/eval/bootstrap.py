@@ -75,6 +75,15 @@ def intervals(per_example: pd.DataFrame, metric_names: dict[str, str], n_boot: i
     return out
 
 
+def estimates(per_example: pd.DataFrame, metric_names: dict[str, str], n_boot: int = N_BOOT,
+              seed: int = 0) -> dict[str, tuple[float, float, float]]:
+    """``{published key: (value, low, high)}``: each metric on all rows and its interval (nan where none)."""
+    from pfc.eval.metrics import aggregate
+    bounds = intervals(per_example, metric_names, n_boot, seed)
+    nan = (math.nan, math.nan)
+    return {key: (aggregate(METRICS[m], per_example), *bounds.get(key, nan)) for key, m in metric_names.items()}
+
+
 def ci(per_example: pd.DataFrame, metric: str, n_boot: int = N_BOOT, seed: int = 0,
        alpha: float = ALPHA) -> tuple[float, tuple[float, float]]:
     """(point estimate, (low, high)) of one metric by name."""

@@ -1,8 +1,8 @@
 """Reference runs of a real packaged model (Qwen2.5-Coder-0.5B on CPU) beside the built-in baselines.
 
-Samples (seeded, stratified), one run directory per configuration under ``data/runs/real/``
-(resumable, response-cached: a re-run costs nothing), scored with bootstrap 95% intervals
-over examples, written to ``reports/real_models.md`` with configs and timings.
+Samples (seeded, stratified) and one run directory per configuration under ``data/runs/real/``
+(resumable, response-cached: a re-run costs nothing). Scoring them and ``reports/real_models.md``
+are the report stage's (``pfc.report.real_models``, which is also the command line).
 
 - TRACEBench (embedded default): ``n_tracebench`` examples covering every vagueness level
   and every history bin (Latin diagonals of the level × bin grid); history ``last_k`` and ``retrieved``.
@@ -13,32 +13,21 @@ over examples, written to ``reports/real_models.md`` with configs and timings.
 
 It does not pick models or change prompts: everything goes through ``pfc.run.runner.run``.
 
-    python -m pfc.run.realruns --model qwen2.5-coder-0.5b          # run what is missing, then report
-    python -m pfc.run.realruns --report-only
+    python -m pfc.report.real_models --model qwen2.5-coder-0.5b          # run what is missing, then report
 """
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import sys
-import time
 from pathlib import Path
-
-import numpy as np
 
 from pfc import benchmarks, paths
 from pfc.errors import UserError
-from pfc.run.backends.builtin import GOLD_FREE
-from pfc.eval.metrics import METRICS, aggregate
 from pfc.eval.groups import history_bin
-from pfc.eval.scoring import score
+from pfc.run.backends.builtin import GOLD_FREE
 
 SUBSETS = {"profile": "dataset_persona.json", "environment": "dataset_environment.json",
            "both": "dataset_persona_environment.json"}
-HEADLINE = {"tracebench": ["format", "app", "function_name", "function_param_values", "overall"],
-            "toolspectrum": ["format", "APP", "API", "RP", "OP"],
-            "ptbench": ["format", "platforms", "tool_names", "tool_param_values", "overall"]}
 
 
 def tracebench_sample(examples, n: int, seed: int) -> list[str]:
@@ -66,10 +55,11 @@ def tracebench_sample(examples, n: int, seed: int) -> list[str]:
 
 
 def plan(n_tracebench: int = 16, n_toolspectrum: int = 3, n_ptbench: int = 8, k: int = 10,
-         seed: int = 0) -> list[dict]:
-    """Every configuration: benchmark, examples, ids, strategy, history."""
+         seed: int = 0, tracebench=None) -> list[dict]:
+    """Every configuration: benchmark, examples, ids, strategy, history. ``tracebench``: the built
+    TRACEBench directory (default ``data/benchmarks/tracebench``, which ``make reproduce`` builds)."""
     runs = []
-    tb = tracebench_data()
+    tb = Path(tracebench) if tracebench else paths.BENCHMARKS / "tracebench"
     exs, _ = benchmarks.get("tracebench").load(tb, None)
     ids = tracebench_sample(exs, n_tracebench, seed)
     for hist in ("last_k", "retrieved"):
@@ -94,29 +84,10 @@ def plan(n_tracebench: int = 16, n_toolspectrum: int = 3, n_ptbench: int = 8, k:
     return runs
 
 
-def tracebench_data() -> Path:
-    """The embedded TRACEBench default, built by ``make reproduce``'s first two steps if missing
-    (notebooks 01 and 02 through the same pipeline, so ``make reproduce`` then skips them)."""
-    tb = paths.BENCHMARKS / "tracebench"
-    if not (tb / "examples.jsonl").exists():
-        from pfc.report.pipeline import plan as pipeline_plan, reproduce
-        print("building the embedded TRACEBench (make reproduce's steps 1-2) …", file=sys.stderr)
-        reproduce(pipeline_plan(real_model="none", toolspectrum=False)[:2], log=lambda *a, **k: print(*a, file=sys.stderr))
-    return tb
-
-
 def ptbench_data(seed: int = 0) -> Path:
     """Our offline PTool synthesis (``pfc build ptbench --seed``), the one ``make reproduce`` builds."""
     from pfc.run.sft import build_ptbench
     return build_ptbench(paths.BENCHMARKS / "ptbench" if seed == 0 else paths.BENCHMARKS / f"ptbench_seed{seed}", seed)
-
-
-def bootstrap(per_example, keys: dict, seed: int = 0) -> dict:
-    """{published key: (value, lo, hi)}: the metric and its 95% interval (``pfc.eval.bootstrap``)."""
-    from pfc.eval.bootstrap import intervals
-    ci = intervals(per_example, keys, seed=seed)
-    nan = (float("nan"), float("nan"))
-    return {key: (aggregate(METRICS[m], per_example), *ci.get(key, nan)) for key, m in keys.items()}
 
 
 def run_dir(name: str, backend: str) -> Path:
@@ -148,171 +119,3 @@ def execute(runs: list[dict], model: str, sampling: dict, per_benchmark: dict | 
                 print(f"{r['name']}: {backend}: {e}", file=sys.stderr)
 
 
-def _score_run(r: dict, backend: str):
-    out = run_dir(r["name"], backend)
-    pred = out / "predictions.jsonl"
-    if not pred.exists():
-        return None
-    adapter = benchmarks.get(r["benchmark"])
-    exs, tools = adapter.load(r["examples"], None)
-    outputs = adapter.load_predictions(pred, exs)
-    exs = [e for e in exs if e.id in set(r["ids"]) and e.id in outputs]
-    if not exs:
-        return None
-    rep = score(exs, outputs, r["benchmark"], tools)
-    usage = json.loads((out / "usage.json").read_text()) if (out / "usage.json").exists() else {}
-    config = json.loads((out / "config.json").read_text()) if (out / "config.json").exists() else {}
-    keys = {k: adapter.metric_keys[k] for k in HEADLINE[r["benchmark"]] if k in adapter.metric_keys}
-    return {"n": len(exs), "ci": bootstrap(rep.per_example, keys), "usage": usage, "config": config,
-            "fallbacks": _fallbacks(pred), "generation": _generation(pred, {e.id for e in exs})}
-
-
-def _generation(pred: Path, ids: set) -> dict | None:
-    """Seconds (prefill + decode) and prompt tokens per example, summed over each scored row's recorded
-    generation (both steps of a hierarchical run); None when the rows record none (baselines)."""
-    secs = toks = n = 0
-    for line in pred.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line) if line.strip() else {}
-        if row.get("id") not in ids:
-            continue
-        gens = [g for g in (row.get("generation"), (row.get("domain_step") or {}).get("generation")) if g]
-        if not gens:
-            return None  # a row from before rows recorded their cost: no partial sums
-        n += 1
-        secs += sum(g.get("prefill_s", 0) + g.get("decode_s", 0) for g in gens)
-        toks += sum(g.get("prompt_tokens", 0) for g in gens)
-    return {"s": secs / n, "prompt_tokens": toks / n} if n else None
-
-
-def _fallbacks(pred: Path):
-    rows = [json.loads(x) for x in pred.read_text().splitlines() if x.strip()]
-    steps = [x["domain_step"] for x in rows if "domain_step" in x]
-    return (sum(s["fallback"] for s in steps), len(steps)) if steps else None
-
-
-NOTES_MARK = "## Notes"  # a hand-written section at the end of the report, kept when it is regenerated
-
-
-def report(runs: list[dict], model: str, out_path: Path, seconds: float | None = None) -> str:
-    lines = ["# Real model reference runs (CPU)", "",
-             f"Model: `{model}` through the `hf` backend (bf16, prefix reuse on), beside the built-in baselines "
-             "on the same examples. Every number is computed here; values are the metric on the sample with a "
-             "bootstrap 95% interval over examples (1,000 resamples, seed 0). Small samples: intervals are wide — "
-             "read them before reading differences.", "",
-             "Reproduce: `python -m pfc.run.realruns --model qwen2.5-coder-0.5b` (after `make models`); run "
-             "directories are under `data/runs/real/` (config.json has every parameter).", ""]
-    total = [0.0, 0]  # the model's recorded generation seconds and examples, over every run
-    for bench in ("tracebench", "toolspectrum", "ptbench"):
-        mine = [r for r in runs if r["benchmark"] == bench]
-        if not mine:
-            continue
-        keys = HEADLINE[bench]
-        lines += [f"## {bench}", "", "| run | backend | n | " + " | ".join(keys) + " | s/example | prompt tok/example |",
-                  "|---|---|---:|" + "---:|" * (len(keys) + 2)]
-        notes = []
-        for r in mine:
-            for backend in ("hf", *GOLD_FREE):
-                res = _score_run(r, backend)
-                if res is None:
-                    unsup = run_dir(r["name"], backend) / "unsupported.txt"
-                    if unsup.exists():
-                        notes.append(f"- {r['name']} / {backend}: not run — {unsup.read_text().strip()}")
-                    elif backend == "hf":
-                        notes.append(f"- {r['name']}: planned ({len(r['ids'])} examples), no model output yet — "
-                                     "not reached in the time this report was made; `python -m pfc.run.realruns` "
-                                     "resumes it.")
-                    continue
-                cells = []
-                for k in keys:
-                    v = res["ci"].get(k)
-                    cells.append("–" if v is None or v[0] != v[0] else f"{v[0]:.2f} [{v[1]:.2f}, {v[2]:.2f}]")
-                u = res["usage"]
-                if backend == "hf" and res["n"] < len(r["ids"]):
-                    notes.append(f"- {r['name']}: {res['n']} of {len(r['ids'])} planned examples finished "
-                                 "(scored over those; the run resumes where it stopped).")
-                g = res["generation"]
-                if backend == "hf" and g:
-                    total[0] += g["s"] * res["n"]
-                    total[1] += res["n"]
-                sec = f"{g['s']:.1f}" if g else ("–" if backend == "hf" else "0")
-                ptok = f"{g['prompt_tokens']:.0f}" if g else "–"
-                name = backend if backend != "hf" else f"**{model}**"
-                lines.append(f"| {r['name']} | {name} | {res['n']} | " + " | ".join(cells) + f" | {sec} | {ptok} |")
-                if backend == "hf" and res["fallbacks"] and res["fallbacks"][0]:
-                    f, t = res["fallbacks"]
-                    notes.append(f"- {r['name']}: hierarchical step 1 named no known domain in {f}/{t} examples "
-                                 "(fell back to the full toolset; recorded per row as `domain_step`).")
-                if backend == "hf" and u.get("warnings"):
-                    notes += [f"- {r['name']}: warning: {w}" for w in u["warnings"]]
-        lines += [""] + notes + ([""] if notes else [])
-    lines += ["## Configuration", "",
-              "| run | benchmark | strategy | history | k | examples |", "|---|---|---|---|---:|---:|"]
-    lines += [f"| {r['name']} | {r['benchmark']} | {r['strategy']} | {r['history']} | {r['k']} | {len(r['ids'])} |"
-              for r in runs]
-    cfg = next((json.loads((run_dir(r["name"], "hf") / "config.json").read_text()) for r in runs
-                if (run_dir(r["name"], "hf") / "config.json").exists()), None)
-    if cfg:
-        lines += ["", f"Sampling: `{json.dumps(cfg['sampling'])}`; model identity: "
-                      f"`{json.dumps(cfg.get('model_identity', {}))}`; versions: `{json.dumps(cfg['versions'])}`."]
-    lines += ["", "s/example and prompt tok/example: prefill + decode seconds and prompt tokens per example as "
-              "recorded when each answer was generated (both calls of a hierarchical example; an answer later "
-              "served from the response cache keeps its original cost, and costs nothing on a re-run). They include "
-              "whatever else the machine was doing then; `reports/perf_models.md` has speeds on an idle machine.", ""]
-    if total[1]:
-        lines += [f"The model's generation time over the whole plan, as recorded: {total[0] / 60:.1f} min for "
-                  f"{total[1]} examples.", ""]
-    if seconds is not None:
-        lines += [f"Wall time of the invocation that wrote this report: {seconds / 60:.1f} min.", ""]
-    old = out_path.read_text(encoding="utf-8") if out_path.exists() else ""
-    notes = old[old.index(NOTES_MARK):] if NOTES_MARK in old else ""  # hand-written notes stay, below
-    text = "\n".join(lines) + ("\n" + notes if notes else "")
-    out_path.write_text(text, encoding="utf-8")
-    return text
-
-
-def main(argv=None) -> int:
-    from pfc.errors import positive_int
-    ap = argparse.ArgumentParser(prog="python -m pfc.run.realruns", description=__doc__.split("\n")[0])
-    ap.add_argument("--model", default="qwen2.5-coder-0.5b")
-    ap.add_argument("--n-tracebench", type=positive_int, default=16, help="per history mode; 16 = every level x bin cell")
-    ap.add_argument("--n-toolspectrum", type=positive_int, default=3, help="per subset and strategy")
-    ap.add_argument("--n-ptbench", type=positive_int, default=8, help="per test split (trained, untrained users)")
-    ap.add_argument("--k", type=positive_int, default=10, help="history records for last_k / retrieved")
-    ap.add_argument("--max-tokens", type=positive_int, default=128, help="TRACEBench and PTBench answers")
-    ap.add_argument("--max-tokens-toolspectrum", type=positive_int, default=256,
-                    help="ToolSpectrum answers (its JSON answer format with typed keys runs longer)")
-    ap.add_argument("--only", help="comma-separated run names (default: all)")
-    ap.add_argument("--report-only", action="store_true")
-    ap.add_argument("--cache", help="response cache (default data/cache/responses.sqlite; one per concurrent process)")
-    ap.add_argument("--out", default=str(paths.REPORTS / "real_models.md"))
-    args = ap.parse_args(argv)
-    from pfc.errors import out_file
-    try:
-        out_file(args.out)
-    except UserError as e:
-        ap.error(str(e))
-    runs = plan(args.n_tracebench, args.n_toolspectrum, args.n_ptbench, args.k)
-    only = [x for x in (args.only or "").split(",") if x]
-    unknown = sorted(set(only) - {r["name"] for r in runs})
-    if unknown:
-        ap.error(f"--only: unknown run name(s) {', '.join(unknown)}; planned: {', '.join(r['name'] for r in runs)}")
-    chosen = [r for r in runs if not only or r["name"] in only]
-    order = ["tracebench-last_k", "toolspectrum-profile-hierarchical", "toolspectrum-environment-hierarchical",
-             "toolspectrum-both-hierarchical", "ptbench-trained", "ptbench-untrained", "toolspectrum-profile-zero_shot",
-             "toolspectrum-environment-zero_shot", "toolspectrum-both-zero_shot", "tracebench-retrieved"]
-    chosen.sort(key=lambda r: order.index(r["name"]) if r["name"] in order else len(order))
-    t0 = time.perf_counter()
-    if not args.report_only:
-        try:
-            execute(chosen, args.model, {"max_tokens": args.max_tokens},
-                    {"toolspectrum": {"max_tokens": args.max_tokens_toolspectrum}}, cache_path=args.cache)
-        except KeyboardInterrupt as e:  # every finished answer is in its run directory and the cache
-            print(f"realruns: {e or 'interrupted'}; the same command resumes every run", file=sys.stderr)
-            return 130
-    report(runs, args.model, Path(args.out), None if args.report_only else time.perf_counter() - t0)
-    print(f"wrote {paths.relative(Path(args.out))}", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
