@@ -157,10 +157,8 @@ def toolspectrum_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -
     runs = [r for r in runs if r.benchmark == "toolspectrum"]
     if not runs:
         return
-    keys = T.TS_LEVELS + [f"{lv}_paper" for lv in T.TS_LEVELS]
-    g = T.group_table(runs, "subset", keys, n_boot, seed)
-    g = g.assign(metric=g["group"] + "/" + g["metric"]).drop(columns="group")
-    order = [f"{s}/{lv}" for s in ("profile", "environment", "both") for lv in T.TS_LEVELS]
+    g = T.toolspectrum_levels(runs, n_boot, seed)
+    order = T.TS_ORDER
     ours = T.layout(g, order)
     w.table("toolspectrum_table3", "ToolSpectrum Table 3 layout: F1 (ours, refusal = hit) beside the paper",
             T.beside_paper(ours, P.toolspectrum_table("Table 3")), g,

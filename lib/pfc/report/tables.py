@@ -144,6 +144,16 @@ def group_order(key: str, values, stats: dict | None = None) -> list:
     return sorted(values, key=str)
 
 
+TS_ORDER = [f"{s}/{lv}" for s in ("profile", "environment", "both") for lv in TS_LEVELS]
+
+
+def toolspectrum_levels(runs: list[Run], n_boot: int = N_BOOT, seed: int = 0) -> pd.DataFrame:
+    """ToolSpectrum Table 3/8 cells, built here only: one row per run × ``subset/level`` metric (ours, and
+    the paper-compatible mode as ``subset/level_paper``) with value, lo, hi (``n_boot=0``: no interval)."""
+    g = group_table(runs, "subset", TS_LEVELS + [f"{lv}_paper" for lv in TS_LEVELS], n_boot, seed)
+    return g.assign(metric=g["group"] + "/" + g["metric"]).drop(columns="group")
+
+
 def group_table(runs: list[Run], key: str, metrics: list[str] | None = None, n_boot: int = N_BOOT,
                 seed: int = 0, explode: bool = False) -> pd.DataFrame:
     """One row per run × group value × metric. ``explode``: a '+'-joined value counts in each part."""

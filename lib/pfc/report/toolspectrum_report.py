@@ -106,41 +106,42 @@ def quality_report(examples: list[Example], tools: list[Tool]) -> tuple[pd.DataF
 
 
 # ------------------------------------------------------------------ scores
-def subset_levels(per_example: pd.DataFrame) -> dict[str, float]:
-    """{"profile/APP": F1, ...} from one run's per-example table."""
-    out = {}
-    for subset, part in per_example.groupby("subset"):
-        for level in LEVELS:
-            out[f"{subset}/{level}"] = aggregate(METRICS[level], part)
-    return out
+def _by_subset(wide: pd.DataFrame, index_name: str) -> pd.DataFrame:
+    """``subset/level`` columns -> a (subset, level) column index, numbers as floats."""
+    wide = wide.astype(float)
+    wide.columns = pd.MultiIndex.from_tuples([tuple(c.split("/")) for c in wide.columns], names=["subset", "level"])
+    wide.index.name = index_name
+    return wide
 
 
-def _wide(rows: dict[str, dict], index_name: str) -> pd.DataFrame:
-    df = pd.DataFrame(rows).T
-    cols = [(s, lv) for s in SUBSET_ORDER for lv in LEVELS if f"{s}/{lv}" in df.columns]
-    df = df[[f"{s}/{lv}" for s, lv in cols]]
-    df.columns = pd.MultiIndex.from_tuples(cols, names=["subset", "level"])
-    df.index.name = index_name
-    return df
+def _ours(rows: dict, index_name: str) -> pd.DataFrame:
+    """{row name: per-example table} in the Table 3 layout, through the report's one builder
+    (``pfc.report.tables.toolspectrum_levels``; values only, rows in the given order)."""
+    from pfc.report import tables as T
+    runs = [T.Run(name, "toolspectrum", {}, df, {}, pd.DataFrame()) for name, df in rows.items()]
+    wide = T.layout(T.toolspectrum_levels(runs, n_boot=0), T.TS_ORDER, with_ci=False)
+    return _by_subset(wide.reindex(list(rows)), index_name)
 
 
 def table3(ours: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Table 3 layout (rows models; columns subset × level) for our runs ({name: per-example table})."""
-    return _wide({name: subset_levels(df) for name, df in ours.items()}, "model (ours)")
-
-
-def paper_table3() -> pd.DataFrame:
-    return _wide(paper_results()["table3"], "model (paper)")
-
-
-def paper_table8() -> pd.DataFrame:
-    rows = {f"{m} / {meth}": v for m, by in paper_results()["table8"].items() for meth, v in by.items()}
-    return _wide(rows, "model / method (paper)")
+    return _ours(ours, "model (ours)")
 
 
 def table8(ours: dict[tuple[str, str], pd.DataFrame]) -> pd.DataFrame:
     """Prompt-method comparison: {(model, strategy): per-example table} -> Table 8 layout."""
-    return _wide({f"{m} / {s}": subset_levels(df) for (m, s), df in ours.items()}, "model / method (ours)")
+    return _ours({f"{m} / {s}": df for (m, s), df in ours.items()}, "model / method (ours)")
+
+
+def paper_table3() -> pd.DataFrame:
+    """The paper's Table 3 (``data/paper_results/papers.csv``, as the reports show it)."""
+    from pfc.report import paper_results as P
+    return _by_subset(P.toolspectrum_table("Table 3"), "model (paper)")
+
+
+def paper_table8() -> pd.DataFrame:
+    from pfc.report import paper_results as P
+    return _by_subset(P.toolspectrum_table("Table 8"), "model / method (paper)")
 
 
 def domain_means(ours: dict[str, pd.DataFrame]) -> pd.DataFrame:
