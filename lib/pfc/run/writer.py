@@ -1,0 +1,103 @@
+"""A run directory on disk: typed prediction rows appended as they come, failures, config and usage.
+
+:class:`PredictionRow` is one line of ``predictions.jsonl`` — the id, the raw output (text, or an
+assistant message with native tool calls), whether it came from the response cache, what
+generating it cost (``generation``) and, for the hierarchical strategy, step 1 (``domain_step``).
+The run writes it, the scorer and the reports read it back through :meth:`PredictionRow.from_json`.
+:class:`RunWriter` appends rows and failures and flushes each at once (a kill loses at most the
+requests in flight); :func:`finished_ids` cuts off a partial last line (a run killed mid-write)
+and says which ids are done, so a resumed run writes no duplicate and misses no row. This module
+does not call any backend (``pfc.run.cached``) nor decide what to run (``pfc.run.runner``).
+
+    >>> PredictionRow("e1", "[]", cached=True).to_json()
+    {'id': 'e1', 'output': '[]', 'cached': True}
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class PredictionRow:
+    id: str
+    output: object                      # raw text, or {"role": "assistant", "content", "tool_calls"}
+    cached: bool = False
+    generation: dict | None = None      # tokens and prefill/decode seconds when it was generated
+    domain_step: dict | None = None     # hierarchical step 1: answer, error, domain, matched_by, fallback
+
+    def to_json(self) -> dict:
+        row = {"id": self.id, "output": self.output, "cached": self.cached}
+        if self.generation:
+            row["generation"] = self.generation
+        if self.domain_step is not None:
+            row["domain_step"] = self.domain_step
+        return row
+
+    @classmethod
+    def from_json(cls, d: dict) -> "PredictionRow":
+        """A row as written by a run (or by hand: only ``id`` and ``output`` are required)."""
+        return cls(str(d["id"]), d.get("output"), bool(d.get("cached", False)), d.get("generation"),
+                   d.get("domain_step"))
+
+
+def finished_ids(pred_path: Path) -> set[str]:
+    """Ids already in predictions.jsonl; a partial last line is truncated away first."""
+    if not pred_path.exists():
+        return set()
+    data = pred_path.read_bytes()
+    cut = data.rfind(b"\n") + 1
+    if cut != len(data):
+        with pred_path.open("r+b") as fh:
+            fh.truncate(cut)
+        data = data[:cut]
+    done = set()
+    for line in data.decode("utf-8").splitlines():
+        if line.strip():
+            done.add(str(json.loads(line)["id"]))
+    return done
+
+
+class RunWriter:
+    """Writes one run directory: ``config.json``, ``predictions.jsonl``, ``failures.jsonl``, ``usage.json``."""
+
+    def __init__(self, out):
+        self.out = Path(out)
+        self.predictions = self.out / "predictions.jsonl"
+        self.failures = self.out / "failures.jsonl"
+        self._preds = self._fails = None
+
+    def write_config(self, config: dict) -> None:
+        (self.out / "config.json").write_text(json.dumps(config, indent=1) + "\n")
+
+    def finished(self) -> set[str]:
+        return finished_ids(self.predictions)
+
+    def __enter__(self) -> "RunWriter":
+        """Failures are this invocation's: the previous file goes (its requests are retried)."""
+        self.failures.unlink(missing_ok=True)
+        self._preds = self.predictions.open("a", encoding="utf-8")
+        self._fails = self.failures.open("a", encoding="utf-8")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for fh in (self._preds, self._fails):
+            if fh is not None:
+                fh.close()
+        self._preds = self._fails = None
+
+    def write(self, row: PredictionRow) -> None:
+        self._preds.write(json.dumps(row.to_json(), ensure_ascii=False) + "\n")
+        self._preds.flush()
+        os.fsync(self._preds.fileno())
+
+    def fail(self, example_id: str, error: str) -> None:
+        self._fails.write(json.dumps({"id": example_id, "error": error}) + "\n")
+        self._fails.flush()
+
+    def write_usage(self, usage: dict) -> None:
+        usage["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+        (self.out / "usage.json").write_text(json.dumps(usage, indent=1) + "\n")
