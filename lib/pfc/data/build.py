@@ -177,7 +177,8 @@ def export_benchmark(out, examples, histories, n_anchors: int, skipped: dict, re
     out = Path(out)
     write_examples(examples, out / "examples.jsonl")
     write_tools(load_tools(), out / "tools.json")
+    from pfc.data.audits import audit
     st = {**stats(examples, histories), "anchors": n_anchors, "levels_skipped": skipped, "preprocess": report,
-          "seed": seed, "source": source}
+          "seed": seed, "source": source, "audits": audit(examples)}
     (out / "stats.json").write_text(json.dumps(st, indent=1) + "\n")  # insertion order: deterministic
     return st

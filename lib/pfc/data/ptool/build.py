@@ -147,6 +147,10 @@ def write(result: dict, out) -> dict:
         write_examples(load_official(d / "data.json"), u / "examples.jsonl")
     (out / "feature_tree.json").write_text(_dump({"seen": result["tree"], "unseen": result["tree_unseen"]}))
     st = stats(result)
+    from pfc.data.audits import audit
+    from pfc.schema import load_examples
+    unified = {s: load_examples(out / "unified" / s / "examples.jsonl") for s in result["splits"]}
+    st["audits"] = {s: audit(unified[s], unified.get("train")) for s in sorted(unified) if s != "train"}
     (out / "stats.json").write_text(_dump(st))
     return st
 
