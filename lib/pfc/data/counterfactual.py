@@ -211,3 +211,11 @@ def write(out_dir, examples_path, benchmark: str, kind: str, seed: int, variants
                 "with_counterfactual_gold": sum(1 for v in variants if v.meta["counterfactual"].get("items"))}
     (out / "perturb.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
+
+
+def build_variants(examples_path, out_dir, kind: str, seed: int = 0, benchmark: str = "tracebench") -> dict:
+    """Load a benchmark, write its ``kind`` variants into ``out_dir`` (the pipeline's step); returns the manifest."""
+    from pfc import benchmarks
+    examples, tools = benchmarks.get(benchmark).load(examples_path, None)
+    variants, skipped = perturb(examples, kind, seed)
+    return write(out_dir, examples_path, benchmark, kind, seed, variants, skipped, tools, len(examples))

@@ -76,3 +76,70 @@ def figure(wide: pd.DataFrame, ax=None):
     ax.set_ylim(-0.05, 1.05)
     ax.set_title("Reads the user, or guesses well?")
     return ax
+
+
+def evaluate_pairs(benchmark: str, originals_path, variants_path, pairs: dict, n_boot: int = N_BOOT,
+                   seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Long and wide tables for ``{run name: (run on originals, run on variants | None)}``.
+
+    ``None`` as the variants' run means the model ignores the context by construction (the gold
+    ``oracle`` of the original): its answers on the originals stand for both. Returns
+    (long table, wide table with accuracy, {run name: per-variant DataFrame}).
+    """
+    from pfc.eval.scoring import score
+    adapter = benchmarks.get(benchmark)
+    originals, _ = adapter.load(originals_path, None)
+    variants, _ = adapter.load(variants_path, None)
+    long, per, accuracy = [], {}, {}
+    for name, (orig_dir, var_dir) in pairs.items():
+        out_o = load_outputs(orig_dir, originals)
+        out_v = load_outputs(var_dir, variants) if var_dir else None
+        df = personalization(benchmark, originals, variants, out_o, out_v, same_answer=var_dir is None)
+        per[name] = df
+        accuracy[name] = score(originals, out_o, benchmark).metrics["overall"]
+        long += metric_rows(df, name, n_boot, seed)
+    long = pd.DataFrame(long)
+    return long, summary(long, accuracy), per
+
+
+def demo(root, users: int = 3, records: int = 150, seed: int = 1,
+         backends=("history-prior", "no-history", "query-oracle", "oracle")) -> tuple[Path, Path, dict]:
+    """A tiny TRACEBench, its swap-user variants and baseline runs on both, under ``root`` (notebook defaults, tests).
+
+    Returns (originals dir, variants dir, {backend: (originals run, variants run | None)}); the oracle's
+    variants run is None (the original's gold: see :func:`evaluate_pairs`).
+    """
+    from pfc.data.build import build_tracebench
+    from pfc.data.counterfactual import build_variants
+    from pfc.run.runner import run
+    root = Path(root)
+    bench, var = root / "tracebench", root / "tracebench_swap-user"
+    if not (bench / "examples.jsonl").exists():
+        build_tracebench(bench, users=users, seed=seed, records=records, progress=False)
+    if not (var / "examples.jsonl").exists():
+        build_variants(bench, var, "swap-user", seed=0)
+    pairs = {}
+    for b in backends:
+        dirs = []
+        for ex, tag in ((bench, "orig"), (var, "swap")):
+            if b == "oracle" and tag == "swap":
+                dirs.append(None)
+                continue
+            d = root / "runs" / f"{tag}-{b}"
+            run("tracebench", ex, b, d, cache_path=root / "cache.sqlite", progress=False)
+            dirs.append(d)
+        pairs[b] = tuple(dirs)
+    return bench, var, pairs
+
+
+def parse_pairs(text: str) -> dict:
+    """``"name=ORIG:VARIANTS,…"`` -> {name: (ORIG, VARIANTS | None)}; VARIANTS ``-`` or empty -> None."""
+    from pfc.errors import UserError
+    pairs = {}
+    for part in filter(None, (p.strip() for p in str(text).split(","))):
+        name, eq, dirs = part.partition("=")
+        orig, _, var = dirs.partition(":")
+        if not eq or not name or not orig:
+            raise UserError(f"expected name=ORIG_RUN:VARIANTS_RUN, got {part!r}", field="run_pairs")
+        pairs[name] = (orig, None if var in ("", "-") else var)
+    return pairs

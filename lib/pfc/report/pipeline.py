@@ -3,7 +3,8 @@
 Steps: preprocess (01) → build TRACEBench (02) → model runs (03: the built-in baselines;
 the real small model on a stratified sample when one is available; ``BACKEND``/``MODEL``
 add a run) → evaluate (04: Table 4 with CIs beside the paper) → error taxonomy (05) →
-figures (06: Fig. 3/4) → the ToolSpectrum release when configured (toolspectrum.ipynb,
+figures (06: Fig. 3/4) → counterfactual contexts (swap-user variants, the baselines on them,
+08: personalization metrics) → the ToolSpectrum release when configured (toolspectrum.ipynb,
 and its runs in 04-06) → ``reports/index.{md,html}``. Executed notebooks go to
 ``reports/notebooks/`` with an HTML copy.
 
@@ -159,6 +160,28 @@ def run_step(name: str, run_id: str, inputs: list, **params) -> tuple[Path, Step
                    copy_name=f"03_run_model-{run_id}")
 
 
+def counterfactual_steps(bench: Path, baselines) -> tuple[list[Step], dict, Path]:
+    """Notebook 08's inputs: the swap-user variants of TRACEBench and the baselines' runs on them.
+
+    Returns (steps, {baseline: (run on the originals, run on the variants | None)}, variants dir); the gold
+    oracle gets no variants run (the original's gold ignores the context by construction)."""
+    from pfc.data.counterfactual import build_variants
+    var = paths.BENCHMARKS / "tracebench_swap-user"
+    steps = [Step("counterfactual variants (swap-user, seed 0)", None, {"kind": "swap-user", "seed": 0},
+                  [bench / "examples.jsonl"], [var / "examples.jsonl"],
+                  fn=lambda: build_variants(bench, var, "swap-user", seed=0))]
+    pairs = {}
+    for b in baselines:
+        if b == "oracle":
+            pairs[b] = (paths.RUNS / f"tb-{b}", None)
+            continue
+        d, st = run_step(f"run {b} on the swap-user variants", f"tb-swap-user-{b}", [var / "examples.jsonl"],
+                         benchmark="tracebench", examples=_rel(var), backend=b)
+        steps.append(st)
+        pairs[b] = (paths.RUNS / f"tb-{b}", d)
+    return steps, pairs, var
+
+
 def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: int = 4, toolspectrum: bool = True,
          n_boot: int = 1000, ptbench: bool = True) -> list[Step]:
     """The steps of ``make reproduce`` in order (see the module docstring)."""
@@ -179,7 +202,10 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                          examples=_rel(bench), backend=b)
         runs.append(d)
         steps.append(st)
+    cf_steps, cf_pairs, var = counterfactual_steps(bench, names)
+    steps += cf_steps
     real = real_model_dir(real_model)
+    real_run = None
     if real is not None and not _has_torch():
         print(f"reproduce: a real model is at {real} but torch/transformers are missing "
               "(make venv-models); its run is left out", file=sys.stderr)
@@ -198,6 +224,7 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                          history="last_k", k=5)
         runs.append(d)
         steps.append(st)
+        real_run = (real_name, d)
     if backend:
         d, st = run_step(f"run {backend} {model}", f"tb-{backend}-{Path(model).name or 'default'}".replace("/", "_"),
                          [bench / "examples.jsonl"], benchmark="tracebench", examples=_rel(bench), backend=backend,
@@ -240,6 +267,15 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
         out = paths.REPORTS / sub
         steps.append(Step(name, notebook, {**common, "out_dir": _rel(out)}, run_inputs, [out / "report.md"],
                           copy_name=notebook[:-6]))
+    cf_out = paths.REPORTS / "counterfactuals"
+    steps.append(Step("counterfactual contexts", "08_counterfactuals.ipynb",
+                      {"originals": _rel(bench), "variants": _rel(var),
+                       "run_pairs": ",".join(f"{n}={_rel(o)}:{_rel(v) if v else '-'}" for n, (o, v) in cf_pairs.items()),
+                       # the real model's answers on the variants are not generated here (CPU): the notebook says so
+                       "real_run": f"{real_run[0]}={_rel(real_run[1])}:" if real_run else "",
+                       "out_dir": _rel(cf_out), "n_boot": n_boot, "seed": 0},
+                      [var / "examples.jsonl", *[p / "predictions.jsonl" for o, v in cf_pairs.values() for p in (o, v) if p]],
+                      [cf_out / "personalization.csv"], copy_name="08_counterfactuals"))
     walk = {"examples": _rel(bench), "out_dir": _rel(paths.REPORTS / "walkthrough"), "backend": "history-prior"}
     if real is not None:
         walk.update(backend="hf", model=real_name, k=5)
