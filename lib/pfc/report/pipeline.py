@@ -202,7 +202,7 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                          examples=_rel(bench), backend=b)
         runs.append(d)
         steps.append(st)
-    cf_steps, cf_pairs, var = counterfactual_steps(bench, names)
+    cf_steps, cf_pairs, var = counterfactual_steps(bench, BASELINES)
     steps += cf_steps
     real = real_model_dir(real_model)
     real_run = None
