@@ -50,6 +50,8 @@ def test_tracebench_build_writes_the_audits_into_stats(tmp_path):
     on_disk = json.loads((tmp_path / "tb" / "stats.json").read_text())["audits"]
     assert on_disk == json.loads(json.dumps(st["audits"]))
     assert set(on_disk) == {"gold_in_history", "most_frequent_app", "user_disjointness", "near_duplicates"}
+    # an independent route: the build's own tool-choice statistics (pfc.data.build.tool_choice)
+    assert on_disk["most_frequent_app"]["share"] == st["tool_choice"]["app_accuracy"]["most_frequent_app_rule"]
 
 
 def test_ptbench_build_audits_untrained_users_as_disjoint_from_training(tmp_path):
