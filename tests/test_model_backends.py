@@ -21,14 +21,7 @@ from pfc.eval.parsing import parse
 from pfc.run.runner import finished_ids, run
 
 WANT = {"app": "Luckin", "function": "order_coffee", "arguments": {"drink": "Latte"}}
-TINY_VERSION = "tiny-model-v1"
-
-
-@pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory):
-    """Built once per session (~30 s) in a temporary directory: tests write nothing into the repository."""
-    from pfc.run.backends.tiny import build_tiny_model
-    return build_tiny_model(tmp_path_factory.mktemp(TINY_VERSION))
+# tiny_model: tests/conftest.py (built once per session, shared with the sweep tests)
 
 
 @pytest.fixture(scope="module")
