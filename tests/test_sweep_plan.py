@@ -2,15 +2,13 @@
 the writer lock, and `pfc report` over a sweep directory. Runs here go through pfc.run.sweep_run.execute
 serially (Ray's part is tests/test_sweep_ray.py)."""
 import json
-import subprocess
-import sys
 
 import pytest
 
 from pfc import paths
 from pfc.cli import main
 from pfc.run import sweep as S
-from pfc.run.sweep_run import RunDirBusy, execute, writer_lock
+from pfc.run.sweep_run import execute, writer_lock
 
 PT = paths.GOLDEN / "ptbench_official" / "test_trained_user" / "data.json"
 
@@ -109,22 +107,25 @@ def test_dry_run_prints_every_run_with_its_directory_and_starts_nothing(tmp_path
     assert not (tmp_path / "o").exists()
 
 
-def test_writer_lock_refuses_a_second_writer_naming_the_holder(tmp_path):
+def test_a_run_directory_held_by_another_writer_is_a_failed_run_naming_the_holder(tmp_path):
     import os
-    with writer_lock(tmp_path / "r"):
-        with pytest.raises(RunDirBusy, match=f"pid {os.getpid()} on "):
-            with writer_lock(tmp_path / "r"):
-                pass
-    with writer_lock(tmp_path / "r"):  # released on exit
-        pass
+    spec = write_spec(tmp_path, f"""
+models: [{{name: oracle, backend: oracle}}]
+benchmarks: [{{name: pt, benchmark: ptbench, examples: "{PT}"}}]
+""")
+    (r,) = S.plan(S.load_spec(spec), spec, tmp_path / "o").runs
+    with writer_lock(r.run_dir(tmp_path / "o")):
+        res = execute(r, tmp_path / "o", cache_path=tmp_path / "c.sqlite")
+    assert res["status"] == "failed" and f"pid {os.getpid()} on " in res["error"]
+    assert not (r.run_dir(tmp_path / "o") / "predictions.jsonl").exists()
 
 
-def test_a_killed_writer_leaves_no_lock_behind(tmp_path):
-    code = ("import os, sys; from pathlib import Path; from pfc.run.sweep_run import writer_lock\n"
-            f"with writer_lock(Path({str(tmp_path / 'r')!r})): os.kill(os.getpid(), 9)")
-    assert subprocess.run([sys.executable, "-c", code]).returncode == -9
-    with writer_lock(tmp_path / "r"):
-        pass
+def test_a_second_sweep_into_the_same_directory_is_refused_with_exit_2(tmp_path, capsys):
+    spec = write_spec(tmp_path, SPEC)
+    with writer_lock(tmp_path / "o"):
+        assert main(["sweep", str(spec), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "another writer holds this sweep directory (pid " in err
 
 
 def test_a_run_that_cannot_work_is_a_failed_result_naming_why_and_the_others_still_run(tmp_path):

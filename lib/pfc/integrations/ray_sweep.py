@@ -13,10 +13,11 @@ result naming Ray's reason. This module plans nothing and writes no run files it
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import tempfile
 
-from pfc.errors import MissingDependency
+from pfc.errors import MissingDependency, UserError
 
 LOCAL_OBJECT_STORE = 100_000_000  # bytes: runs pass only small dicts through Ray
 
@@ -29,6 +30,10 @@ def connect(address: str | None = None, num_cpus: int | None = None,
     info = {"address": address, "temp_dir": None}
     if address is None:
         os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # read when ray is imported: loopback only
+        # token authentication with a token of this sweep only, kept in the environment (Ray would otherwise
+        # write ~/.ray/auth_token, which switches later `ray start` clusters of this user to token mode)
+        os.environ.setdefault("RAY_AUTH_MODE", "token")
+        os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_hex(32))
     try:
         import ray
     except ImportError:
@@ -40,7 +45,11 @@ def connect(address: str | None = None, num_cpus: int | None = None,
                  _temp_dir=info["temp_dir"], log_to_driver=False, configure_logging=False)
         info["where"] = f"local Ray on 127.0.0.1 with {cpus} CPUs"
     else:
-        ray.init(address=address, log_to_driver=False, configure_logging=False)
+        try:
+            ray.init(address=address, log_to_driver=False, configure_logging=False)
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise UserError(f"cannot join the Ray cluster at {address!r}: {first}", field="--address") from None
         info["where"] = f"Ray cluster at {address}"
     res = ray.cluster_resources()
     info["resources"] = {k: v for k, v in res.items() if not k.startswith("node:") and "memory" not in k}

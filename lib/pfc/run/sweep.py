@@ -324,11 +324,9 @@ def write_index(out, p: Plan, status: dict, spec_name: str) -> Path:
     index = {"spec": spec_name, "spec_hash": p.spec_hash, "n_runs": len(runs),
              "counts": {s: sum(1 for r in runs if r["status"] == s) for s in dict.fromkeys(r["status"] for r in runs)},
              "runs": runs, "skipped": p.skipped}
+    from pfc.io.atomic import write_json
     out.mkdir(parents=True, exist_ok=True)
-    tmp = out / (INDEX + ".tmp")
-    tmp.write_text(json.dumps(index, indent=1, default=str) + "\n", encoding="utf-8")
-    tmp.replace(out / INDEX)
-    return out / INDEX
+    return write_json(out / INDEX, index, default=str)
 
 
 def run_dirs(sweep_dir) -> list[tuple[Path, str]]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import shlex
-from contextlib import contextmanager
 import sys
 from pathlib import Path
 
@@ -74,15 +73,10 @@ def _earlier(p: S.Plan, out: Path) -> dict:
     return keep
 
 
-@contextmanager
 def _sweep_lock(out: Path):
-    from pfc.run.sweep_run import RunDirBusy, writer_lock
-    try:
-        with writer_lock(out):
-            yield
-    except RunDirBusy as e:
-        raise UserError(f"another `pfc sweep` is running into this directory ({e.msg.split('(', 1)[-1]}",
-                        file=str(out)) from None
+    """The sweep directory's one-writer lock: a second `pfc sweep` into it is refused naming the holder."""
+    from pfc.io.lock import writer_lock
+    return writer_lock(out, "sweep directory", "pfc sweep")
 
 
 def sweep_cmd(args) -> int:
