@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 from pfc import paths
-from pfc.benchmarks.ptbench import load_official
 from pfc.data.ptool.build import synthesize, write
 from pfc.run.sft import chat_records
 
@@ -150,10 +149,9 @@ def main(argv=None) -> int:
         from pfc.run.backends.hf import HFBackend
         from pfc.run.backends import Request
         be = HFBackend(model=str(args.model_dir))
-        ex = load_official(d / "test_trained_user" / "data.json", gold=False)[0]
         msgs = train[0]["messages"][:-1]
         t0 = time.perf_counter()
-        (r,) = be.generate([Request(msgs, None, {"temperature": 0.0, "max_tokens": args.max_tokens, "seed": 0}, ex)])
+        (r,) = be.generate([Request(msgs, None, {"temperature": 0.0, "max_tokens": args.max_tokens, "seed": 0})])
         print(json.dumps({"answer_s": round(time.perf_counter() - t0, 1), "usage": r.usage, "text": r.text}))
         return 0
     lr = args.lr or PAPER["lr"]

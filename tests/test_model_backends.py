@@ -100,7 +100,7 @@ def test_hf_backend_greedy_output_is_a_deterministic_tool_call(tiny_model, bench
     tools = {t.key: t for t in load_tools(bench / "tools.json")}
     prompt, specs = build(ex, tools, history="last_k", k=5)
     be = get("hf", str(tiny_model))
-    req = Request(prompt.messages, specs, {"temperature": 0, "max_tokens": 48, "seed": 0}, ex)
+    req = Request(prompt.messages, specs, {"temperature": 0, "max_tokens": 48, "seed": 0})
     a, b = be.generate([req, req])
     assert a.error is None and a.text == b.text and _calls(a.text) == [WANT]
     assert a.usage["prompt_tokens"] > 100 and a.usage["completion_tokens"] > 5

@@ -8,7 +8,7 @@ import zipfile
 import pytest
 
 from pfc.run import models
-from pfc.run.backends import Backend, Response
+from pfc.run.backends import Backend, Baseline, Response
 from pfc.cli import main
 from pfc.run.runner import latency_summary, run
 
@@ -165,20 +165,21 @@ def test_an_out_of_range_sampling_flag_is_refused_by_the_cli(small_bench, tmp_pa
     assert e.value.code == 2 and not (tmp_path / "x").exists()
 
 
-class _NoDomain(Backend):
-    """Step 1 names no scenario; step 2 records how many tools it was shown."""
+class _NoDomain(Baseline):
+    """Step 1 names no scenario; step 2 records how many tools it was shown and how many candidates
+    its example has (a test double: it reads the examples through the baselines' path)."""
     name, model = "no-domain", "n-1"
 
     def __init__(self):
         self.shown = []
 
-    def generate(self, requests):
+    def answer(self, requests, examples):
         out = []
-        for r in requests:
+        for r, ex in zip(requests, examples):
             if r.tools is None:
                 out.append(Response(text="I am not sure."))
             else:
-                self.shown.append((len(r.tools), len(r.example.tools)))
+                self.shown.append((len(r.tools), len(ex.tools)))
                 out.append(Response(text="null"))
         return out
 

@@ -10,7 +10,7 @@ import pytest
 
 from pfc import paths
 from pfc.errors import UserError
-from pfc.run.backends import Backend, Response, get
+from pfc.run.backends import Baseline, Response, get
 from pfc.data.build import build_tracebench
 from pfc.run.runner import finished_ids, run
 from pfc.schema import load_examples
@@ -77,23 +77,24 @@ def test_killed_run_resumes_with_no_duplicate_and_no_missing_row(bench, tmp_path
     assert sorted(ids) == sorted({e.id for e in load_examples(bench / "examples.jsonl")})
 
 
-class Flaky(Backend):
-    """A real backend that fails on some examples the first time (as a rate-limited API would)."""
+class Flaky(Baseline):
+    """Fails on some examples the first time (as a rate-limited API would), else answers the gold
+    (a test double: it reads the examples through the baselines' path)."""
     name, model = "flaky", "flaky-1"
 
     def __init__(self):
         self.seen = set()
         self.inner = None
 
-    def generate(self, requests):
+    def answer(self, requests, examples):
         out = []
-        for r in requests:
-            if r.example.id.endswith("most_clear") and r.example.id not in self.seen:
-                self.seen.add(r.example.id)
+        for ex in examples:
+            if ex.id.endswith("most_clear") and ex.id not in self.seen:
+                self.seen.add(ex.id)
                 out.append(Response(error="HTTP 429: rate limited"))
             else:
-                out.append(Response(text=json.dumps({"name": f"{r.example.gold[0].app}__{r.example.gold[0].function}",
-                                                     "arguments": r.example.gold[0].arguments})))
+                out.append(Response(text=json.dumps({"name": f"{ex.gold[0].app}__{ex.gold[0].function}",
+                                                     "arguments": ex.gold[0].arguments})))
         return out
 
 
@@ -155,7 +156,7 @@ def test_a_strategy_run_cannot_do_is_refused_not_substituted(bench, tmp_path):
             tmp_path / "r", strategy="hierarchical", cache_path=tmp_path / "c.sqlite", progress=False)
 
 
-class DomainAware(Backend):
+class DomainAware(Baseline):
     """Answers the domain step with the gold scenario and the answer step with the gold call,
     recording which tools the answer step was shown."""
     name, model = "domain-aware", "d-1"
@@ -163,14 +164,14 @@ class DomainAware(Backend):
     def __init__(self):
         self.shown = []
 
-    def generate(self, requests):
+    def answer(self, requests, examples):
         out = []
-        for r in requests:
-            g = r.example.gold[0]
+        for r, ex in zip(requests, examples):
+            g = ex.gold[0]
             if r.tools is None and "Answer with the scenario name only." in r.messages[-1]["content"]:
-                out.append(Response(text=f"It is {r.example.meta['domain']}."))
+                out.append(Response(text=f"It is {ex.meta['domain']}."))
             else:
-                self.shown.append((r.example.meta["domain"], {t["function"]["description"] for t in r.tools or []}))
+                self.shown.append((ex.meta["domain"], {t["function"]["description"] for t in r.tools or []}))
                 out.append(Response(text=json.dumps({"name": f"{g.app}__{g.function}", "arguments": g.arguments})))
         return out
 
@@ -209,15 +210,15 @@ def test_toolspectrum_few_shot_run_shows_demonstrations_from_its_own_subset(rele
     assert text.count("### Example") == 3 and examples[0].query not in text.split("### Input")[0]
 
 
-class Metered(Backend):
+class Metered(Baseline):
     """Answers with the gold call and reports a fixed cost per request, as the hf backend does."""
     name, model = "metered", "m-1"
 
-    def generate(self, requests):
-        return [Response(text=json.dumps({"name": f"{r.example.gold[0].app}__{r.example.gold[0].function}",
-                                          "arguments": r.example.gold[0].arguments}),
+    def answer(self, requests, examples):
+        return [Response(text=json.dumps({"name": f"{ex.gold[0].app}__{ex.gold[0].function}",
+                                          "arguments": ex.gold[0].arguments}),
                          usage={"prompt_tokens": 100, "completion_tokens": 7, "reused_tokens": 40,
-                                "prefill_s": 1.5, "decode_s": 0.25}) for r in requests]
+                                "prefill_s": 1.5, "decode_s": 0.25}) for ex in examples]
 
 
 def test_each_row_keeps_what_its_answer_cost_even_when_served_from_the_cache(bench, tmp_path):

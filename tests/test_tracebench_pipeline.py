@@ -442,7 +442,7 @@ def test_simulate_is_byte_identical_under_any_hash_seed(tmp_path):
 def _run_builtin(name, examples, tools=None):
     from pfc.run.backends import Request, get
     backend = get(name, tools=tools or load_tools(), seed=0)
-    return {e.id: r.text for e, r in zip(examples, backend.generate([Request([], None, example=e) for e in examples]))}
+    return {e.id: r.text for e, r in zip(examples, backend.answer([Request([]) for _ in examples], examples))}
 
 
 def test_history_prior_uses_a_stated_value_instead_of_the_habit():

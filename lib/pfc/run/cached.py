@@ -4,8 +4,9 @@
 and backend version (``pfc.run.cache.cache_key``); a hit is answered at once (``cached=True``),
 the misses go to the backend in one call and each fresh response is cached as soon as it
 exists (failures never are). It counts backend calls, cache hits, tokens, cost, latencies and
-prefill/decode time (:meth:`CachedBackend.usage`). This module does not build prompts nor write
-the run directory.
+prefill/decode time (:meth:`CachedBackend.usage`). A model backend gets the rendered requests
+only; a built-in baseline (``Backend.reads_examples``) gets the examples too, through
+``Baseline.answer_each``. This module does not build prompts nor write the run directory.
 
     >>> latency_summary([1.0, 2.0, 3.0])["p50"]
     2.0
@@ -77,7 +78,11 @@ class CachedBackend:
                 for t in self.timing:
                     self.timing[t] += resp.usage.get(t, 0)
             on_done(i, resp)
-        self.backend.generate_each([requests[i] for i in missing], on_done=fresh)
+        todo = [requests[i] for i in missing]
+        if self.backend.reads_examples:  # a built-in baseline: the examples go by their own path
+            self.backend.answer_each(todo, [examples[i] for i in missing], on_done=fresh)
+        else:  # a model backend: the rendered requests only, never the gold
+            self.backend.generate_each(todo, on_done=fresh)
 
     def usage(self) -> dict:
         """Latency percentiles, timing and the backend's warnings, for ``usage.json`` (counts: ``counts``)."""

@@ -40,7 +40,7 @@ class RequestBuilder:
             p = domain_prompt(example, self.tools_by_key)
         else:
             p = self._toolspectrum_prompter(example).domain_prompt(example)
-        return Request(p.messages, None, dict(self.sampling), example), p.meta["domains"]
+        return Request(p.messages, None, dict(self.sampling)), p.meta["domains"]
 
     def answer(self, example, domain: str | None = None) -> Request:
         """The request for the answer (step 2 of the hierarchical strategy: ``domain`` from step 1)."""
@@ -48,10 +48,10 @@ class RequestBuilder:
             from pfc.run.prompts.tracebench import build
             prompt, specs = build(example, self.tools_by_key, native=self.native, history=self.history, k=self.k,
                                   strategy=self.strategy, pool=self.pool, seed=self.seed, domain=domain)
-            return Request(prompt.messages, specs, dict(self.sampling), example)
+            return Request(prompt.messages, specs, dict(self.sampling))
         if self.benchmark == "ptbench":
             from pfc.run.prompts.ptbench import build as build_pt
             return Request(build_pt(example, self.strategy, self.pool, self.seed, variant=self.prompt_variant).messages,
-                           None, dict(self.sampling), example)
+                           None, dict(self.sampling))
         return Request(self._toolspectrum_prompter(example).build(example, self.strategy, domain=domain).messages,
-                       None, dict(self.sampling), example)
+                       None, dict(self.sampling))

@@ -2,8 +2,12 @@
 
 Every backend implements :meth:`Backend.generate` on a batch of :class:`Request` and returns
 one :class:`Response` per request (raw text and/or native tool calls, usage, latency, or an
-error — a backend never raises for one failed request). Built in, no model needed:
-``oracle``, ``query-oracle``, ``random``, ``history-prior``, ``no-history`` (``pfc.run.backends.builtin``).
+error — a backend never raises for one failed request). A request is what the model sees —
+the rendered messages, the tool specs and sampling — never the example behind it: its gold
+stays away from every model backend. Built in, no model needed: ``oracle``, ``query-oracle``,
+``random``, ``history-prior``, ``no-history`` (``pfc.run.backends.builtin``); they are
+:class:`Baseline` s and answer from the examples themselves (gold, history) through their own,
+separately named path, :meth:`Baseline.answer`, which the runner calls with the examples.
 Response caching and resumable runs are ``pfc.run.cache`` and ``pfc.run.runner``.
 
     >>> get("oracle").name
@@ -24,7 +28,6 @@ class Request:
     messages: list[dict]
     tools: list[dict] | None = None          # OpenAI function-calling specs, or None (prompt format)
     sampling: dict = field(default_factory=lambda: dict(DEFAULT_SAMPLING))
-    example: object = None                   # the Example (built-in baselines read it; never part of the cache key)
 
 
 @dataclass
@@ -60,6 +63,7 @@ class Backend:
     """
     name = "base"
     model = ""
+    reads_examples = False  # True for Baseline: the runner hands it the examples (gold included)
     benchmarks: tuple[str, ...] | None = None
     needs_tools = False
     version = ""
@@ -86,6 +90,28 @@ class Backend:
         """The model part of the response-cache key: the model name plus whatever else decides the
         outputs (a weights fingerprint, dtype); backends that load weights override it."""
         return self.model
+
+
+class Baseline(Backend):
+    """A built-in baseline: it answers from the examples themselves (the oracles from their gold, the
+    others from history and profile), never from a model. The runner calls :meth:`answer_each` with
+    each request's example; through :meth:`generate` (the model backends' path) every request fails."""
+    reads_examples = True
+
+    def answer(self, requests: list[Request], examples: list) -> list[Response]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def answer_each(self, requests: list[Request], examples: list, on_done=None) -> list[Response]:
+        out = self.answer(requests, examples)
+        if on_done is not None:
+            for i, r in enumerate(out):
+                on_done(i, r)
+        return out
+
+    def generate(self, requests: list[Request]) -> list[Response]:
+        """A request alone (no example) cannot be answered: each is a failed response, as in any backend."""
+        return [Response(error=f"the {self.name} baseline answers from examples (answer(requests, examples)), "
+                               "not from a request alone") for _ in requests]
 
 
 def chat_function(backend: Backend, sampling: dict | None = None):

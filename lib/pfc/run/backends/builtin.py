@@ -34,7 +34,7 @@ from datetime import datetime, timedelta
 from pfc.data.context import context_of
 from pfc.eval.render import render
 from pfc.schema import Call
-from pfc.run.backends import Backend, Response
+from pfc.run.backends import Baseline, Response
 from pfc.eval.matching import strings_in as _strings
 from pfc.run.backends.query_values import named_app, stated_values
 
@@ -56,7 +56,7 @@ def _code_version() -> str:
     return source_version(sys.modules[__name__], query_values, ptbench_baselines, _render)
 
 
-class _Builtin(Backend):
+class _Builtin(Baseline):
     uses_gold = False  # the oracles answer from the gold; the other baselines never read it
     # PTBench-format data (candidate tools per record) go through pfc.run.backends.ptbench_baselines
     benchmarks: tuple[str, ...] | None = ("tracebench", "toolspectrum", "ptbench")
@@ -72,16 +72,17 @@ class _Builtin(Backend):
         keys = ex.tools or list(self.by_key)
         return [self.by_key[k] for k in keys if k in self.by_key] or self.tools
 
-    def generate(self, requests):
+    def answer(self, requests, examples):
+        """One answer per example, rendered in the benchmark's own format (the requests are not read)."""
         out = []
-        for r in requests:
+        for ex in examples:
             try:
-                style = {"ptbench": "ptbench", "tracebench": "tracebench"}.get(r.example.benchmark, "json")  # its own format
+                style = {"ptbench": "ptbench", "tracebench": "tracebench"}.get(ex.benchmark, "json")  # its own format
                 calls = None
-                if r.example.benchmark == "ptbench":  # PTBench-format data: pfc.run.backends.ptbench_baselines
+                if ex.benchmark == "ptbench":  # PTBench-format data: pfc.run.backends.ptbench_baselines
                     from pfc.run.backends.ptbench_baselines import predict as ptbench_predict
-                    calls = ptbench_predict(self.name, r.example, self.seed)
-                out.append(Response(text=render(calls if calls is not None else self.predict(r.example), style)))
+                    calls = ptbench_predict(self.name, ex, self.seed)
+                out.append(Response(text=render(calls if calls is not None else self.predict(ex), style)))
             except Exception as e:  # a baseline failing on one example is a failed request, not a crash
                 out.append(Response(error=f"{type(e).__name__}: {e}"))
         return out
