@@ -102,9 +102,8 @@ def _build_ptbench(args) -> int:
     return 0
 
 
-def _build_cmd(args) -> int:
-    if args.benchmark == "ptbench":
-        return _build_ptbench(args)
+def _build_tracebench(args) -> int:
+    """``pfc build tracebench``: simulated (or given) logs -> anchors -> queries (pfc.data.build)."""
     from pfc.data.build import build_tracebench
     chat = _llm_chat(args)
     st = build_tracebench(out_dir(args.out), raw_dir=args.raw and existing(args.raw, "--raw"), users=args.users,
@@ -113,6 +112,13 @@ def _build_cmd(args) -> int:
                           chat=chat if args.llm_queries else None, judge=chat if args.llm_screen else None)
     print(json.dumps(st["table2"]))
     return 0
+
+
+BUILDERS = {"tracebench": _build_tracebench, "ptbench": _build_ptbench}  # the benchmarks pfc builds itself
+
+
+def _build_cmd(args) -> int:
+    return BUILDERS[args.benchmark](args)
 
 
 def _run_cmd(args) -> int:
@@ -222,7 +228,7 @@ def main(argv=None) -> int:
     pre.add_argument("--out", required=True)
     pre.set_defaults(func=_preprocess_cmd)
     b = sub.add_parser("build", help="build a benchmark end to end")
-    b.add_argument("benchmark", choices=["tracebench", "ptbench"])
+    b.add_argument("benchmark", choices=list(BUILDERS))
     b.add_argument("--raw", help="raw logs directory (default: simulate)")
     b.add_argument("--users", type=positive_int, default=10)
     b.add_argument("--seed", type=int, default=0)

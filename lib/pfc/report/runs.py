@@ -86,14 +86,26 @@ PAPER_NOTE = ("Rows labelled **paper** are the paper's printed numbers (`data/pa
               "examples in brackets. The paper's models are not ours: compare layouts, not rows.")
 
 
+# Each benchmark's report section and the metrics `pfc compare` prints for it, registered by benchmark
+# name in report order: a section gets that benchmark's runs only (never none). Adding a benchmark:
+# write its section and register it with @section.
+SECTIONS: dict = {}
+SUMMARY_METRICS: dict[str, list[str]] = {}
+
+
+def section(benchmark: str, summary_metrics: list[str]):
+    def register(fn):
+        SECTIONS[benchmark], SUMMARY_METRICS[benchmark] = fn, summary_metrics
+        return fn
+    return register
+
+
+@section("tracebench", T.TB_METRICS)
 def tracebench_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> None:
-    runs = [r for r in runs if r.benchmark == "tracebench"]
-    if not runs:
-        return
     long = T.metric_table(runs, n_boot, seed)
     ours = T.layout(long, T.TB_METRICS + [f"value_acc_{s}" for s in T.VALUE_SOURCES])
     w.table("tracebench_table4", "TRACEBench Table 4 layout: runs × metrics (ours) beside the paper",
-            T.beside_paper(ours, T.paper_main("tracebench")), long,
+            T.beside_paper(ours, P.ours_keyed("TRACEBench", "Table 4")), long,
             PAPER_NOTE.format(src="TRACEBench Table 4, §5.2") +
             " Value accuracy by source (query, profile, environment, history, recent) is ours; no paper reports it.")
     for key, fig, paper_fig in (("vagueness", "fig3_vagueness", "TRACEBench Fig. 3 (§5.3)"),
@@ -129,13 +141,11 @@ def tracebench_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> 
                 part="taxonomy")
 
 
+@section("ptbench", T.PT_METRICS)
 def ptbench_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> None:
-    runs = [r for r in runs if r.benchmark == "ptbench"]
-    if not runs:
-        return
     long = T.metric_table(runs, n_boot, seed)
     w.table("ptbench_table1", "PTBench Table 1 layout (ours) beside the paper",
-            T.beside_paper(T.layout(long, T.PT_METRICS), T.paper_main("ptbench")), long,
+            T.beside_paper(T.layout(long, T.PT_METRICS), P.ours_keyed("PTBench", "Table 1", 0.01)), long,
             PAPER_NOTE.format(src="PTBench Table 1, §5.2; printed in percent"))
     g = T.group_table(runs, "trained", T.PT_METRICS, n_boot, seed)
     for value, table, who in (("True", "Table 11", "trained"), ("False", "Table 12", "untrained")):
@@ -153,10 +163,8 @@ def ptbench_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> Non
             part="taxonomy")
 
 
+@section("toolspectrum", T.TS_LEVELS + [f"{lv}_paper" for lv in T.TS_LEVELS])
 def toolspectrum_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> None:
-    runs = [r for r in runs if r.benchmark == "toolspectrum"]
-    if not runs:
-        return
     g = T.toolspectrum_levels(runs, n_boot, seed)
     order = T.TS_ORDER
     ours = T.layout(g, order)
@@ -227,9 +235,10 @@ def write_report(runs: list[T.Run], out, n_boot: int = N_BOOT, seed: int = 0, ti
     manifest = T.run_manifest(runs)
     w.manifest = manifest
     (w.out / "runs.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
-    tracebench_section(w, runs, n_boot, seed)
-    ptbench_section(w, runs, n_boot, seed)
-    toolspectrum_section(w, runs, n_boot, seed)
+    for name, write_section in SECTIONS.items():
+        mine = [r for r in runs if r.benchmark == name]
+        if mine:
+            write_section(w, mine, n_boot, seed)
     runs_md = ["## Runs", "", "| run | benchmark | directory | n | backend | model | strategy | predictions sha256 |",
                "|---|---|---|---:|---|---|---|---|"]
     runs_md += [f"| {m['run']} | {m['benchmark']} | `{m['run_dir']}` | {m['n_examples']} | "
@@ -246,12 +255,10 @@ def summary(runs: list[T.Run], n_boot: int = 200, seed: int = 0) -> str:
     """A readable table for standard output: each run's headline metrics with 95% intervals."""
     runs = T.unique_names(list(runs))
     long = T.metric_table(runs, n_boot, seed)
-    head = {"tracebench": T.TB_METRICS, "ptbench": T.PT_METRICS,
-            "toolspectrum": T.TS_LEVELS + [f"{lv}_paper" for lv in T.TS_LEVELS]}
     parts = []
     for bench in dict.fromkeys(r.benchmark for r in runs):
         part = long[long["benchmark"] == bench]
-        wide = T.layout(part, head[bench])
+        wide = T.layout(part, SUMMARY_METRICS[bench])
         wide.insert(0, "n", [len(next(r for r in runs if r.name == n and r.benchmark == bench).per_example)
                                for n in wide.index])
         parts.append(f"{bench} (ours; value [95% CI])\n" + wide.to_string())

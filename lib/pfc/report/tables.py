@@ -30,8 +30,6 @@ VALUE_SOURCES = ["query", "profile", "environment", "long_term_history", "recent
 PT_METRICS = ["format", "platforms", "query_params", "profile_params", "tool_names", "tool_param_names",
               "tool_param_values", "overall"]
 TS_LEVELS = ["APP", "API", "RP", "OP"]
-# Which paper table each benchmark's main layout reproduces, and its scale (PTBench Table 1 prints percent)
-PAPER_MAIN = {"tracebench": ("TRACEBench", "Table 4", 1.0), "ptbench": ("PTBench", "Table 1", 0.01)}
 GROUP_TITLES = {"vagueness": "query vagueness level", "history_bin": "history length (records)",
                 "personalization": "personalization type", "subset": "ToolSpectrum subset",
                 "domain": "domain", "trained": "trained user"}
@@ -199,22 +197,6 @@ def layout(long: pd.DataFrame, metrics: list[str] | None = None, with_ci: bool =
     return wide
 
 
-def tracebench_table4(runs: list[Run], n_boot: int = N_BOOT, seed: int = 0) -> pd.DataFrame:
-    """Table 4 layout: runs × the six metrics, then value accuracy by source (ours; no paper has it)."""
-    long = metric_table([r for r in runs if r.benchmark == "tracebench"], n_boot, seed)
-    if long.empty:
-        return long
-    return layout(long, TB_METRICS + [f"value_acc_{s}" for s in VALUE_SOURCES])
-
-
-def paper_main(benchmark: str) -> pd.DataFrame | None:
-    """The paper's main table on our metric keys and scale (rows: models), or None."""
-    if benchmark not in PAPER_MAIN:
-        return None
-    paper, table, scale = PAPER_MAIN[benchmark]
-    return P.ours_keyed(paper, table, scale)
-
-
 def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame | None, digits: int = 4) -> pd.DataFrame:
     """Our rows, then the paper's rows, with a first index level ``source`` = ours | paper (never mixed)."""
     ours = ours.copy()
@@ -286,11 +268,9 @@ PTBENCH_ERROR_NAMES = dict(zip(PTBENCH_ERRORS, ["T-wrong", "T-missing", "T-exces
 
 
 def ptbench_error_shares(runs: list[Run]) -> pd.DataFrame:
-    """PTBench Fig. 4: the six error classes' shares among parsable samples with an error."""
+    """PTBench Fig. 4: the six error classes' shares among parsable samples with an error (PTBench runs)."""
     rows = []
     for r in runs:
-        if r.benchmark != "ptbench":
-            continue
         counts = {PTBENCH_ERROR_NAMES[k]: int(r.metrics.get(k, 0) or 0) for k in PTBENCH_ERRORS}
         total = sum(counts.values())
         rows += [{"run": r.name, "class": c, "count": k, "share": k / total if total else 0.0} for c, k in counts.items()]
