@@ -128,7 +128,7 @@ def _run_cmd(args) -> int:
     sampling = {k: v for k, v in (("max_tokens", args.max_tokens), ("temperature", args.temperature),
                                   ("top_p", args.top_p)) if v is not None}
     options = {k: v for k, v in (("concurrency", args.concurrency), ("timeout", args.timeout),
-                                 ("dtype", args.dtype), ("device", args.device)) if v is not None}
+                                 ("max_retries", args.retries), ("dtype", args.dtype), ("device", args.device)) if v is not None}
     if args.no_prefix_reuse:
         options["prefix_reuse"] = False
     if args.adapter:
@@ -270,6 +270,8 @@ def main(argv=None) -> int:
                     help="examples handed to the backend at once (results are still cached one by one)")
     rn.add_argument("--concurrency", type=positive_int, help="openai: requests in flight (default 4)")
     rn.add_argument("--timeout", type=positive_float, help="openai: seconds per request (default 60)")
+    rn.add_argument("--retries", type=nonneg_int, help="openai: attempts after the first on 429/5xx/timeouts/"
+                    "malformed replies, with exponential backoff (default 6)")
     rn.add_argument("--dtype", choices=["auto", "bfloat16", "float16", "float32"],
                     help="hf/vllm weights dtype (hf default: bfloat16 on CPU)")
     rn.add_argument("--no-prefix-reuse", action="store_true",

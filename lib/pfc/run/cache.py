@@ -1,7 +1,15 @@
 """A response cache in SQLite, keyed by backend (and its code version), model, messages, tools and sampling.
 
 Only successful responses are stored: a failed request is retried next time, never
-replayed as an answer. Safe for one writer at a time (a run); WAL mode survives kill -9.
+replayed as an answer. Responses are stored as ASCII JSON (a lone surrogate stays a
+``\\ud800`` escape), so whatever is cached can be written out again. Safe for several
+writers at once on one machine (concurrent runs, a sweep's workers): WAL mode, each ``put``
+its own transaction, and a writer waits up to ``BUSY_TIMEOUT_S`` for another's commit; WAL
+survives kill -9. SQLite over a network file system is not safe: a sweep across nodes gives
+each node its own cache file. A file that is not a cache (corrupt, truncated) is a
+``UserError`` naming it; a stored row that no longer parses is a miss (asked again and
+overwritten). The on-disk format (one table ``responses(key, response)``) is unchanged since
+the first version.
 
     >>> c = ResponseCache(":memory:"); c.get({"a": 1}) is None
     True
@@ -13,6 +21,10 @@ import json
 import sqlite3
 from pathlib import Path
 
+from pfc.errors import UserError
+
+RESPONSE_FIELDS = {"text", "tool_calls", "usage", "latency_s", "cost"}  # Response.to_json()
+
 
 def cache_key(backend: str, model: str, messages, tools, sampling: dict, version: str = "") -> str:
     """``version``: the backend's code version (built-in backends), so changed code never replays old answers."""
@@ -21,22 +33,47 @@ def cache_key(backend: str, model: str, messages, tools, sampling: dict, version
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+BUSY_TIMEOUT_S = 120.0
+
+
 class ResponseCache:
     def __init__(self, path):
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(str(path), check_same_thread=False)  # openai callbacks may run in a worker thread
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, response TEXT NOT NULL)")
-        self.db.commit()
+        self.path = str(path)
+        try:
+            if self.path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            # openai callbacks may run in a worker thread; timeout: wait for other processes' writes
+            self.db = sqlite3.connect(self.path, check_same_thread=False, timeout=BUSY_TIMEOUT_S)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, response TEXT NOT NULL)")
+            self.db.commit()
+        except (sqlite3.DatabaseError, OSError) as e:
+            raise self._unusable(e) from None
+
+    def _unusable(self, e) -> UserError:
+        return UserError(f"the response cache cannot be used ({e}); move it aside to start a new one, "
+                         "or run with --no-cache", file=self.path)
 
     def get(self, key):
-        row = self.db.execute("SELECT response FROM responses WHERE key = ?", (str(key),)).fetchone()
-        return None if row is None else json.loads(row[0])
+        try:
+            row = self.db.execute("SELECT response FROM responses WHERE key = ?", (str(key),)).fetchone()
+        except sqlite3.DatabaseError as e:
+            raise self._unusable(e) from None
+        if row is None:
+            return None
+        try:
+            hit = json.loads(row[0])
+        except (ValueError, TypeError):
+            return None
+        return hit if isinstance(hit, dict) and set(hit) <= RESPONSE_FIELDS else None
 
     def put(self, key, response: dict) -> None:
-        self.db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?)", (str(key), json.dumps(response)))
-        self.db.commit()
+        try:
+            with self.db:  # one transaction per response: committed (or rolled back) before the next
+                self.db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?)",
+                                (str(key), json.dumps(response, ensure_ascii=True)))
+        except sqlite3.DatabaseError as e:
+            raise self._unusable(e) from None
 
     def __len__(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]

@@ -19,10 +19,16 @@ import shutil
 from pathlib import Path
 
 from pfc.errors import UserError
+from pfc.io import atomic
 
 RUN_JSON = "run.json"
 # What a run writes; --force moves exactly these aside (nothing else in the directory is touched).
 RUN_FILES = ("predictions.jsonl", "failures.jsonl", "config.json", "usage.json", RUN_JSON, "score")
+
+
+# Fields added to the identity after runs were recorded: a run.json without one is taken to match
+# and is upgraded in place on resume (docs/robustness.md); any other difference is refused.
+LATER_FIELDS = ("prompt_template",)
 
 
 class RunIdentityError(UserError):
@@ -102,7 +108,7 @@ def claim(out, ident: dict, force: bool = False, shown: str | None = None) -> Pa
     shown = shown or str(out)
     rec = out / RUN_JSON
     pred = out / "predictions.jsonl"
-    moved = None
+    moved, upgrade = None, False
     if force:
         moved = move_aside(out)
     elif rec.exists():
@@ -110,7 +116,11 @@ def claim(out, ident: dict, force: bool = False, shown: str | None = None) -> Pa
             old = json.loads(rec.read_text(encoding="utf-8"))["identity"]
         except (ValueError, KeyError, TypeError):
             old = None
-        changes = ["run.json: unreadable"] if old is None else diff(old, ident)
+        if not isinstance(old, dict):
+            old = None
+        added = [] if old is None else [f for f in LATER_FIELDS if f not in old and f in ident]
+        changes = ["run.json: unreadable"] if old is None else diff({**old, **{f: ident[f] for f in added}}, ident)
+        upgrade = bool(added)  # the same run, recorded before the added fields existed
         if changes:
             raise RunIdentityError(
                 f"made by a different run ({'; '.join(changes)}); resuming would mix two runs. "
@@ -119,8 +129,6 @@ def claim(out, ident: dict, force: bool = False, shown: str | None = None) -> Pa
         raise RunIdentityError("has predictions but no run.json, so what made them is unknown; "
                                "use --force to move them to attic/ and start afresh, or another --out", file=shown)
     out.mkdir(parents=True, exist_ok=True)
-    if not rec.exists():
-        tmp = rec.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps({"identity": ident}, indent=1, sort_keys=False) + "\n", encoding="utf-8")
-        tmp.replace(rec)
+    if not rec.exists() or upgrade:
+        atomic.write_json(rec, {"identity": ident})
     return moved

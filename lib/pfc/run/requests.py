@@ -4,12 +4,44 @@
 strategy, history mode, sampling, few-shot pool, PTBench prompt variant) and builds the answer
 request of an example (:meth:`RequestBuilder.answer`, optionally restricted to one domain) and
 the hierarchical strategy's step 1 (:meth:`RequestBuilder.domain`). The prompt texts are the
-benchmark's prompt module's (``pfc.run.prompts``). This module calls no backend.
+benchmark's prompt module's (``pfc.run.prompts``); :func:`template_identity` says which template
+text a run uses and where it comes from (our wording, an official file, the ToolSpectrum
+release), by content hash, for the run identity. This module calls no backend.
 """
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 from pfc import paths
 from pfc.run.backends import Request
+
+
+def _sha(*texts: str) -> str:
+    return hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def template_identity(benchmark: str) -> dict:
+    """``{"source", "sha256"}`` of the prompt template this run's requests are built from: PTBench's official
+    prompt (``PFC_PTBENCH_DIR``) or our wording, the ToolSpectrum release's prompt files, our TRACEBench
+    wording (its prompt module). A different template means different requests: a different run."""
+    if benchmark == "ptbench":
+        from pfc.run.prompts import ptbench as pt
+        official = pt._wording("auto")
+        if official is not None:
+            return {"source": "official", "sha256": _sha(*official)}
+        return {"source": "own", "sha256": _sha(pt.SYSTEM, pt.SYSTEM_NO_PERSONAL)}
+    if benchmark == "toolspectrum":
+        from pfc.run.prompts.toolspectrum import FILES
+        d = paths.toolspectrum_dir()
+        if d is None:
+            return {"source": "own", "sha256": None}
+        texts = [(Path(d) / sub / name).read_text(encoding="utf-8", errors="surrogateescape")
+                 if (Path(d) / sub / name).exists() else "" for tpl, api in FILES.values()
+                 for sub, name in (("prompts", tpl), ("api", api))]
+        return {"source": "release", "sha256": _sha(*texts)}
+    from pfc.run.prompts import tracebench
+    return {"source": "own", "sha256": _sha(Path(tracebench.__file__).read_text(encoding="utf-8"))}
 
 
 class RequestBuilder:

@@ -35,7 +35,8 @@ from pfc.run.cached import COST_KEYS, CachedBackend, generation, latency_summary
 from pfc.run.checks import RunInterrupted, preflight
 from pfc.run.config import (HIERARCHICAL_FALLBACK, RUN_STRATEGIES, RunConfig, check_prompt_variant,  # noqa: F401
                             check_strategy)
-from pfc.run.requests import RequestBuilder
+from pfc.io.lock import writer_lock
+from pfc.run.requests import RequestBuilder, template_identity
 from pfc.run.writer import PredictionRow, RunWriter, finished_ids  # noqa: F401 - re-exported
 
 
@@ -87,7 +88,8 @@ def execute(cfg: RunConfig) -> dict:
 
     Refused before any request (``pfc.errors.UserError``): a run that cannot work
     (``RunConfig.check``, ``pfc.run.checks.preflight``) and resuming into a directory made by
-    another run (``pfc.run.identity``; ``force=True`` moves the old files aside). ``use_cache=False``
+    another run (``pfc.run.identity``; ``force=True`` moves the old files aside), and a directory
+    another process writes (``pfc.io.lock``: the lock is held until this returns or raises). ``use_cache=False``
     neither reads nor writes the response cache. ``ids``: run only these example ids (a sample;
     few-shot pools still draw on the whole file). Each response is cached and written as soon as
     it exists (a kill loses at most the requests in flight). Ctrl-C raises ``RunInterrupted``.
@@ -102,64 +104,68 @@ def execute(cfg: RunConfig) -> dict:
     be = cfg.backend if not isinstance(cfg.backend, str) else get(cfg.backend, cfg.model, tools=tools, seed=cfg.seed,
                                                                   **(cfg.backend_options or {}))
     preflight(cfg.benchmark, adapter, be, examples, tools, cfg.examples, cfg.tools)
-    ids = cfg.sample_ids()
-    ident = run_identity.build(benchmark=cfg.benchmark, backend=be.name, backend_version=getattr(be, "version", ""),
-                               model=be.model, strategy=cfg.strategy, history=cfg.history, k=cfg.k,
-                               native_tools=cfg.native, sampling=sampling, seed=cfg.seed,
-                               model_identity=be.identity(), prompt_variant=cfg.prompt_variant,
-                               examples_sha256=run_identity.content_hash(all_examples, tools),
-                               sample_sha256=None if ids is None else run_identity.text_hash(ids))
-    moved = run_identity.claim(Path(cfg.out_dir), ident, force=cfg.force, shown=str(cfg.out_dir))
-    writer = RunWriter(cfg.out_dir)
-    writer.write_config(cfg.record(be, len(examples)))
-    done = writer.finished()
-    todo = [e for e in _ordered(examples) if e.id not in done]
-    wanted = {e.id for e in examples}
-    cached = CachedBackend(be, ResponseCache(cfg.cache_path or paths.CACHE / "responses.sqlite")
-                           if cfg.use_cache else None)
-    requests = RequestBuilder(cfg.benchmark, tools, cfg.strategy, cfg.history, cfg.k, cfg.native, sampling, pool,
-                              cfg.prompt_variant)
-    strategy = strategies.get(cfg.strategy)
-    usage = {"failures": 0, "already_done": len(done & wanted), "written": 0, "todo": len(todo),
-             "n_examples": len(examples), "first_error": None,
-             "moved_aside": None if moved is None else paths.relative(moved)}
-    bar = tqdm(total=len(todo), desc=f"{be.name} on {cfg.benchmark}", unit="ex", disable=not cfg.progress)
+    # one writer per run directory, from reading run.json to the last row (pfc.io.lock): a second
+    # `pfc run`, a sweep worker or the pipeline on the same --out is refused naming the holder
+    with writer_lock(cfg.out_dir, "run directory"):
+        ids = cfg.sample_ids()
+        ident = run_identity.build(benchmark=cfg.benchmark, backend=be.name, backend_version=getattr(be, "version", ""),
+                                   model=be.model, strategy=cfg.strategy, history=cfg.history, k=cfg.k,
+                                   native_tools=cfg.native, sampling=sampling, seed=cfg.seed,
+                                   model_identity=be.identity(), prompt_variant=cfg.prompt_variant,
+                                   prompt_template=template_identity(cfg.benchmark),
+                                   examples_sha256=run_identity.content_hash(all_examples, tools),
+                                   sample_sha256=None if ids is None else run_identity.text_hash(ids))
+        moved = run_identity.claim(Path(cfg.out_dir), ident, force=cfg.force, shown=str(cfg.out_dir))
+        writer = RunWriter(cfg.out_dir)
+        writer.write_config(cfg.record(be, len(examples)))
+        done = writer.finished()
+        todo = [e for e in _ordered(examples) if e.id not in done]
+        wanted = {e.id for e in examples}
+        cached = CachedBackend(be, ResponseCache(cfg.cache_path or paths.CACHE / "responses.sqlite")
+                               if cfg.use_cache else None)
+        requests = RequestBuilder(cfg.benchmark, tools, cfg.strategy, cfg.history, cfg.k, cfg.native, sampling, pool,
+                                  cfg.prompt_variant)
+        strategy = strategies.get(cfg.strategy)
+        usage = {"failures": 0, "already_done": len(done & wanted), "written": 0, "todo": len(todo),
+                 "n_examples": len(examples), "first_error": None,
+                 "moved_aside": None if moved is None else paths.relative(moved)}
+        bar = tqdm(total=len(todo), desc=f"{be.name} on {cfg.benchmark}", unit="ex", disable=not cfg.progress)
 
-    result: dict = {}
+        result: dict = {}
 
-    def finish(**extra) -> None:
-        bar.close()
-        cached.close()
-        merged = {**cached.counts, **usage, **extra}
-        result.update({k: merged[k] for k in USAGE_ORDER if k in merged}, **cached.usage())
-        writer.write_usage(result)
+        def finish(**extra) -> None:
+            bar.close()
+            cached.close()
+            merged = {**cached.counts, **usage, **extra}
+            result.update({k: merged[k] for k in USAGE_ORDER if k in merged}, **cached.usage())
+            writer.write_usage(result)
 
-    try:
-        with writer:
-            for start in range(0, len(todo), cfg.batch_size):
-                batch = todo[start:start + cfg.batch_size]
+        try:
+            with writer:
+                for start in range(0, len(todo), cfg.batch_size):
+                    batch = todo[start:start + cfg.batch_size]
 
-                def on_answer(i, resp, domain_step):
-                    ex = batch[i]
-                    if resp.error is not None:
-                        usage["failures"] += 1
-                        usage["first_error"] = usage["first_error"] or f"{ex.id}: {resp.error}"
-                        writer.fail(ex.id, resp.error)
-                    else:
-                        writer.write(PredictionRow(ex.id, resp.output(), resp.cached, generation(resp) or None,
-                                                   domain_step))
-                        usage["written"] += 1
-                    bar.update(1)
-                strategy.answer(batch, requests, cached, on_answer)
-    except KeyboardInterrupt:
-        saved = len(writer.finished() & wanted)
-        finish(interrupted=True, done=saved)
-        raise RunInterrupted(saved, len(examples), str(cfg.out_dir)) from None
-    except BaseException:  # crashed: finished rows are on disk; say so in usage.json
-        finish(interrupted=True)
-        raise
-    finish(done=len(writer.finished() & wanted))
-    return result
+                    def on_answer(i, resp, domain_step):
+                        ex = batch[i]
+                        if resp.error is not None:
+                            usage["failures"] += 1
+                            usage["first_error"] = usage["first_error"] or f"{ex.id}: {resp.error}"
+                            writer.fail(ex.id, resp.error)
+                        else:
+                            writer.write(PredictionRow(ex.id, resp.output(), resp.cached, generation(resp) or None,
+                                                       domain_step))
+                            usage["written"] += 1
+                        bar.update(1)
+                    strategy.answer(batch, requests, cached, on_answer)
+        except KeyboardInterrupt:
+            saved = len(writer.finished() & wanted)
+            finish(interrupted=True, done=saved)
+            raise RunInterrupted(saved, len(examples), str(cfg.out_dir)) from None
+        except BaseException:  # crashed: finished rows are on disk; say so in usage.json
+            finish(interrupted=True)
+            raise
+        finish(done=len(writer.finished() & wanted))
+        return result
 
 
 # usage.json's keys, in the order it has always written them

@@ -1,8 +1,8 @@
 """One run of a sweep, wherever it executes: take the run directory, call the runner, say how it ended.
 
 :func:`execute` is what a Ray task (or a model-holding actor) calls for one
-:class:`pfc.run.sweep.PlannedRun`: it takes the run directory's writer lock, calls
-``pfc.run.runner.run`` — the same function ``pfc run`` calls, so the directory, its
+:class:`pfc.run.sweep.PlannedRun`: it calls ``pfc.run.runner.run`` (which takes the run
+directory's writer lock) — the same function ``pfc run`` calls, so the directory, its
 resume, run identity and ``pfc score`` are unchanged — and returns a plain dict:
 ``status`` (``complete``, ``failed``), ``error`` (one line: why), ``done``/``n_examples``,
 ``host``/``pid``, seconds and the predictions' sha256. A mistake in the run (refused
@@ -46,9 +46,9 @@ def execute(planned, out, cache_path=None, backend=None) -> dict:
     t0 = time.time()
     result = {"host": socket.gethostname(), "pid": os.getpid(), "status": "failed", "error": None}
     try:
-        with writer_lock(run_dir):
-            usage = run(planned.benchmark, planned.examples, backend if backend is not None else planned.backend,
-                        run_dir, cache_path=cache_path, **planned.runner_kwargs())
+        # the runner takes the run directory's writer lock (pfc.io.lock) itself
+        usage = run(planned.benchmark, planned.examples, backend if backend is not None else planned.backend,
+                    run_dir, cache_path=cache_path, **planned.runner_kwargs())
         line = failure_summary(usage, str(run_dir))
         result.update(done=usage.get("done"), n_examples=usage.get("n_examples"), error=line,
                       status="complete" if line is None and usage.get("done") == usage.get("n_examples")

@@ -6,7 +6,9 @@ generating it cost (``generation``) and, for the hierarchical strategy, step 1 (
 The run writes it, the scorer and the reports read it back through :meth:`PredictionRow.from_json`.
 :class:`RunWriter` appends rows and failures and flushes each at once (a kill loses at most the
 requests in flight); :func:`finished_ids` cuts off a partial last line (a run killed mid-write)
-and says which ids are done, so a resumed run writes no duplicate and misses no row. This module
+and says which ids are done, so a resumed run writes no duplicate and misses no row. Rows are
+JSON that always encodes as UTF-8 (``pfc.io.atomic.dumps``); config and usage are replaced
+atomically. The caller holds the run directory's writer lock (``pfc.run.runner``). This module
 does not call any backend (``pfc.run.cached``) nor decide what to run (``pfc.run.runner``).
 
     >>> PredictionRow("e1", "[]", cached=True).to_json()
@@ -19,6 +21,9 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from pfc.errors import UserError
+from pfc.io import atomic
 
 
 @dataclass
@@ -55,9 +60,13 @@ def finished_ids(pred_path: Path) -> set[str]:
             fh.truncate(cut)
         data = data[:cut]
     done = set()
-    for line in data.decode("utf-8").splitlines():
+    for n, line in enumerate(data.decode("utf-8", "surrogateescape").splitlines(), 1):
         if line.strip():
-            done.add(str(json.loads(line)["id"]))
+            try:
+                done.add(str(json.loads(line)["id"]))
+            except (ValueError, KeyError, TypeError, RecursionError):
+                raise UserError("not a prediction row written by pfc run (no JSON object with an id); "
+                                "move the file aside or use --force", file=str(pred_path), line=n) from None
     return done
 
 
@@ -71,7 +80,7 @@ class RunWriter:
         self._preds = self._fails = None
 
     def write_config(self, config: dict) -> None:
-        (self.out / "config.json").write_text(json.dumps(config, indent=1) + "\n")
+        atomic.write_json(self.out / "config.json", config)
 
     def finished(self) -> set[str]:
         return finished_ids(self.predictions)
@@ -90,14 +99,14 @@ class RunWriter:
         self._preds = self._fails = None
 
     def write(self, row: PredictionRow) -> None:
-        self._preds.write(json.dumps(row.to_json(), ensure_ascii=False) + "\n")
+        self._preds.write(atomic.dumps(row.to_json()) + "\n")  # lossless: a lone surrogate stays an escape
         self._preds.flush()
         os.fsync(self._preds.fileno())
 
     def fail(self, example_id: str, error: str) -> None:
-        self._fails.write(json.dumps({"id": example_id, "error": error}) + "\n")
+        self._fails.write(atomic.dumps({"id": example_id, "error": error}) + "\n")
         self._fails.flush()
 
     def write_usage(self, usage: dict) -> None:
         usage["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
-        (self.out / "usage.json").write_text(json.dumps(usage, indent=1) + "\n")
+        atomic.write_json(self.out / "usage.json", usage)

@@ -3,7 +3,10 @@
 Base URL and key come from the environment only (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``;
 a local server needs any non-empty key) — never from a parameter, notebook or file.
 Requests run concurrently (bounded by ``concurrency``) with retries and exponential
-backoff on 429, 5xx, timeouts and connection errors; other 4xx fail at once. Latency is
+backoff on 429, 5xx, timeouts, connection errors and malformed replies (``"choices": []``, an
+HTML page, cut-off JSON, a choice without a message: :func:`parse_reply` says what is wrong);
+other 4xx fail at once. A request that still fails is a ``Response`` with ``error`` (recorded
+in ``failures.jsonl`` by the runner), never an exception. Latency is
 measured from when a request gets a concurrency slot (the client's own queueing is not the
 server's latency); ``timeout`` and ``concurrency`` come from ``pfc run --timeout/--concurrency``. Native
 function calling passes ``tools``; without tools the prompt carries the format. Usage,
@@ -31,6 +34,54 @@ def _prices() -> dict:
     return json.loads(p.read_text())["models"] if p.exists() else {}
 
 
+def base_url() -> str:
+    """``OPENAI_BASE_URL`` (or OpenAI's) without user:password@, query or fragment: safe to record."""
+    from urllib.parse import urlsplit
+    u = urlsplit(os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1")
+    host = u.hostname or ""
+    netloc = f"[{host}]" if ":" in host else host
+    try:
+        port = u.port
+    except ValueError:
+        port = None
+    return f"{u.scheme}://{netloc}{f':{port}' if port else ''}{u.path.rstrip('/')}"
+
+
+class BadReply(Exception):
+    """The server answered, but not with a chat completion."""
+
+
+def _short(obj) -> str:
+    text = obj if isinstance(obj, str) else repr(obj)
+    return " ".join(text.split())[:80]
+
+
+def parse_reply(resp) -> tuple[str | None, list | None, dict]:
+    """(text, tool calls, usage) of a chat completion; :class:`BadReply` naming what is missing otherwise."""
+    choices = getattr(resp, "choices", None)
+    if not isinstance(choices, list):
+        raise BadReply(f"not a chat completion ({type(resp).__name__}: {_short(resp)})")
+    if not choices:
+        raise BadReply('"choices" is empty')
+    msg = getattr(choices[0], "message", None)
+    if msg is None:
+        raise BadReply("the first choice has no message")
+    text = getattr(msg, "content", None)
+    if text is not None and not isinstance(text, str):
+        raise BadReply(f"message content is {type(text).__name__}, not text")
+    calls = []
+    for c in getattr(msg, "tool_calls", None) or []:
+        f = getattr(c, "function", None)
+        if not isinstance(getattr(f, "name", None), str) or not isinstance(getattr(f, "arguments", None), str):
+            raise BadReply("a tool call without a function name and arguments")
+        calls.append({"id": getattr(c, "id", None), "type": "function",
+                      "function": {"name": f.name, "arguments": f.arguments}})
+    u = getattr(resp, "usage", None)
+    usage = {k: v if isinstance(v := getattr(u, k, 0), int) and v >= 0 else 0
+             for k in ("prompt_tokens", "completion_tokens")}
+    return text, calls or None, usage
+
+
 class OpenAIBackend(Backend):
     name = "openai"
 
@@ -46,8 +97,14 @@ class OpenAIBackend(Backend):
         self.timeout, self.backoff, self.backoff_max = timeout, backoff, backoff_max
         self.price = _prices().get(model, {})
 
-    def describe(self) -> dict:  # the base URL is configuration, the key never leaves the environment
-        return {"backend": self.name, "model": self.model, "base_url_set": bool(os.environ.get("OPENAI_BASE_URL"))}
+    def describe(self) -> dict:  # the base URL without credentials; the key never leaves the environment
+        return {"backend": self.name, "model": self.model, "base_url_set": bool(os.environ.get("OPENAI_BASE_URL")),
+                "base_url": base_url()}
+
+    def identity(self) -> str:
+        """Model name and server (a model name means nothing without its server): part of the cache key and
+        the run identity, so server B is never answered from server A's cache."""
+        return f"{self.model} @ {base_url()}"
 
     def preflight(self) -> None:
         """Refuse a dead endpoint before any request: a TCP connection to its host and port (5 s)."""
@@ -115,6 +172,9 @@ class OpenAIBackend(Backend):
                     resp = await client.chat.completions.create(**{k: v for k, v in kw.items() if v is not None})
                     latency = time.perf_counter() - t0
                 return self._response(resp, latency)
+            except (BadReply, openai.APIResponseValidationError, json.JSONDecodeError) as e:
+                last = f"malformed reply: {type(e).__name__}: {str(e)[:200]}" if not isinstance(e, BadReply) \
+                    else f"malformed reply: {e}"
             except (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError,
                     openai.InternalServerError) as e:
                 last = f"{type(e).__name__}: {str(e)[:200]}"
@@ -127,11 +187,6 @@ class OpenAIBackend(Backend):
         return Response(error=f"gave up after {self.max_retries + 1} attempts: {last}")
 
     def _response(self, resp, latency: float) -> Response:
-        msg = resp.choices[0].message
-        calls = [{"id": c.id, "type": "function", "function": {"name": c.function.name, "arguments": c.function.arguments}}
-                 for c in (msg.tool_calls or [])] or None
-        u = resp.usage
-        usage = {"prompt_tokens": getattr(u, "prompt_tokens", 0) or 0,
-                 "completion_tokens": getattr(u, "completion_tokens", 0) or 0}
+        text, calls, usage = parse_reply(resp)
         cost = (usage["prompt_tokens"] * self.price.get("input", 0) + usage["completion_tokens"] * self.price.get("output", 0)) / 1e6
-        return Response(text=msg.content, tool_calls=calls, usage=usage, latency_s=latency, cost=cost)
+        return Response(text=text, tool_calls=calls, usage=usage, latency_s=latency, cost=cost)
