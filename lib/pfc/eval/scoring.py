@@ -18,6 +18,8 @@ from pathlib import Path
 import pandas as pd
 
 from pfc.errors import UserError
+from pfc.io import atomic
+from pfc.io.lock import writer_lock
 from pfc import benchmarks
 from pfc.benchmarks import ptbench_official as official
 from pfc.eval.checker import exact_matching
@@ -47,17 +49,23 @@ class ScoreReport:
     mode: str = "robust"          # robust | strict | official (which rules produced the metrics)
 
     def write(self, out_dir) -> Path:
-        """``metrics.json``, ``per_example.csv``, ``errors.csv``, and ``score.json`` (provenance + coverage)."""
+        """``metrics.json``, ``per_example.csv``, ``errors.csv``, and ``score.json`` (provenance + coverage),
+        as one set (:func:`pfc.io.atomic.write_set`, ``score.json`` last) under the directory's writer lock:
+        a full disk or a kill leaves the previous score whole; a second writer is refused."""
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "metrics.json").write_text(json.dumps(json_safe(self.metrics), indent=1, sort_keys=False,
-                                                     allow_nan=False) + "\n")
-        self.per_example.to_csv(out / "per_example.csv", index=False)
-        self.errors.to_csv(out / "errors.csv", index=False)
         meta = {**self.provenance, "mode": self.mode,
                 "mode_description": MODES.get(self.mode, "the published evaluator's rules"), "coverage": self.coverage}
-        (out / "score.json").write_text(json.dumps(meta, indent=1, allow_nan=False) + "\n")
+        files = {"metrics.json": atomic.dumps(json_safe(self.metrics), indent=1, allow_nan=False) + "\n",
+                 "per_example.csv": _csv(self.per_example), "errors.csv": _csv(self.errors),
+                 "score.json": atomic.dumps(meta, indent=1, allow_nan=False) + "\n"}
+        with writer_lock(out, "score directory"):
+            atomic.write_set(out, files, stamp="score.json")
         return out
+
+
+def _csv(df: pd.DataFrame) -> bytes:
+    """CSV bytes; text UTF-8 cannot carry (a lone surrogate in a model's output) kept as a ``\\ud800`` escape."""
+    return df.to_csv(index=False).encode("utf-8", "backslashreplace")
 
 
 _ERROR_COLUMNS = ["id", "level", "error_type", "function", "argument", "status", "source",

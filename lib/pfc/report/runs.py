@@ -20,6 +20,8 @@ from pathlib import Path
 import pandas as pd
 
 from pfc.errors import UserError
+from pfc.io import atomic
+from pfc.io.lock import writer_lock
 from pfc.report import figures
 
 from pfc import paths
@@ -60,12 +62,12 @@ class Writer:
         if part not in self.parts:
             return
         self.written += [self.out / f"{name}.{ext}" for ext in ("md", "csv", "json")]
-        df.to_csv(self.out / f"{name}.csv")
-        (self.out / f"{name}.md").write_text(f"# {title}\n\n{note}\n\n{_md(df)}")
+        atomic.write_bytes(self.out / f"{name}.csv", df.to_csv().encode("utf-8", "backslashreplace"))
+        atomic.write_text(self.out / f"{name}.md", f"# {title}\n\n{note}\n\n{_md(df)}")
         names = set((long if long is not None else df.reset_index()).get("run", []))
         payload = {"title": title, "note": note, "runs": [m for m in self.manifest if m["run"] in names],
                    "rows": json.loads((long if long is not None else df.reset_index()).to_json(orient="records"))}
-        (self.out / f"{name}.json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
+        atomic.write_json(self.out / f"{name}.json", payload)
         self.sections += [f"## {title}", "", note, "", _md(df),
                           f"Files: [{name}.md]({name}.md), [{name}.csv]({name}.csv), [{name}.json]({name}.json)", ""]
 
@@ -229,12 +231,20 @@ def toolspectrum_error_shares(runs: list[T.Run]) -> pd.DataFrame:
 
 def write_report(runs: list[T.Run], out, n_boot: int = N_BOOT, seed: int = 0, title: str = "Run report",
                  parts=PARTS) -> Path:
-    """Every table and figure for ``runs`` under ``out`` (only ``parts`` of them); returns ``out/report.md``."""
+    """Every table and figure for ``runs`` under ``out`` (only ``parts`` of them); returns ``out/report.md``.
+    Under the directory's writer lock (a second report into ``out`` is refused); each file is replaced
+    atomically and ``report.md`` is removed first and written last."""
     runs = T.unique_names(list(runs))
+    with writer_lock(out, "report directory"):
+        (Path(out) / "report.md").unlink(missing_ok=True)  # written last: present = every file is this report's
+        return _write_report(runs, out, n_boot, seed, title, parts)
+
+
+def _write_report(runs, out, n_boot, seed, title, parts) -> Path:
     w = Writer(Path(out), parts)
     manifest = T.run_manifest(runs)
     w.manifest = manifest
-    (w.out / "runs.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
+    atomic.write_json(w.out / "runs.json", manifest)
     for name, write_section in SECTIONS.items():
         mine = [r for r in runs if r.benchmark == name]
         if mine:
@@ -247,7 +257,7 @@ def write_report(runs: list[T.Run], out, n_boot: int = N_BOOT, seed: int = 0, ti
     head = [f"# {title}", "", f"Bootstrap: {n_boot} resamples over examples, seed {seed}. Full configs and "
             "hashes: [runs.json](runs.json).", ""]
     md = w.out / "report.md"
-    md.write_text("\n".join(head + runs_md + [""] + w.sections) + "\n")
+    atomic.write_text(md, "\n".join(head + runs_md + [""] + w.sections) + "\n")
     return md
 
 

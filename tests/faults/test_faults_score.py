@@ -1,0 +1,68 @@
+"""Fault suite: ``pfc score`` and ``pfc report`` outputs under a full disk, a held directory and kill -9."""
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+
+import pytest
+from conftest import last_line, pfc, tree
+
+from pfc import paths
+from pfc.eval.render import render_json
+from pfc.io.lock import writer_lock
+from pfc.schema import load_examples
+
+
+@pytest.fixture
+def scored(bench, tmp_path):
+    """Oracle predictions and an earlier score of them: the result a failed command must not touch."""
+    preds = tmp_path / "oracle.jsonl"
+    preds.write_text("".join(json.dumps({"id": e.id, "output": render_json(e.gold)}) + "\n"
+                             for e in load_examples(bench / "examples.jsonl")))
+    out = tmp_path / "score"
+    assert pfc("score", "--benchmark", "tracebench", "--examples", bench, "--predictions", preds,
+               "--out", out).returncode == 0
+    return preds, out
+
+
+def score_args(bench, preds, out):
+    return ["score", "--benchmark", "tracebench", "--examples", bench, "--predictions", preds, "--out", out]
+
+
+def test_a_full_disk_while_scoring_keeps_the_earlier_score_whole_and_names_the_file(bench, scored):
+    """RLIMIT_FSIZE (no privileges needed) makes the kernel refuse any file past 8 KiB: a real failed write."""
+    preds, out = scored
+    before = tree(out)
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+    p = subprocess.run([sys.executable, "-m", "pfc", *map(str, score_args(bench, preds, out))], cwd=paths.ROOT,
+                       capture_output=True, text=True, preexec_fn=limit, env=os.environ)
+    line = last_line(p, 2)
+    assert line.startswith(f"pfc score: {out}/") and "cannot write: file too large" in line
+    assert tree(out) == before
+    assert not [f for f in os.listdir(out) if ".tmp-" in f]  # no temporary file left behind
+
+
+def test_a_score_directory_held_by_another_writer_is_refused_and_left_alone(bench, scored):
+    preds, out = scored
+    before = tree(out)
+    with writer_lock(out, "score directory"):
+        line = last_line(pfc(*score_args(bench, preds, out)), 2)
+    assert line.startswith(f"pfc score: {out}: another writer holds this score directory (pid {os.getpid()} on ")
+    assert tree(out) == before
+
+
+def test_a_rescore_replaces_every_file_of_the_set_with_the_stamp_last(bench, scored, tmp_path):
+    preds, out = scored
+    first = json.loads((out / "score.json").read_text())
+    half = tmp_path / "half.jsonl"
+    half.write_text("".join(preds.read_text().splitlines(keepends=True)[:5]))
+    assert pfc(*score_args(bench, half, out)).returncode == 0
+    second = json.loads((out / "score.json").read_text())
+    assert second["coverage"]["matched"] == 5 != first["coverage"]["matched"]
+    assert sorted(os.listdir(out)) == [".pfc-writer.lock", "errors.csv", "metrics.json", "per_example.csv",
+                                       "score.json"]
