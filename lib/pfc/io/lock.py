@@ -41,19 +41,19 @@ def holder_line(what: str = "") -> str:
     return f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%dT%H:%M:%S')}: {cmd}"
 
 
-def read_holder(directory) -> str:
+def read_holder(directory, name: str = LOCK_NAME) -> str:
     """The holder recorded in ``directory``'s lock file ('' when none)."""
     try:
-        return (Path(directory) / LOCK_NAME).read_text(encoding="utf-8", errors="replace").strip()
+        return (Path(directory) / name).read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
         return ""
 
 
-def _acquire(directory: Path, kind: str, what: str) -> tuple:
+def _acquire(directory: Path, kind: str, what: str, name: str) -> tuple:
     import fcntl
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        fh = open(directory / LOCK_NAME, "a+", encoding="utf-8")
+        fh = open(directory / name, "a+", encoding="utf-8")
     except OSError as e:
         raise UserError(f"cannot create the {kind}'s lock file: {e.strerror or e}", file=str(directory)) from None
     try:
@@ -77,13 +77,14 @@ def _acquire(directory: Path, kind: str, what: str) -> tuple:
 
 
 @contextmanager
-def writer_lock(directory, kind: str = "directory", what: str = ""):
+def writer_lock(directory, kind: str = "directory", what: str = "", name: str = LOCK_NAME):
     """Hold ``directory`` (created if missing) as its only writer for the ``with`` block; yields a LockInfo.
-    ``kind`` names it in the refusal ("run directory"), ``what`` is the holder's command as recorded."""
+    ``kind`` names it in the refusal ("run directory"), ``what`` is the holder's command as recorded;
+    ``name``: another lock file, for a lock on something other than the directory's own files."""
     directory = Path(directory)
-    fh, stale = _acquire(directory, kind, what)
+    fh, stale = _acquire(directory, kind, what, name)
     try:
-        yield LockInfo(directory / LOCK_NAME, stale)
+        yield LockInfo(directory / name, stale)
     finally:
         try:
             fh.seek(0)

@@ -27,6 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pfc import paths
+from pfc.errors import UserError
+from pfc.io import atomic
+from pfc.io.lock import writer_lock
 from pfc.provenance import sha256_path
 
 REAL_MODEL_NAME = "qwen2.5-coder-0.5b"
@@ -314,10 +317,23 @@ def to_html(notebook: Path) -> Path:
     return out
 
 
+PIPELINE_LOCK = ".pfc-pipeline.lock"
+
+
 def reproduce(steps: list[Step], force: bool = False, log=print, state_path=None) -> list[dict]:
-    """Run (or skip) every step in order; returns one record per step."""
+    """Run (or skip) every step in order; returns one record per step. One pipeline per checkout at a
+    time: the state's folder is held (``pfc.io.lock``, lock file ``.pfc-pipeline.lock``) for the whole
+    run, so a second ``make reproduce`` is refused naming the first; the state is replaced atomically."""
     state_path = Path(state_path or paths.REPORTS / "pipeline.json")
+    with writer_lock(state_path.parent, "checkout's pipeline", "make reproduce", name=PIPELINE_LOCK):
+        return _reproduce(steps, force, log, state_path)
+
+
+def _reproduce(steps, force, log, state_path) -> list[dict]:
     state = json.loads(state_path.read_text()) if state_path.exists() else {}
+    if not isinstance(state, dict):
+        raise UserError("not a pipeline state (expected a JSON object); delete it to run every step",
+                        file=_rel(state_path))
     lib = lib_hash()
     records = []
     for i, s in enumerate(steps, 1):
@@ -335,8 +351,7 @@ def reproduce(steps: list[Step], force: bool = False, log=print, state_path=None
                 raise RuntimeError(f"step '{s.name}' failed{where}: {type(e).__name__}: "
                                    f"{str(e).strip().splitlines()[-1][:300] if str(e).strip() else ''}") from None
             state[s.name] = key
-            state_path.parent.mkdir(parents=True, exist_ok=True)
-            state_path.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")  # a crash keeps finished steps
+            atomic.write_json(state_path, state, sort_keys=True)  # a crash keeps finished steps
             status = "ran"
         dt = time.perf_counter() - t0
         log(f"[{i}/{len(steps)}] {s.name}: {status} ({dt:.1f}s)", flush=True)
@@ -399,7 +414,7 @@ def main(argv=None) -> int:
                     help="the packaged real small model: auto (models cache), a directory, or none")
     ap.add_argument("--sample", type=positive_int, default=os.environ.get("SAMPLE", "4"),
                     help="the real small model: this many examples covering every vagueness level and history bin, plus the walkthrough's")
-    ap.add_argument("--n-boot", type=int, default=1000)
+    ap.add_argument("--n-boot", type=positive_int, default=1000)
     ap.add_argument("--no-toolspectrum", action="store_true")
     ap.add_argument("--force", action="store_true", help="run every step even when its inputs are unchanged")
     args = ap.parse_args(argv)
@@ -409,7 +424,9 @@ def main(argv=None) -> int:
         return 2
     t0 = time.perf_counter()
     steps = plan(args.backend, args.model, args.real_model, args.sample, not args.no_toolspectrum, args.n_boot)
-    if real_model_dir(args.real_model) is None:
+    if args.real_model == "none":
+        print("reproduce: REAL_MODEL=none: the real small model's sampled run is left out, as asked.", file=sys.stderr)
+    elif real_model_dir(args.real_model) is None:
         print("reproduce: no real small model found (REAL_MODEL=auto looks in $PFC_MODELS_DIR or "
               f"~/.cache/pfc/models/{REAL_MODEL_NAME}); its sampled run is left out. Set REAL_MODEL=<model dir>.",
               file=sys.stderr)
@@ -418,6 +435,13 @@ def main(argv=None) -> int:
     except RuntimeError as e:
         print(f"reproduce: {e}", file=sys.stderr)
         return 1
+    except UserError as e:  # the checkout's pipeline is held by another make reproduce; a bad state file
+        print(f"reproduce: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("reproduce: interrupted; every step that finished is kept (reports/pipeline.json) and is skipped "
+              "next time: run make reproduce again to resume", file=sys.stderr)
+        return 130
     dt = time.perf_counter() - t0
     md = write_index(records, dt)
     ran = [r["step"] for r in records if r["status"] == "ran"]
