@@ -150,6 +150,11 @@ def _run_cmd(args) -> int:
     return 0
 
 
+# Ctrl-C in a command other than `pfc run` (which says how many rows it saved)
+INTERRUPTED = ("interrupted: files it had finished are kept (score and report files are replaced whole or not "
+               "at all); re-run the same command to finish")
+
+
 def _dispatch(args) -> int:
     """The one user-error path: a UserError (or an OSError on a user's path) is one line and exit 2;
     any other exception is a bug in pfc: a short traceback, exit 1. PFC_DEBUG=1 re-raises both."""
@@ -160,7 +165,7 @@ def _dispatch(args) -> int:
             raise
         print(f"pfc {args.cmd}: {os_error_message(e) if isinstance(e, OSError) else e}", file=sys.stderr)
     except KeyboardInterrupt as e:
-        print(f"pfc {args.cmd}: {e or 'interrupted'}", file=sys.stderr)
+        print(f"pfc {args.cmd}: {str(e) or INTERRUPTED}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as e:  # noqa: BLE001 - not a user error: say it is ours
         if os.environ.get("PFC_DEBUG"):

@@ -246,6 +246,8 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
                 yield n, json.loads(line)
             except json.JSONDecodeError as e:
                 raise SchemaError(f"invalid JSON: {e.msg} (column {e.colno})", file=str(path), line=n) from None
+            except RecursionError:
+                raise SchemaError("JSON nested too deeply to read", file=str(path), line=n) from None
 
 
 def load_examples(path: str | Path) -> list[Example]:

@@ -43,7 +43,7 @@ def guess_text(head: str) -> str | None:
         line = text.split("\n", 1)[0]
         try:
             obj = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             obj = None
         if isinstance(obj, dict):
             b = obj.get("benchmark")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pfc.errors import UserError
+from pfc.errors import UserError, nonneg_int
 from pfc.io import atomic
 from pfc.io.lock import writer_lock
 from pfc.report import figures
@@ -339,7 +339,7 @@ def add_commands(sub) -> None:
                            "a user-clustered paired interval and an exact McNemar p (pfc.report.paired)")
         p.add_argument("--examples", help="examples (default: each run's config 'examples')")
         p.add_argument("--tools", help="tool file (ToolSpectrum)")
-        p.add_argument("--n-boot", type=int, default=N_BOOT if name == "report" else 200,
+        p.add_argument("--n-boot", type=nonneg_int, default=N_BOOT if name == "report" else 200,
                        help="bootstrap resamples (0: no intervals)")
         p.add_argument("--seed", type=int, default=0)
         p.set_defaults(func=fn)

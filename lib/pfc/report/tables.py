@@ -58,8 +58,9 @@ def run_label(config: dict, fallback: str) -> str:
 def _examples_path(run_dir: Path, config: dict, examples) -> Path:
     if examples is not None:
         return Path(examples)
-    if "examples" not in config:
-        raise UserError(f"{run_dir / 'config.json'}: field 'examples' missing; pass the examples explicitly")
+    if not isinstance(config.get("examples"), str):
+        raise UserError(f"{run_dir / 'config.json'}: field 'examples' missing or not a path; pass the examples "
+                        "explicitly")
     p = Path(config["examples"])
     return p if p.is_absolute() else paths.ROOT / p
 
@@ -76,6 +77,10 @@ def load_run(run_dir, examples=None, tools=None, name: str | None = None) -> Run
         config = json.loads(cfg_path.read_text())
     except json.JSONDecodeError as e:
         raise UserError(f"{cfg_path}: invalid JSON: {e.msg} (line {e.lineno})") from None
+    except (UnicodeDecodeError, RecursionError):
+        raise UserError(f"{cfg_path}: not a run's config.json (unreadable text or nested too deeply)") from None
+    if not isinstance(config, dict):
+        raise UserError(f"{cfg_path}: not a run's config.json (expected a JSON object, got {type(config).__name__})")
     bench = config.get("benchmark")
     if bench not in benchmarks.NAMES:
         raise UserError(f"{cfg_path}: field 'benchmark' is {bench!r}; expected one of {benchmarks.NAMES}")

@@ -43,6 +43,19 @@ def crop(cache, length: int) -> None:
         cache.crop(-extra)
 
 
+def check_device(torch, device: str) -> None:
+    """A torch device this build of torch can use, else a one-line UserError naming --device."""
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        raise UserError(f"--device {device!r} is not a torch device (e.g. cpu, cuda, cuda:1)") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        why = "this torch is a CPU build" if torch.version.cuda is None else "no CUDA GPU is visible"
+        raise UserError(f"--device {device!r}: {why}; use --device cpu")
+    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise UserError(f"--device {device!r}: only {torch.cuda.device_count()} CUDA device(s) visible")
+
+
 class HFBackend(Backend):
     name = "hf"
 
@@ -63,6 +76,7 @@ class HFBackend(Backend):
             if not Path(path).is_dir():
                 raise UserError(f"--model {model!r} is neither a registered model ({', '.join(models.REGISTRY)}) "
                                  f"nor a local model directory")
+        check_device(torch, device)
         self.model, self.device, self.prefix_reuse = model, device, bool(prefix_reuse)
         self.dtype = dtype or "auto"
         self.fingerprint = models.fingerprint(path)
