@@ -106,3 +106,25 @@ def test_a_run_json_recorded_before_the_prompt_template_field_resumes_and_is_upg
     run("tracebench", bench, "oracle", out, limit=2, cache_path=tmp_path / "c.sqlite", progress=False)
     assert json.loads((out / "run.json").read_text())["identity"]["prompt_template"] == template
     assert digest(out / "predictions.jsonl") and len(rows(out)) == 2
+
+
+def test_a_full_disk_mid_run_names_the_file_keeps_the_rows_and_the_run_resumes(bench, tmp_path):
+    """RLIMIT_FSIZE (no privileges needed): predictions.jsonl cannot grow past 4 KiB, as on a full disk."""
+    import resource
+    out = tmp_path / "r"
+    cmd = [sys.executable, "-m", "pfc", "run", "--benchmark", "tracebench", "--examples", str(bench),
+           "--backend", "oracle", "--limit", "40", "--no-cache", "--out", str(out)]
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+    p = subprocess.run(cmd, cwd=paths.ROOT, capture_output=True, text=True, preexec_fn=limit)
+    line = last_line(p, 2)
+    assert line == (f"pfc run: {out}/predictions.jsonl: cannot write: file too large; the rows written before "
+                    "are kept; re-run the same command to resume")
+    kept = len(finished_ids(out / "predictions.jsonl"))
+    assert 0 < kept < 40
+    again = subprocess.run(cmd, cwd=paths.ROOT, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr[-2000:]
+    ids = rows(out)
+    assert len(ids) == 40 and len(set(ids)) == 40

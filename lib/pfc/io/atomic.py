@@ -40,12 +40,12 @@ def _tmp_name(path: Path) -> Path:
     return path.with_name(f".{path.name}.tmp-{os.getpid()}-{os.urandom(3).hex()}")
 
 
-def write_failed(path, e: OSError) -> UserError:
-    """One line for a write that failed (the old file is unchanged)."""
+def write_failed(path, e: OSError, kept: str = "the previous file, if any, is unchanged") -> UserError:
+    """One line for a write that failed, naming the file, why, and what was ``kept``."""
     why = {errno.ENOSPC: "no space left on device", errno.EDQUOT: "disk quota exceeded",
            errno.EROFS: "read-only file system", errno.EFBIG: "file too large", errno.EACCES: "permission denied"}.get(e.errno,
                                                                                        e.strerror or str(e))
-    return UserError(f"cannot write: {why}; the previous file, if any, is unchanged", file=str(path))
+    return UserError(f"cannot write: {why}; {kept}", file=str(path))
 
 
 def _stage(path: Path, data: bytes) -> Path:

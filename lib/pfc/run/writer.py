@@ -26,6 +26,9 @@ from pfc.errors import UserError
 from pfc.io import atomic
 
 
+APPEND_KEPT = "the rows written before are kept; re-run the same command to resume"
+
+
 @dataclass
 class PredictionRow:
     id: str
@@ -95,17 +98,26 @@ class RunWriter:
     def __exit__(self, *exc) -> None:
         for fh in (self._preds, self._fails):
             if fh is not None:
-                fh.close()
+                try:
+                    fh.close()
+                except OSError:  # a write that already failed (full disk) was reported by write()/fail()
+                    pass
         self._preds = self._fails = None
 
     def write(self, row: PredictionRow) -> None:
-        self._preds.write(atomic.dumps(row.to_json()) + "\n")  # lossless: a lone surrogate stays an escape
-        self._preds.flush()
-        os.fsync(self._preds.fileno())
+        try:
+            self._preds.write(atomic.dumps(row.to_json()) + "\n")  # lossless: a lone surrogate stays an escape
+            self._preds.flush()
+            os.fsync(self._preds.fileno())
+        except OSError as e:  # a full disk: the rows before stay; a cut last line is removed on resume
+            raise atomic.write_failed(self.predictions, e, APPEND_KEPT) from None
 
     def fail(self, example_id: str, error: str) -> None:
-        self._fails.write(atomic.dumps({"id": example_id, "error": error}) + "\n")
-        self._fails.flush()
+        try:
+            self._fails.write(atomic.dumps({"id": example_id, "error": error}) + "\n")
+            self._fails.flush()
+        except OSError as e:
+            raise atomic.write_failed(self.failures, e, APPEND_KEPT) from None
 
     def write_usage(self, usage: dict) -> None:
         usage["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
