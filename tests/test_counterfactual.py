@@ -165,3 +165,10 @@ def test_manifest_counts_variants_and_skipped(tmp_path):
     m = json.loads((tmp_path / "o" / "perturb.json").read_text())
     assert r.returncode == 0 and (m["originals"], m["variants"], m["skipped"]) == (2, 2, {})
     assert not os.path.isabs(m["examples"]["path"])
+
+
+def test_swap_user_skips_a_request_without_history_or_profile():
+    bare = [_tb("a", "a1", "2025-03-07T19:30:00", []), _tb("b", "b1", "2025-03-07T19:30:00", HIST_B)]
+    variants, skipped = perturb(bare, "swap-user", 0)  # b1 is skipped too: its only donor has no history to give
+    assert variants == [] and skipped == {"no user context (history or profile) to swap": 1,
+                                          "no other user with a context for this request": 1}

@@ -19,6 +19,9 @@ the variant:
 - **ToolSpectrum** (public release, no generator): the profile and environment become
   another sample's; no counterfactual gold (sensitivity only).
 
+Which rule applies is read from the example, not from a benchmark name: a call history (TRACEBench),
+a profile with a user id (PTBench), no user id (a released sample: ToolSpectrum).
+
 Stated (``query``) arguments always keep their gold. ``meta.counterfactual.items`` lists, per
 gold call, the app and every argument: ``source`` (original provenance), ``original``,
 ``counterfactual`` and ``known``; a known counterfactual value replaces the variant's gold.
@@ -75,7 +78,6 @@ class DonorPool:
             if ex.user_id is not None:
                 self.by_user[ex.user_id].append(ex)
         self.users = sorted(self.by_user)
-        self.benchmark = examples[0].benchmark if examples else None
         self.history = {}   # TRACEBench: user -> all known records, time order
         for u, exs in self.by_user.items():
             longest = max(exs, key=lambda e: (len(e.history), e.id))
@@ -90,10 +92,12 @@ class DonorPool:
 
     def swap(self, ex, rng, seed: int):
         from pfc.data.counterfactual import _set_history, _variant
-        if self.benchmark == "toolspectrum" or ex.user_id is None:
+        if ex.user_id is None:  # no user behind the sample (the ToolSpectrum release): no generator to ask
             return self._swap_sample(ex, rng, seed)
+        if not ex.history and not isinstance(ex.profile, dict):
+            return None, "no user context (history or profile) to swap"
         for donor in self._donors(ex, rng):
-            if self.benchmark == "tracebench":
+            if ex.history:  # a call history is the user's context (TRACEBench)
                 t = ex.meta.get("anchor_time")
                 hist = [h for h in self.history[donor] if t is None or h.time is None
                         or datetime.fromisoformat(h.time) < datetime.fromisoformat(t)]
@@ -102,7 +106,7 @@ class DonorPool:
                 v = _variant(ex, "swap-user", None, seed, donor_user=donor)
                 _set_history(v, hist)
                 items = self._tracebench_gold(ex, hist)
-            else:
+            else:  # a profile is the user's context (PTBench)
                 scen = _scenario(ex)
                 same = [d for d in self.by_user[donor] if _scenario(d) == scen]
                 if not same:
