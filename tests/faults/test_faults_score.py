@@ -66,3 +66,15 @@ def test_a_rescore_replaces_every_file_of_the_set_with_the_stamp_last(bench, sco
     assert second["coverage"]["matched"] == 5 != first["coverage"]["matched"]
     assert sorted(os.listdir(out)) == [".pfc-writer.lock", "errors.csv", "metrics.json", "per_example.csv",
                                        "score.json"]
+
+
+def test_a_report_directory_held_by_another_writer_is_refused_and_left_alone(bench, tmp_path):
+    from pfc.run.runner import run
+    run("tracebench", bench, "oracle", tmp_path / "run", limit=3, cache_path=tmp_path / "c.sqlite", progress=False)
+    rep = tmp_path / "rep"
+    rep.mkdir()
+    (rep / "report.md").write_text("earlier\n")
+    with writer_lock(rep, "report directory"):
+        line = last_line(pfc("report", tmp_path / "run", "--out", rep, "--n-boot", 10), 2)
+    assert line.startswith(f"pfc report: {rep}: another writer holds this report directory (pid {os.getpid()} on ")
+    assert (rep / "report.md").read_text() == "earlier\n"

@@ -1,0 +1,55 @@
+"""Fault suite: the response cache with several writer processes at once, and killed mid-write."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from pfc import paths
+from pfc.run.cache import ResponseCache
+
+ENV = {**os.environ, "PYTHONPATH": str(paths.ROOT / "lib")}
+
+WRITER = """
+import sys, time
+from pathlib import Path
+from pfc.run.cache import ResponseCache
+path, name, go, n = sys.argv[1], sys.argv[2], Path(sys.argv[3]), int(sys.argv[4])
+c = ResponseCache(path)
+while not go.exists():
+    time.sleep(0.001)
+for i in range(n):
+    c.put(f"{name}-{i}", {"text": f"{name} answer {i}", "usage": {}})
+c.close()
+print("ok")
+"""
+
+
+def test_two_processes_writing_one_cache_at_once_lose_nothing(tmp_path):
+    path, go, n = tmp_path / "c.sqlite", tmp_path / "go", 300
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), name, str(go), str(n)], env=ENV,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for name in ("A", "B")]
+    time.sleep(0.5)
+    go.touch()
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0 and out.strip() == "ok", err[-2000:]
+    c = ResponseCache(path)
+    assert len(c) == 2 * n
+    assert c.get("A-17") == {"text": "A answer 17", "usage": {}} and c.get("B-299")["text"] == "B answer 299"
+
+
+def test_a_cache_writer_killed_with_sigkill_leaves_every_committed_answer_readable(tmp_path):
+    path = tmp_path / "c.sqlite"
+    code = ("import sys; from pfc.run.cache import ResponseCache\n"
+            "c = ResponseCache(sys.argv[1]); i = 0\n"
+            "while True:\n"
+            "    c.put(f'k{i}', {'text': str(i)}); i += 1\n"
+            "    if i == 50: print('50', flush=True)\n")
+    p = subprocess.Popen([sys.executable, "-c", code, str(path)], env=ENV, stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "50"
+    p.send_signal(signal.SIGKILL)
+    p.wait(30)
+    c = ResponseCache(path)
+    n = len(c)
+    assert n >= 50 and all(c.get(f"k{i}") == {"text": str(i)} for i in range(n))
