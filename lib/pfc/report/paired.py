@@ -56,7 +56,9 @@ def text(table: pd.DataFrame, a: str, b: str) -> str:
                         "a_only", "b_only", "mcnemar_p") if c in table.columns]
     head = (f"paired: A = {a}, B = {b}; A - B with user-clustered bootstrap 95% intervals (paired and, for "
             f"comparison, unpaired); exact McNemar p on discordant pairs for 0/1 metrics")
-    return head + "\n" + table[cols].to_string(index=False, float_format=lambda x: f"{x:.4f}")
+    fmt = {c: (lambda x: f"{x:.2e}") if c == "mcnemar_p" else (lambda x: "" if x != x else f"{x:.0f}")
+           if c in ("a_only", "b_only") else (lambda x: f"{x:.4f}") for c in cols if c != "key"}
+    return head + "\n" + table[cols].to_string(index=False, formatters=fmt)
 
 
 def paired_cmd(args) -> int:
