@@ -78,3 +78,14 @@ def test_a_report_directory_held_by_another_writer_is_refused_and_left_alone(ben
         line = last_line(pfc("report", tmp_path / "run", "--out", rep, "--n-boot", 10), 2)
     assert line.startswith(f"pfc report: {rep}: another writer holds this report directory (pid {os.getpid()} on ")
     assert (rep / "report.md").read_text() == "earlier\n"
+
+
+def test_compare_and_report_on_a_partial_run_say_how_much_it_covers(bench, tmp_path):
+    from pfc.run.runner import run
+    run("tracebench", bench, "oracle", tmp_path / "run", limit=3, cache_path=tmp_path / "c.sqlite", progress=False)
+    n = len(load_examples(bench / "examples.jsonl"))
+    want = f"matched 3 of {n} examples; {n - 3} missing, 0 unknown, 0 duplicate; missing examples are scored as failures"
+    p = pfc("compare", tmp_path / "run", "--n-boot", 10)
+    assert p.returncode == 0 and p.stderr.strip().splitlines()[-1].endswith(want)
+    p = pfc("report", tmp_path / "run", "--out", tmp_path / "rep", "--n-boot", 10)
+    assert p.returncode == 0 and want in p.stderr and want in (tmp_path / "rep" / "report.md").read_text()

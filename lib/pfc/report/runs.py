@@ -256,6 +256,9 @@ def _write_report(runs, out, n_boot, seed, title, parts) -> Path:
                 f"`{m['sha256']['predictions.jsonl'][:16]}` |" for m in manifest]
     head = [f"# {title}", "", f"Bootstrap: {n_boot} resamples over examples, seed {seed}. Full configs and "
             "hashes: [runs.json](runs.json).", ""]
+    partial = coverage_lines(runs)
+    if partial:
+        head += ["**Partial runs** (n counts every example):", ""] + [f"- {x}" for x in partial] + [""]
     md = w.out / "report.md"
     atomic.write_text(md, "\n".join(head + runs_md + [""] + w.sections) + "\n")
     return md
@@ -286,6 +289,14 @@ def _load_all(args) -> list[T.Run]:
     return [T.load_run(d, examples=args.examples, tools=args.tools, name=label) for d, label in dirs]
 
 
+def coverage_lines(runs: list[T.Run]) -> list[str]:
+    """One line per run whose predictions do not cover its examples (a partial run: missing rows are scored as
+    failures, so n counts every example)."""
+    from pfc.eval.coverage import summary as cov_summary
+    return [f"{r.name} ({r.run_dir}): {cov_summary(r.coverage)}; missing examples are scored as failures"
+            for r in runs if r.coverage and (r.coverage.get("missing") or r.coverage.get("unknown"))]
+
+
 def _report_cmd(args) -> int:
     import sys
     try:
@@ -295,6 +306,8 @@ def _report_cmd(args) -> int:
         print(f"pfc report: {e}", file=sys.stderr)
         return 2
     print(summary(runs, n_boot=args.n_boot, seed=args.seed))
+    for line in coverage_lines(runs):
+        print(f"pfc report: {line}", file=sys.stderr)
     print(f"wrote {paths.relative(md)} and its tables/figures", file=sys.stderr)
     return 0
 
@@ -314,6 +327,8 @@ def _compare_cmd(args) -> int:
         print(f"pfc compare: {e}", file=sys.stderr)
         return 2
     print(summary(runs, n_boot=args.n_boot, seed=args.seed))
+    for line in coverage_lines(runs):
+        print(f"pfc compare: {line}", file=sys.stderr)
     if args.by:
         for r in runs:
             if args.by not in r.per_example.columns:

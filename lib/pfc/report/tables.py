@@ -45,6 +45,7 @@ class Run:
     errors: pd.DataFrame
     hashes: dict = field(default_factory=dict)
     run_dir: str | None = None
+    coverage: dict = field(default_factory=dict)  # pfc.eval.coverage: matched/missing/unknown/duplicate
 
 
 def run_label(config: dict, fallback: str) -> str:
@@ -91,7 +92,7 @@ def load_run(run_dir, examples=None, tools=None, name: str | None = None) -> Run
     if ex_file.is_file():
         hashes["examples"] = sha256_path(ex_file)
     return Run(name or run_label(config, d.name), bench, config, rep.per_example, rep.metrics, rep.errors,
-               hashes, paths.relative(d))
+               hashes, paths.relative(d), rep.coverage)
 
 
 def unique_names(runs: list[Run]) -> list[Run]:
