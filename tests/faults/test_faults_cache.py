@@ -53,3 +53,26 @@ def test_a_cache_writer_killed_with_sigkill_leaves_every_committed_answer_readab
     c = ResponseCache(path)
     n = len(c)
     assert n >= 50 and all(c.get(f"k{i}") == {"text": str(i)} for i in range(n))
+
+
+def test_a_full_disk_while_caching_says_so_naming_the_cache_and_keeps_what_was_committed(tmp_path):
+    """RLIMIT_FSIZE (no privileges needed): the cache file cannot grow past 64 KiB, as on a full disk."""
+    import resource
+    path = tmp_path / "c.sqlite"
+    code = ("import sys; from pfc.run.cache import ResponseCache; from pfc.errors import UserError\n"
+            "c = ResponseCache(sys.argv[1])\n"
+            "try:\n"
+            "    for i in range(100000): c.put(f'k{i}', {'text': 'x' * 200})\n"
+            "except UserError as e:\n"
+            "    print(e); print(i)\n")
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 16, 1 << 16))
+    p = subprocess.run([sys.executable, "-c", code, str(path)], env=ENV, capture_output=True, text=True,
+                       preexec_fn=limit)
+    message, failed_at = p.stdout.strip().splitlines()
+    assert message.startswith(f"{path}: cannot write the response cache (")  # SQLite: 'disk I/O error' here
+    assert message.endswith("; free space and re-run the same command (finished rows are kept)")
+    c = ResponseCache(path)
+    assert len(c) == int(failed_at) and c.get("k0") == {"text": "x" * 200}

@@ -51,6 +51,9 @@ class ResponseCache:
             raise self._unusable(e) from None
 
     def _unusable(self, e) -> UserError:
+        if "full" in str(e) or "I/O error" in str(e):  # disk full / file-size limit: the cache is fine, the disk not
+            return UserError(f"cannot write the response cache ({e}); free space and re-run the same command "
+                             "(finished rows are kept)", file=self.path)
         return UserError(f"the response cache cannot be used ({e}); move it aside to start a new one, "
                          "or run with --no-cache", file=self.path)
 
