@@ -4,7 +4,7 @@ Everything is drawn from a ``random.Random`` the caller seeds; nothing here writ
 Personal data (names, phone numbers, e-mail addresses, ID numbers, exact home and work
 addresses) is generated on purpose, so that anonymization can be tested against it.
 
-    >>> import random; p = make_person(random.Random(1), 0); p["city"] in CITIES
+    >>> import random; p = make_person(random.Random(1), 0, {fn: ["A", "B"] for fn in APP_CONTEXTS}); p["city"] in CITIES
     True
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@ Used for oracle predictions, few-shot demonstrations and round-trip tests. It do
 parse; ``pfc.eval.parsing.parse(render(calls, style), style)`` gives the calls back.
 
     >>> render([Call("Shop", "buy", {"n": 2})], "ptbench")
-    "Shop:[buy(n=2)]"
+    'Shop:[buy(n=2)]'
 """
 from __future__ import annotations
 
