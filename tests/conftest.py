@@ -1,9 +1,20 @@
-"""Shared fixtures: the golden-data folder, the ToolSpectrum release (read in place), the tiny model."""
+"""Shared fixtures: the golden-data folder, the ToolSpectrum release (read in place), the tiny model and
+the tiny TRACEBench every test module shares (each built once per session into a temporary directory).
+
+Also the test tiers (markers registered in ``pyproject.toml``): ``model`` (torch, the tiny or the
+real models, LoRA), ``notebook`` (papermill/nbval), ``slow`` (long CPU work, subprocess pipelines).
+``make test-fast`` deselects all three; a fast session that imports torch or transformers fails
+here, so the fast tier keeps running on the core stack alone (``requirements.txt``).
+"""
+import sys
 from pathlib import Path
 
 import pytest
 
 from pfc import paths
+
+TINY_TRACEBENCH = {"users": 2, "seed": 1, "records": 150}   # 190 examples over 2 users
+HEAVY = ("torch", "transformers")
 
 
 @pytest.fixture(scope="session")
@@ -25,3 +36,31 @@ def tiny_model(tmp_path_factory):
     (~30 s idle, minutes on a loaded machine): tests write nothing into the repository."""
     from pfc.run.backends.tiny import build_tiny_model
     return build_tiny_model(tmp_path_factory.mktemp("tiny-model-v1"))
+
+
+@pytest.fixture(scope="session")
+def tiny_tracebench(tmp_path_factory) -> Path:
+    """The shared tiny TRACEBench (``TINY_TRACEBENCH``: ``examples.jsonl`` + ``tools.json``), built once
+    into a temporary directory. Tests only read it (runs go to their own ``tmp_path``); a test that needs
+    a changed copy makes one. At the end of the session its bytes are checked to be unchanged."""
+    from pfc.data.build import build_tracebench
+    from pfc.provenance import sha256_path
+    out = tmp_path_factory.mktemp("tiny-tracebench")
+    build_tracebench(out, progress=False, **TINY_TRACEBENCH)
+    before = sha256_path(out)
+    yield out
+    assert sha256_path(out) == before, f"a test changed the shared tiny TRACEBench in {out}: copy it first"
+
+
+def _fast_tier(config) -> bool:
+    expr = config.getoption("markexpr") or ""
+    return all(f"not {m}" in expr for m in ("slow", "model", "notebook"))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The fast tier must not need the model stack: importing torch/transformers there is a failure."""
+    loaded = [m for m in HEAVY if m in sys.modules]
+    if _fast_tier(session.config) and loaded:
+        session.config.pluginmanager.get_plugin("terminalreporter").write_line(
+            f"the fast tier imported {', '.join(loaded)}: mark the test that needs it @pytest.mark.model", red=True)
+        session.exitstatus = 1

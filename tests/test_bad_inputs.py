@@ -19,7 +19,6 @@ import time
 import pytest
 
 from pfc import paths
-from pfc.data.build import build_tracebench
 from pfc.eval.render import render_json
 from pfc.run.runner import finished_ids, run
 from pfc.schema import load_examples
@@ -47,15 +46,8 @@ def digest(path):
 
 
 @pytest.fixture(scope="module")
-def bench(tmp_path_factory):
-    out = tmp_path_factory.mktemp("tb")
-    build_tracebench(out, users=2, seed=1, records=150, progress=False)
-    return out
-
-
-@pytest.fixture(scope="module")
-def examples(bench):
-    return load_examples(bench / "examples.jsonl")
+def examples(tiny_tracebench):
+    return load_examples(tiny_tracebench / "examples.jsonl")
 
 
 @pytest.fixture
@@ -66,26 +58,26 @@ def oracle_preds(examples, tmp_path):
 
 
 @pytest.fixture
-def prior_run(bench, tmp_path):
+def prior_run(tiny_tracebench, tmp_path):
     """A finished 10-example oracle run: the earlier result that a refused command must not touch."""
     out = tmp_path / "run"
-    run("tracebench", bench, "oracle", out, limit=10, cache_path=tmp_path / "c.sqlite", progress=False)
+    run("tracebench", tiny_tracebench, "oracle", out, limit=10, cache_path=tmp_path / "c.sqlite", progress=False)
     return out
 
 
 # ---------------------------------------------------------------- run identity
-def test_resuming_with_another_backend_is_refused_naming_the_field(bench, prior_run):
+def test_resuming_with_another_backend_is_refused_naming_the_field(tiny_tracebench, prior_run):
     before = digest(prior_run / "predictions.jsonl")
     # trap: today the rows of two backends were silently mixed under a config claiming the second
-    p = pfc("run", "--benchmark", "tracebench", "--examples", bench, "--backend", "random", "--out", prior_run)
+    p = pfc("run", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--backend", "random", "--out", prior_run)
     line = refused(p, prior_run, 'backend: "oracle" -> "random"', "--force")
     assert "examples_sha256" not in line  # only what differs is named
     assert digest(prior_run / "predictions.jsonl") == before
 
 
-def test_resuming_on_another_dataset_is_refused(bench, prior_run, tmp_path):
+def test_resuming_on_another_dataset_is_refused(tiny_tracebench, prior_run, tmp_path):
     other = tmp_path / "other"
-    shutil.copytree(bench, other)
+    shutil.copytree(tiny_tracebench, other)
     rows = (other / "examples.jsonl").read_text().splitlines()
     first = json.loads(rows[0])
     first["query"] += " please"
@@ -96,9 +88,9 @@ def test_resuming_on_another_dataset_is_refused(bench, prior_run, tmp_path):
     assert digest(prior_run / "predictions.jsonl") == before
 
 
-def test_force_moves_the_old_run_to_the_attic_and_starts_afresh(bench, prior_run):
+def test_force_moves_the_old_run_to_the_attic_and_starts_afresh(tiny_tracebench, prior_run):
     before = (prior_run / "predictions.jsonl").read_bytes()
-    p = pfc("run", "--benchmark", "tracebench", "--examples", bench, "--backend", "random", "--out", prior_run,
+    p = pfc("run", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--backend", "random", "--out", prior_run,
             "--limit", 4, "--force")
     assert p.returncode == 0, p.stderr
     assert (prior_run / "attic" / "1" / "predictions.jsonl").read_bytes() == before
@@ -107,24 +99,24 @@ def test_force_moves_the_old_run_to_the_attic_and_starts_afresh(bench, prior_run
     assert json.loads((prior_run / "run.json").read_text())["identity"]["backend"] == "random"
 
 
-def test_a_run_directory_without_run_json_is_refused(bench, prior_run):
+def test_a_run_directory_without_run_json_is_refused(tiny_tracebench, prior_run):
     (prior_run / "run.json").unlink()  # a run made before run identities existed, or copied by hand
-    p = pfc("run", "--benchmark", "tracebench", "--examples", bench, "--backend", "oracle", "--out", prior_run)
+    p = pfc("run", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--backend", "oracle", "--out", prior_run)
     refused(p, prior_run, "no run.json")
 
 
 # ---------------------------------------------------------------- runs that cannot work
-def test_an_examples_file_takes_tools_json_from_beside_it(bench, tmp_path):
-    p = pfc("run", "--benchmark", "tracebench", "--examples", bench / "examples.jsonl", "--backend", "history-prior",
+def test_an_examples_file_takes_tools_json_from_beside_it(tiny_tracebench, tmp_path):
+    p = pfc("run", "--benchmark", "tracebench", "--examples", tiny_tracebench / "examples.jsonl", "--backend", "history-prior",
             "--limit", 5, "--out", tmp_path / "r")
     assert p.returncode == 0, p.stderr
     assert len(finished_ids(tmp_path / "r" / "predictions.jsonl")) == 5  # trap: every request used to fail
 
 
-def test_an_examples_file_without_tools_is_refused_before_any_request(bench, tmp_path):
+def test_an_examples_file_without_tools_is_refused_before_any_request(tiny_tracebench, tmp_path):
     lone = tmp_path / "lone" / "examples.jsonl"
     lone.parent.mkdir()
-    shutil.copy(bench / "examples.jsonl", lone)
+    shutil.copy(tiny_tracebench / "examples.jsonl", lone)
     p = pfc("run", "--benchmark", "tracebench", "--examples", lone, "--backend", "history-prior", "--out", tmp_path / "r")
     refused(p, lone, "tools.json", "--tools")
     assert not (tmp_path / "r" / "predictions.jsonl").exists()
@@ -145,10 +137,10 @@ def _closed_port() -> int:
     return port
 
 
-def test_a_dead_openai_base_url_is_refused_before_any_request(bench, tmp_path):
+def test_a_dead_openai_base_url_is_refused_before_any_request(tiny_tracebench, tmp_path):
     secret = "sk-deadurl-0123456789abcdef"
     env = {"OPENAI_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1", "OPENAI_API_KEY": secret}
-    p = pfc("run", "--benchmark", "tracebench", "--examples", bench, "--backend", "openai", "--model", "m",
+    p = pfc("run", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--backend", "openai", "--model", "m",
             "--out", tmp_path / "r", env=env)
     refused(p, "cannot reach", "127.0.0.1", "OPENAI_BASE_URL")
     assert secret not in p.stderr + p.stdout and not (tmp_path / "r" / "failures.jsonl").exists()
@@ -187,23 +179,24 @@ def rejecting_server():
     srv.server_close()
 
 
-def test_a_run_whose_requests_fail_exits_1_with_a_one_line_summary(bench, tmp_path, rejecting_server):
+def test_a_run_whose_requests_fail_exits_1_with_a_one_line_summary(tiny_tracebench, tmp_path, rejecting_server):
     env = {"OPENAI_BASE_URL": rejecting_server, "OPENAI_API_KEY": "sk-local"}
-    p = pfc("run", "--benchmark", "tracebench", "--examples", bench, "--backend", "openai", "--model", "m",
+    p = pfc("run", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--backend", "openai", "--model", "m",
             "--limit", 3, "--out", tmp_path / "r", env=env)
     line = refused(p, "3 of 3 requests failed", "0 written", "first error:", "HTTP 400", status=1)
     assert "failures.jsonl" in line
     assert len((tmp_path / "r" / "failures.jsonl").read_text().splitlines()) == 3
 
 
-def test_notebook_03_raises_when_the_run_failed(bench, tmp_path, rejecting_server, monkeypatch):
+@pytest.mark.notebook
+def test_notebook_03_raises_when_the_run_failed(tiny_tracebench, tmp_path, rejecting_server, monkeypatch):
     import papermill as pm
     monkeypatch.setenv("OPENAI_BASE_URL", rejecting_server)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-local")
     with pytest.raises(pm.PapermillExecutionError) as e:
         pm.execute_notebook(str(paths.NOTEBOOKS / "03_run_model.ipynb"), str(tmp_path / "o.ipynb"),
                             kernel_name="python3", progress_bar=False,
-                            parameters={"examples": str(bench), "backend": "openai", "model": "m", "limit": 2,
+                            parameters={"examples": str(tiny_tracebench), "backend": "openai", "model": "m", "limit": 2,
                                         "run_id": "failing"})
     assert e.value.ename == "RunFailed" and "2 of 2 requests failed" in e.value.evalue
 
@@ -219,7 +212,8 @@ class _Slow(_Endpoint):
                      "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
 
 
-def test_ctrl_c_saves_finished_rows_and_says_how_to_resume(bench, examples, tmp_path):
+@pytest.mark.slow
+def test_ctrl_c_saves_finished_rows_and_says_how_to_resume(tiny_tracebench, examples, tmp_path):
     # trap: against a baseline the whole run took under a second on an idle machine, so the interrupt
     # landed after the last row (exit 0) however early the test sent it; a model that takes 0.2 s per
     # answer leaves the run certainly unfinished when the first row is saved
@@ -228,7 +222,7 @@ def test_ctrl_c_saves_finished_rows_and_says_how_to_resume(bench, examples, tmp_
     env = {**os.environ, "OPENAI_BASE_URL": f"http://127.0.0.1:{srv.server_address[1]}/v1",
            "OPENAI_API_KEY": "sk-local"}
     out, n = tmp_path / "r", 20
-    cmd = [sys.executable, "-m", "pfc", "run", "--benchmark", "tracebench", "--examples", str(bench),
+    cmd = [sys.executable, "-m", "pfc", "run", "--benchmark", "tracebench", "--examples", str(tiny_tracebench),
            "--backend", "openai", "--model", "m", "--concurrency", "1", "--limit", str(n), "--no-cache",
            "--out", str(out)]
     # trap: a shell starts background jobs (`make test &`, nohup) with SIGINT ignored, and that is
@@ -271,16 +265,16 @@ def test_an_invalid_number_is_refused_naming_the_option(args, flag, tmp_path):
 
 
 # ---------------------------------------------------------------- files and directories
-def test_an_existing_file_as_out_is_refused_and_left_alone(bench, oracle_preds, tmp_path):
+def test_an_existing_file_as_out_is_refused_and_left_alone(tiny_tracebench, oracle_preds, tmp_path):
     target = tmp_path / "metrics.txt"
     target.write_text("keep me")
-    p = pfc("score", "--benchmark", "tracebench", "--examples", bench, "--predictions", oracle_preds, "--out", target)
+    p = pfc("score", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--predictions", oracle_preds, "--out", target)
     refused(p, target, "--out must be a directory")
     assert target.read_text() == "keep me"
 
 
-def test_a_directory_as_predictions_is_refused(bench, tmp_path):
-    p = pfc("score", "--benchmark", "tracebench", "--examples", bench, "--predictions", tmp_path, "--out", tmp_path / "o")
+def test_a_directory_as_predictions_is_refused(tiny_tracebench, tmp_path):
+    p = pfc("score", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--predictions", tmp_path, "--out", tmp_path / "o")
     refused(p, tmp_path, "is a directory, expected a file")
 
 
@@ -292,19 +286,19 @@ def test_a_missing_examples_path_is_refused_naming_the_option(oracle_preds, tmp_
 
 # ---------------------------------------------------------------- scoring coverage and shape
 @pytest.fixture
-def earlier_score(bench, oracle_preds, tmp_path):
+def earlier_score(tiny_tracebench, oracle_preds, tmp_path):
     out = tmp_path / "score"
-    p = pfc("score", "--benchmark", "tracebench", "--examples", bench, "--predictions", oracle_preds, "--out", out)
+    p = pfc("score", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--predictions", oracle_preds, "--out", out)
     assert p.returncode == 0, p.stderr
     return out
 
 
-def test_predictions_that_match_no_example_are_refused(bench, earlier_score, tmp_path):
+def test_predictions_that_match_no_example_are_refused(tiny_tracebench, earlier_score, tmp_path):
     before = digest(earlier_score / "metrics.json")
     other = tmp_path / "other.jsonl"
     other.write_text(json.dumps({"id": "q-17", "output": "x"}) + "\n")
     # trap: this used to score 0.0 everywhere and exit 0, a silent zero
-    p = pfc("score", "--benchmark", "tracebench", "--examples", bench, "--predictions", other, "--out", earlier_score)
+    p = pfc("score", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--predictions", other, "--out", earlier_score)
     refused(p, other, "field 'id'", "no prediction matches", "'q-17'")
     assert digest(earlier_score / "metrics.json") == before
 
@@ -315,32 +309,32 @@ def test_examples_of_another_benchmark_say_which_benchmark_they_look_like(oracle
     refused(p, PT / "data.json", "looks like a ptbench file, not tracebench")
 
 
-def test_predictions_given_as_examples_are_named_as_such(bench, oracle_preds, tmp_path):
+def test_predictions_given_as_examples_are_named_as_such(tiny_tracebench, oracle_preds, tmp_path):
     p = pfc("score", "--benchmark", "tracebench", "--examples", oracle_preds, "--predictions", oracle_preds,
             "--out", tmp_path / "o")
     refused(p, oracle_preds, "looks like a predictions file")
 
 
-def test_strict_makes_a_missing_id_an_error_and_keeps_the_earlier_score(bench, earlier_score, oracle_preds, tmp_path):
+def test_strict_makes_a_missing_id_an_error_and_keeps_the_earlier_score(tiny_tracebench, earlier_score, oracle_preds, tmp_path):
     before = digest(earlier_score / "metrics.json")
     part = tmp_path / "part.jsonl"
     part.write_text("".join(oracle_preds.read_text().splitlines(keepends=True)[:-1]))  # the last example dropped
-    assert pfc("score", "--benchmark", "tracebench", "--examples", bench, "--predictions", part,
+    assert pfc("score", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--predictions", part,
                "--out", tmp_path / "lenient").returncode == 0  # without --strict: scored, missing counted
-    p = pfc("score", "--benchmark", "tracebench", "--examples", bench, "--predictions", part, "--out", earlier_score,
+    p = pfc("score", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--predictions", part, "--out", earlier_score,
             "--strict")
     refused(p, part, "--strict: 1 missing")
     assert digest(earlier_score / "metrics.json") == before
 
 
-def test_score_json_counts_matched_missing_unknown_and_conflicting_duplicates(bench, examples, tmp_path):
+def test_score_json_counts_matched_missing_unknown_and_conflicting_duplicates(tiny_tracebench, examples, tmp_path):
     a, b = examples[0], examples[1]
     lines = [{"id": a.id, "output": render_json(a.gold)}, {"id": b.id, "output": "x"},
              {"id": b.id, "output": "y"},  # duplicate with another output
              {"id": "not-an-example", "output": "z"}]
     pred = tmp_path / "p.jsonl"
     pred.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    p = pfc("score", "--benchmark", "tracebench", "--examples", bench, "--predictions", pred, "--out", tmp_path / "o")
+    p = pfc("score", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--predictions", pred, "--out", tmp_path / "o")
     assert p.returncode == 0, p.stderr
     cov = json.loads((tmp_path / "o" / "score.json").read_text())["coverage"]
     n = len(examples)
@@ -349,8 +343,8 @@ def test_score_json_counts_matched_missing_unknown_and_conflicting_duplicates(be
     assert f"matched 2 of {n} examples; {n - 2} missing, 1 unknown, 1 duplicate (1 with differing outputs)" in p.stderr
 
 
-def test_score_json_records_inputs_mode_and_versions_without_absolute_paths(bench, oracle_preds, tmp_path):
-    shutil.copytree(bench, tmp_path / "ex")
+def test_score_json_records_inputs_mode_and_versions_without_absolute_paths(tiny_tracebench, oracle_preds, tmp_path):
+    shutil.copytree(tiny_tracebench, tmp_path / "ex")
     shutil.copy(oracle_preds, tmp_path / "p.jsonl")
     p = pfc("score", "--benchmark", "tracebench", "--examples", "ex", "--predictions", "p.jsonl", "--out", "o",
             "--strict", cwd=tmp_path)
@@ -363,8 +357,8 @@ def test_score_json_records_inputs_mode_and_versions_without_absolute_paths(benc
     assert prov["pfc_version"] and prov["git_commit"] and str(tmp_path) not in json.dumps(prov)
 
 
-def test_stdout_is_one_strict_json_object_with_null_for_undefined_metrics(bench, oracle_preds, tmp_path):
-    p = pfc("score", "--benchmark", "tracebench", "--examples", bench, "--predictions", oracle_preds, "--out", tmp_path)
+def test_stdout_is_one_strict_json_object_with_null_for_undefined_metrics(tiny_tracebench, oracle_preds, tmp_path):
+    p = pfc("score", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--predictions", oracle_preds, "--out", tmp_path)
 
     def no_nan(c):
         raise AssertionError(f"not strict JSON: {c}")
@@ -373,49 +367,49 @@ def test_stdout_is_one_strict_json_object_with_null_for_undefined_metrics(bench,
     assert m["value_acc_profile"] is None  # TRACEBench examples have no profile-sourced value: undefined, not NaN
 
 
-def test_table_prints_one_metric_per_line(bench, oracle_preds, tmp_path):
-    p = pfc("score", "--benchmark", "tracebench", "--examples", bench, "--predictions", oracle_preds,
+def test_table_prints_one_metric_per_line(tiny_tracebench, oracle_preds, tmp_path):
+    p = pfc("score", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--predictions", oracle_preds,
             "--out", tmp_path, "--table")
     rows = dict(line.split() for line in p.stdout.strip().splitlines())
     assert rows["overall"] == "1.0000" and rows["value_acc_profile"] == "n/a"
 
 
-def test_a_non_string_output_is_rejected_naming_file_line_and_field(bench, examples, tmp_path):
+def test_a_non_string_output_is_rejected_naming_file_line_and_field(tiny_tracebench, examples, tmp_path):
     pred = tmp_path / "p.jsonl"
     pred.write_text(json.dumps({"id": examples[0].id, "output": "x"}) + "\n"
                     + json.dumps({"id": examples[1].id, "output": 42}) + "\n")
-    p = pfc("score", "--benchmark", "tracebench", "--examples", bench, "--predictions", pred, "--out", tmp_path / "o")
+    p = pfc("score", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--predictions", pred, "--out", tmp_path / "o")
     refused(p, f"{pred}:2", "field 'output'", "got int 42")
 
 
 # ---------------------------------------------------------------- encodings and file shapes
-def test_non_utf8_predictions_name_the_file_and_line(bench, examples, tmp_path):
+def test_non_utf8_predictions_name_the_file_and_line(tiny_tracebench, examples, tmp_path):
     pred = tmp_path / "p.jsonl"
     pred.write_bytes(json.dumps({"id": examples[0].id, "output": "x"}).encode() + b"\n"
                      + b'{"id": "a", "output": "caf\xe9"}\n')
-    p = pfc("score", "--benchmark", "tracebench", "--examples", bench, "--predictions", pred, "--out", tmp_path / "o")
+    p = pfc("score", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--predictions", pred, "--out", tmp_path / "o")
     refused(p, f"{pred}:2", "not UTF-8 text (byte 0xe9")
 
 
-def test_a_binary_file_is_refused_as_binary(bench, tmp_path):
+def test_a_binary_file_is_refused_as_binary(tiny_tracebench, tmp_path):
     pred = tmp_path / "p.jsonl"
     pred.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
-    p = pfc("score", "--benchmark", "tracebench", "--examples", bench, "--predictions", pred, "--out", tmp_path / "o")
+    p = pfc("score", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--predictions", pred, "--out", tmp_path / "o")
     refused(p, f"{pred}:", "binary")
 
 
-def test_a_bom_and_crlf_predictions_file_scores_like_the_plain_one(bench, oracle_preds, tmp_path):
+def test_a_bom_and_crlf_predictions_file_scores_like_the_plain_one(tiny_tracebench, oracle_preds, tmp_path):
     crlf = tmp_path / "crlf.jsonl"
     crlf.write_bytes(b"\xef\xbb\xbf" + oracle_preds.read_bytes().replace(b"\n", b"\r\n"))
-    p = pfc("score", "--benchmark", "tracebench", "--examples", bench, "--predictions", crlf, "--out", tmp_path / "o")
+    p = pfc("score", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--predictions", crlf, "--out", tmp_path / "o")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["overall"] == 1.0
 
 
-def test_a_json_array_instead_of_jsonl_says_so(bench, examples, tmp_path):
+def test_a_json_array_instead_of_jsonl_says_so(tiny_tracebench, examples, tmp_path):
     pred = tmp_path / "p.jsonl"
     pred.write_text(json.dumps([{"id": e.id, "output": "x"} for e in examples[:3]], indent=1))
-    p = pfc("score", "--benchmark", "tracebench", "--examples", bench, "--predictions", pred, "--out", tmp_path / "o")
+    p = pfc("score", "--benchmark", "tracebench", "--examples", tiny_tracebench, "--predictions", pred, "--out", tmp_path / "o")
     refused(p, f"{pred}:1", "a JSON array, expected JSONL")
 
 
@@ -439,6 +433,7 @@ def test_preprocess_of_a_file_instead_of_a_directory_is_refused(tmp_path):
 
 
 # ---------------------------------------------------------------- notebooks
+@pytest.mark.notebook
 def test_a_notebook_parameter_of_the_wrong_type_is_named_in_the_first_cell(tmp_path):
     import papermill as pm
     with pytest.raises(pm.PapermillExecutionError) as e:

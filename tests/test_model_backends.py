@@ -16,19 +16,11 @@ import pytest
 from pfc.errors import MissingDependency, UserError
 from pfc import paths
 from pfc.run.backends import Request, get
-from pfc.data.build import build_tracebench
 from pfc.eval.parsing import parse
 from pfc.run.runner import finished_ids, run
 
 WANT = {"app": "Luckin", "function": "order_coffee", "arguments": {"drink": "Latte"}}
 # tiny_model: tests/conftest.py (built once per session, shared with the sweep tests)
-
-
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory):
-    out = tmp_path_factory.mktemp("tb")
-    build_tracebench(out, users=2, seed=4, records=150, progress=False)
-    return out
 
 
 def _free_port() -> int:
@@ -92,12 +84,13 @@ def _calls(output):
     return [c.to_dict() for c in r.calls] if r.ok else r.error
 
 
-def test_hf_backend_greedy_output_is_a_deterministic_tool_call(tiny_model, bench):
+@pytest.mark.model
+def test_hf_backend_greedy_output_is_a_deterministic_tool_call(tiny_model, tiny_tracebench):
     from pfc.schema import load_examples
     from pfc.run.prompts.tracebench import build
     from pfc.schema import load_tools
-    ex = load_examples(bench / "examples.jsonl")[0]
-    tools = {t.key: t for t in load_tools(bench / "tools.json")}
+    ex = load_examples(tiny_tracebench / "examples.jsonl")[0]
+    tools = {t.key: t for t in load_tools(tiny_tracebench / "tools.json")}
     prompt, specs = build(ex, tools, history="last_k", k=5)
     be = get("hf", str(tiny_model))
     req = Request(prompt.messages, specs, {"temperature": 0, "max_tokens": 48, "seed": 0})
@@ -106,25 +99,27 @@ def test_hf_backend_greedy_output_is_a_deterministic_tool_call(tiny_model, bench
     assert a.usage["prompt_tokens"] > 100 and a.usage["completion_tokens"] > 5
 
 
-def test_openai_backend_with_native_tools_against_a_real_server(server, tiny_model, bench, tmp_path):
-    u = run("tracebench", bench, "openai", tmp_path / "r", model=str(tiny_model), limit=4, history="last_k", k=5,
+@pytest.mark.model
+def test_openai_backend_with_native_tools_against_a_real_server(server, tiny_model, tiny_tracebench, tmp_path):
+    u = run("tracebench", tiny_tracebench, "openai", tmp_path / "r", model=str(tiny_model), limit=4, history="last_k", k=5,
             cache_path=tmp_path / "c.sqlite", progress=False, sampling={"temperature": 0, "max_tokens": 48})
     rows = [json.loads(l) for l in (tmp_path / "r" / "predictions.jsonl").read_text().splitlines()]
     assert u["failures"] == 0 and len(rows) == 4 and all(_calls(r["output"]) == [WANT] for r in rows)
     assert u["prompt_tokens"] > 0 and u["completion_tokens"] > 0 and "p90" in u["latency_s"]
-    again = run("tracebench", bench, "openai", tmp_path / "r", model=str(tiny_model), limit=4, history="last_k", k=5,
+    again = run("tracebench", tiny_tracebench, "openai", tmp_path / "r", model=str(tiny_model), limit=4, history="last_k", k=5,
                 cache_path=tmp_path / "c.sqlite", progress=False, sampling={"temperature": 0, "max_tokens": 48})
     assert again["backend_calls"] == 0  # resume: nothing left; cache would have answered anyway
     for f in (tmp_path / "r").iterdir():  # the key lives in the environment only
         assert "sk-local-test-key" not in f.read_text()
 
 
-def test_openai_backend_retries_across_a_server_restart(server, tiny_model, bench, tmp_path):
+@pytest.mark.model
+def test_openai_backend_retries_across_a_server_restart(server, tiny_model, tiny_tracebench, tmp_path):
     out = tmp_path / "r"
     result = {}
 
     def go():
-        result["usage"] = run("tracebench", bench, get("openai", str(tiny_model), concurrency=1, max_retries=8,
+        result["usage"] = run("tracebench", tiny_tracebench, get("openai", str(tiny_model), concurrency=1, max_retries=8,
                                                        backoff=0.5, backoff_max=4),
                               out, limit=12, history="last_k", k=5, batch_size=2, cache_path=tmp_path / "c.sqlite",
                               progress=False, sampling={"temperature": 0, "max_tokens": 48})
@@ -152,6 +147,7 @@ def test_hf_backend_without_a_model_is_a_clear_error():
         get("hf", "")
 
 
+@pytest.mark.model
 def test_vllm_backend_says_how_to_install_it_when_missing():
     pytest.importorskip("torch")
     try:
@@ -163,6 +159,7 @@ def test_vllm_backend_says_how_to_install_it_when_missing():
         get("vllm", "some-model")
 
 
+@pytest.mark.model
 def test_build_screens_anchors_and_role_plays_queries_through_a_real_backend(tiny_model, tmp_path):
     # the tiny model answers everything with a coffee tool call: no KEEP/DROP verdict, no valid query
     out = tmp_path / "b"

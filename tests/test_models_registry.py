@@ -124,31 +124,23 @@ class _Counts(Backend):
         return [Response(text="null") for _ in requests]
 
 
-@pytest.fixture(scope="module")
-def small_bench(tmp_path_factory):
-    from pfc.data.build import build_tracebench
-    out = tmp_path_factory.mktemp("tb")
-    build_tracebench(out, users=2, seed=3, records=110, progress=False)
-    return out
-
-
-def test_a_response_is_cached_and_written_as_soon_as_it_returns_not_per_batch(small_bench, tmp_path):
+def test_a_response_is_cached_and_written_as_soon_as_it_returns_not_per_batch(tiny_tracebench, tmp_path):
     # trap: caching only when a whole batch returns loses the finished requests of a killed batch
     with pytest.raises(KeyboardInterrupt):
-        run("tracebench", small_bench, _DiesAfterOne(), tmp_path / "r", cache_path=tmp_path / "c.sqlite",
+        run("tracebench", tiny_tracebench, _DiesAfterOne(), tmp_path / "r", cache_path=tmp_path / "c.sqlite",
             limit=4, batch_size=4, progress=False)
     rows = (tmp_path / "r" / "predictions.jsonl").read_text().splitlines()
     assert len(rows) == 1
     be = _Counts()
-    usage = run("tracebench", small_bench, be, tmp_path / "r", cache_path=tmp_path / "c.sqlite", limit=4,
+    usage = run("tracebench", tiny_tracebench, be, tmp_path / "r", cache_path=tmp_path / "c.sqlite", limit=4,
                 batch_size=4, progress=False)
     assert usage["already_done"] == 1 and be.calls == 3
     assert len((tmp_path / "r" / "predictions.jsonl").read_text().splitlines()) == 4
 
 
-def test_sampling_and_backend_flags_enter_the_recorded_config(small_bench, tmp_path, capsys):
+def test_sampling_and_backend_flags_enter_the_recorded_config(tiny_tracebench, tmp_path, capsys):
     out = tmp_path / "run"
-    rc = main(["run", "--benchmark", "tracebench", "--examples", str(small_bench), "--backend", "history-prior",
+    rc = main(["run", "--benchmark", "tracebench", "--examples", str(tiny_tracebench), "--backend", "history-prior",
                "--out", str(out), "--limit", "2", "--max-tokens", "77", "--temperature", "0", "--top-p", "0.5",
                "--batch-size", "1", "--concurrency", "2", "--timeout", "30", "--dtype", "float32"])
     assert rc == 0, capsys.readouterr().err
@@ -158,9 +150,9 @@ def test_sampling_and_backend_flags_enter_the_recorded_config(small_bench, tmp_p
     assert cfg["backend_options"] == {"concurrency": 2, "timeout": 30.0, "dtype": "float32"}
 
 
-def test_an_out_of_range_sampling_flag_is_refused_by_the_cli(small_bench, tmp_path):
+def test_an_out_of_range_sampling_flag_is_refused_by_the_cli(tiny_tracebench, tmp_path):
     with pytest.raises(SystemExit) as e:
-        main(["run", "--benchmark", "tracebench", "--examples", str(small_bench), "--backend", "oracle",
+        main(["run", "--benchmark", "tracebench", "--examples", str(tiny_tracebench), "--backend", "oracle",
               "--out", str(tmp_path / "x"), "--top-p", "1.5"])
     assert e.value.code == 2 and not (tmp_path / "x").exists()
 
@@ -184,10 +176,10 @@ class _NoDomain(Baseline):
         return out
 
 
-def test_hierarchical_step_one_is_recorded_and_its_fallback_stated(small_bench, tmp_path):
+def test_hierarchical_step_one_is_recorded_and_its_fallback_stated(tiny_tracebench, tmp_path):
     # trap: a step 1 that names no domain silently widened step 2 to every tool, unrecorded
     be = _NoDomain()
-    run("tracebench", small_bench, be, tmp_path / "h", strategy="hierarchical", limit=3,
+    run("tracebench", tiny_tracebench, be, tmp_path / "h", strategy="hierarchical", limit=3,
         cache_path=tmp_path / "c.sqlite", progress=False)
     rows = [json.loads(x) for x in (tmp_path / "h" / "predictions.jsonl").read_text().splitlines()]
     assert len(rows) == 3

@@ -2,10 +2,13 @@
 import json
 
 import papermill as pm
+import pytest
 
 from pfc import paths
 from pfc.benchmarks import toolspectrum as ts
 from pfc.eval.render import render_json
+
+pytestmark = pytest.mark.notebook
 
 
 def test_toolspectrum_notebook_scores_a_given_run_with_hierarchical_preview(release, tmp_path):
@@ -38,16 +41,13 @@ def test_walkthrough_notebook_scores_toolspectrum_parameters(release, tmp_path):
     assert json.loads((tmp_path / "s" / "metrics.json").read_text())["APP"] == 0.0
 
 
-def test_no_api_key_lands_in_an_executed_notebook_run_files_or_reports(tmp_path, monkeypatch):
+def test_no_api_key_lands_in_an_executed_notebook_run_files_or_reports(tiny_tracebench, tmp_path, monkeypatch):
     secret = "sk-pfctest" + "0123456789abcdefghijklmnop"
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    bench = tmp_path / "tb"
-    from pfc.data.build import build_tracebench
-    build_tracebench(bench, users=2, seed=1, records=130, progress=False)
     out = tmp_path / "o.ipynb"
     pm.execute_notebook(str(paths.NOTEBOOKS / "03_run_model.ipynb"), str(out), kernel_name="python3",
-                        progress_bar=False, parameters={"examples": str(bench), "run_id": "secret-check", "limit": 10})
+                        progress_bar=False, parameters={"examples": str(tiny_tracebench), "run_id": "secret-check", "limit": 10})
     reports = [*paths.REPORTS.glob("*.md"), *paths.REPORTS.glob("*.json"), *(paths.ROOT / "reports").glob("*.md"),
                *(paths.ROOT / "reports").glob("*.json")]
     files = [out, *(paths.RUNS / "secret-check").iterdir(), *reports]

@@ -8,11 +8,12 @@ import pytest
 
 from pfc.run import models
 from pfc.run.backends import Request, get
-from pfc.data.build import build_tracebench
 from pfc.eval.parsing import parse
 from pfc.run.runner import run
 from pfc.schema import load_examples
 from pfc.eval.scoring import score
+
+pytestmark = pytest.mark.model
 
 QWEN, SMOL = "qwen2.5-coder-0.5b", "smollm2-135m"
 
@@ -22,21 +23,14 @@ def _require(name):
         pytest.fail(f"{name} is not installed in {models.paths.models_dir()}: run `make models`")
 
 
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory):
-    out = tmp_path_factory.mktemp("tb")
-    build_tracebench(out, users=1, seed=5, records=110, progress=False)
-    return out
-
-
-def test_qwen_answers_with_a_candidate_tool_that_parses_and_is_scored(bench, tmp_path):
+def test_qwen_answers_with_a_candidate_tool_that_parses_and_is_scored(tiny_tracebench, tmp_path):
     _require(QWEN)
     out = tmp_path / "qwen"
-    usage = run("tracebench", bench, "hf", out, model=QWEN, history="last_k", k=5, limit=2,
+    usage = run("tracebench", tiny_tracebench, "hf", out, model=QWEN, history="last_k", k=5, limit=2,
                 sampling={"temperature": 0, "max_tokens": 192}, cache_path=tmp_path / "c.sqlite", progress=False)
     # 192 tokens: Qwen pretty-prints its JSON; at 96 a call with 6 arguments was cut off (seen in `make test`)
     assert usage["written"] == 2 and usage["failures"] == 0
-    examples = {e.id: e for e in load_examples(bench / "examples.jsonl")}
+    examples = {e.id: e for e in load_examples(tiny_tracebench / "examples.jsonl")}
     rows = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
     for row in rows:
         res = parse(row["output"])
@@ -55,21 +49,21 @@ def test_qwen_answers_with_a_candidate_tool_that_parses_and_is_scored(bench, tmp
     assert usage["timing"]["reused_tokens"] > 100
 
 
-def test_smollm2_template_dropping_the_tools_is_reported(bench, tmp_path, capsys):
+def test_smollm2_template_dropping_the_tools_is_reported(tiny_tracebench, tmp_path, capsys):
     _require(SMOL)
-    usage = run("tracebench", bench, "hf", tmp_path / "smol", model=SMOL, history="last_k", k=3, limit=1,
+    usage = run("tracebench", tiny_tracebench, "hf", tmp_path / "smol", model=SMOL, history="last_k", k=3, limit=1,
                 sampling={"temperature": 0, "max_tokens": 8}, cache_path=tmp_path / "c.sqlite", progress=False)
     assert any("ignores `tools`" in w for w in usage["warnings"])
     assert "ignores `tools`" in capsys.readouterr().err
 
 
-def test_prefix_reuse_gives_the_same_greedy_text_as_a_fresh_prefill(bench):
+def test_prefix_reuse_gives_the_same_greedy_text_as_a_fresh_prefill(tiny_tracebench):
     # trap: a cache cropped to the wrong length (or not cropped after decoding) shifts positions
     _require(SMOL)
-    ex = load_examples(bench / "examples.jsonl")[:2]
+    ex = load_examples(tiny_tracebench / "examples.jsonl")[:2]
     from pfc.run.prompts.tracebench import build
     from pfc.schema import load_tools
-    tools = {t.key: t for t in load_tools(bench / "tools.json")}
+    tools = {t.key: t for t in load_tools(tiny_tracebench / "tools.json")}
     reqs = [Request(build(e, tools, history="last_k", k=8)[0].messages, None,
                     {"temperature": 0, "max_tokens": 12, "seed": 0}) for e in ex]
     # float32: chunked and whole prefills then agree far below any greedy tie (bf16 rounding could flip one)

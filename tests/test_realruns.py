@@ -1,16 +1,14 @@
 """pfc.run.realruns and pfc.report.real_models: the plan is the authority over its run directories, and the report scores them."""
 import json
 
-from pfc.data.build import build_tracebench
 from pfc.report import real_models
 from pfc.run import realruns
 
 
-def test_a_changed_sample_moves_the_old_run_aside_instead_of_skipping_it(tmp_path):
+def test_a_changed_sample_moves_the_old_run_aside_instead_of_skipping_it(tiny_tracebench, tmp_path):
     # trap: the runner (rightly) refuses to resume a run made from another sample; realruns once
     # recorded that refusal as "unsupported" and reported a stale, smaller run
-    bench = tmp_path / "tb"
-    build_tracebench(bench, users=1, seed=2, records=150, queries=8, progress=False)
+    bench = tiny_tracebench
     ids = sorted(json.loads(x)["id"] for x in (bench / "examples.jsonl").read_text().splitlines())
     plan = {"name": "t", "benchmark": "tracebench", "examples": bench, "strategy": "zero_shot", "history": "full",
             "k": 10}

@@ -6,18 +6,16 @@ import pandas as pd
 import pytest
 
 from pfc.report import tables as T
-from pfc.data.build import build_tracebench
 from pfc.cli import main
 from pfc.data.querygen import LEVELS
 from pfc.run.runner import run
 
 
 @pytest.fixture(scope="module")
-def two_runs(tmp_path_factory):
+def two_runs(tmp_path_factory, tiny_tracebench):
     d = tmp_path_factory.mktemp("rep")
-    build_tracebench(d / "tb", users=2, seed=1, records=150, progress=False)
     for backend in ("oracle", "no-history"):
-        run("tracebench", d / "tb", backend, d / "runs" / backend, cache_path=d / "cache.sqlite", progress=False)
+        run("tracebench", tiny_tracebench, backend, d / "runs" / backend, cache_path=d / "cache.sqlite", progress=False)
     return d
 
 
@@ -72,6 +70,7 @@ def test_two_runs_with_the_same_model_are_never_merged(two_runs):
     assert len(set(names)) == 2
 
 
+@pytest.mark.notebook
 def test_pfc_report_and_the_evaluate_notebook_give_the_same_table(two_runs):
     import papermill as pm
 

@@ -6,54 +6,46 @@ import shutil
 import pytest
 
 from pfc import paths
-from pfc.data.build import build_tracebench
 from pfc.errors import UserError
 from pfc.run.runner import finished_ids, run
 from pfc.benchmarks.shape import looks_like
 
 
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory):
-    out = tmp_path_factory.mktemp("tb")
-    build_tracebench(out, users=2, seed=4, records=150, progress=False)
-    return out
+def go(tiny_tracebench, out, cache, backend="oracle", **kw):
+    return run("tracebench", tiny_tracebench, backend, out, cache_path=cache, progress=False, **kw)
 
 
-def go(bench, out, cache, backend="oracle", **kw):
-    return run("tracebench", bench, backend, out, cache_path=cache, progress=False, **kw)
-
-
-def test_a_differing_seed_is_refused_naming_both_seed_fields(bench, tmp_path):
-    go(bench, tmp_path / "r", tmp_path / "c", limit=5)
+def test_a_differing_seed_is_refused_naming_both_seed_fields(tiny_tracebench, tmp_path):
+    go(tiny_tracebench, tmp_path / "r", tmp_path / "c", limit=5)
     with pytest.raises(UserError) as e:
-        go(bench, tmp_path / "r", tmp_path / "c", limit=5, seed=1)
+        go(tiny_tracebench, tmp_path / "r", tmp_path / "c", limit=5, seed=1)
     assert "sampling.seed: 0 -> 1" in str(e.value) and "; seed: 0 -> 1" in str(e.value)
 
 
-def test_a_differing_sampling_parameter_is_refused(bench, tmp_path):
-    go(bench, tmp_path / "r", tmp_path / "c", limit=5)
+def test_a_differing_sampling_parameter_is_refused(tiny_tracebench, tmp_path):
+    go(tiny_tracebench, tmp_path / "r", tmp_path / "c", limit=5)
     with pytest.raises(UserError, match=r"sampling.temperature: 0.1 -> 0.7"):
-        go(bench, tmp_path / "r", tmp_path / "c", limit=5, sampling={"temperature": 0.7})
+        go(tiny_tracebench, tmp_path / "r", tmp_path / "c", limit=5, sampling={"temperature": 0.7})
 
 
-def test_the_same_examples_moved_elsewhere_resume_the_run(bench, tmp_path):
-    go(bench, tmp_path / "r", tmp_path / "c", limit=5)
+def test_the_same_examples_moved_elsewhere_resume_the_run(tiny_tracebench, tmp_path):
+    go(tiny_tracebench, tmp_path / "r", tmp_path / "c", limit=5)
     moved = tmp_path / "moved"
-    shutil.copytree(bench, moved)  # the identity is the content, not the path
+    shutil.copytree(tiny_tracebench, moved)  # the identity is the content, not the path
     u = go(moved, tmp_path / "r", tmp_path / "c", limit=8)
     assert u["already_done"] == 5 and u["written"] == 3
     assert len(finished_ids(tmp_path / "r" / "predictions.jsonl")) == 8
 
 
-def test_force_with_the_same_identity_still_starts_afresh(bench, tmp_path):
-    go(bench, tmp_path / "r", tmp_path / "c", limit=5)
-    u = go(bench, tmp_path / "r", tmp_path / "c", limit=3, force=True)
+def test_force_with_the_same_identity_still_starts_afresh(tiny_tracebench, tmp_path):
+    go(tiny_tracebench, tmp_path / "r", tmp_path / "c", limit=5)
+    u = go(tiny_tracebench, tmp_path / "r", tmp_path / "c", limit=3, force=True)
     assert u["already_done"] == 0 and u["written"] == 3 and u["moved_aside"].endswith("attic/1")
     assert len((tmp_path / "r" / "attic" / "1" / "predictions.jsonl").read_text().splitlines()) == 5
 
 
-def test_run_json_records_the_identity(bench, tmp_path):
-    go(bench, tmp_path / "r", tmp_path / "c", limit=2, history="last_k", k=7, strategy="cot")
+def test_run_json_records_the_identity(tiny_tracebench, tmp_path):
+    go(tiny_tracebench, tmp_path / "r", tmp_path / "c", limit=2, history="last_k", k=7, strategy="cot")
     ident = json.loads((tmp_path / "r" / "run.json").read_text())["identity"]
     assert {k: ident[k] for k in ("benchmark", "backend", "model", "strategy", "history", "k", "seed")} == {
         "benchmark": "tracebench", "backend": "oracle", "model": "oracle", "strategy": "cot", "history": "last_k",
@@ -70,23 +62,23 @@ def test_builtin_backend_version_is_a_hash_of_their_code():
     assert get("history-prior").version == h.hexdigest()[:16] == get("oracle").version
 
 
-def test_changed_builtin_code_is_never_answered_from_the_cache(bench, tmp_path, monkeypatch):
-    first = go(bench, tmp_path / "a", tmp_path / "c", limit=6)
+def test_changed_builtin_code_is_never_answered_from_the_cache(tiny_tracebench, tmp_path, monkeypatch):
+    first = go(tiny_tracebench, tmp_path / "a", tmp_path / "c", limit=6)
     assert first["backend_calls"] == 6
     from pfc.run.backends import builtin
     monkeypatch.setattr(builtin, "_code_version", lambda: "edited-code")  # as if builtin.py had changed
-    second = go(bench, tmp_path / "b", tmp_path / "c", limit=6)
+    second = go(tiny_tracebench, tmp_path / "b", tmp_path / "c", limit=6)
     assert second["cache_hits"] == 0 and second["backend_calls"] == 6
     monkeypatch.undo()
-    third = go(bench, tmp_path / "d", tmp_path / "c", limit=6)
+    third = go(tiny_tracebench, tmp_path / "d", tmp_path / "c", limit=6)
     assert third["cache_hits"] == 6 and third["backend_calls"] == 0
 
 
-def test_no_cache_neither_reads_nor_writes_the_cache(bench, tmp_path):
-    go(bench, tmp_path / "a", tmp_path / "c", limit=4)
-    u = go(bench, tmp_path / "b", tmp_path / "c", limit=4, use_cache=False)
+def test_no_cache_neither_reads_nor_writes_the_cache(tiny_tracebench, tmp_path):
+    go(tiny_tracebench, tmp_path / "a", tmp_path / "c", limit=4)
+    u = go(tiny_tracebench, tmp_path / "b", tmp_path / "c", limit=4, use_cache=False)
     assert u["cache_hits"] == 0 and u["backend_calls"] == 4
-    go(bench, tmp_path / "x", tmp_path / "never.sqlite", limit=4, use_cache=False)
+    go(tiny_tracebench, tmp_path / "x", tmp_path / "never.sqlite", limit=4, use_cache=False)
     assert not (tmp_path / "never.sqlite").exists()
 
 
@@ -98,9 +90,9 @@ def test_default_cache_and_runs_live_under_the_output_root_in_tests():
     assert paths.source("tests/golden") == paths.GOLDEN  # inputs that ship with the repo are read in place
 
 
-def test_shapes_of_the_three_benchmarks_and_of_predictions(bench, release):
+def test_shapes_of_the_three_benchmarks_and_of_predictions(tiny_tracebench, release):
     golden = paths.GOLDEN / "ptbench_official"
-    assert looks_like(bench) == looks_like(bench / "examples.jsonl") == "tracebench"
+    assert looks_like(tiny_tracebench) == looks_like(tiny_tracebench / "examples.jsonl") == "tracebench"
     assert looks_like(golden) == looks_like(golden / "test_trained_user" / "data.json") == "ptbench"
     assert looks_like(golden / "test_trained_user" / "generation.jsonl") == "predictions"
     assert looks_like(release) == looks_like(release / "data" / "dataset_persona.json") == "toolspectrum"

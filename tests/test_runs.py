@@ -11,38 +11,30 @@ import pytest
 from pfc import paths
 from pfc.errors import UserError
 from pfc.run.backends import Baseline, Response, get
-from pfc.data.build import build_tracebench
 from pfc.run.runner import finished_ids, run
 from pfc.schema import load_examples
 from pfc.eval.scoring import score_files
 
 
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory):
-    out = tmp_path_factory.mktemp("tb")
-    build_tracebench(out, users=4, seed=2, records=150, progress=False)
-    return out
-
-
-def test_history_prior_beats_no_history_beats_random(bench, tmp_path):
+def test_history_prior_beats_no_history_beats_random(tiny_tracebench, tmp_path):
     overall = {}
     for name in ("random", "no-history", "history-prior", "oracle"):
-        run("tracebench", bench, name, tmp_path / name, cache_path=tmp_path / "c.sqlite", progress=False)
-        overall[name] = score_files("tracebench", bench, tmp_path / name / "predictions.jsonl").metrics["overall"]
+        run("tracebench", tiny_tracebench, name, tmp_path / name, cache_path=tmp_path / "c.sqlite", progress=False)
+        overall[name] = score_files("tracebench", tiny_tracebench, tmp_path / name / "predictions.jsonl").metrics["overall"]
     assert overall["oracle"] == 1.0
     assert overall["history-prior"] > overall["no-history"] >= overall["random"]
 
 
-def test_rerunning_a_finished_run_makes_no_backend_call(bench, tmp_path):
-    first = run("tracebench", bench, "history-prior", tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
-    again = run("tracebench", bench, "history-prior", tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
-    fresh_dir = run("tracebench", bench, "history-prior", tmp_path / "r2", cache_path=tmp_path / "c.sqlite", progress=False)
+def test_rerunning_a_finished_run_makes_no_backend_call(tiny_tracebench, tmp_path):
+    first = run("tracebench", tiny_tracebench, "history-prior", tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
+    again = run("tracebench", tiny_tracebench, "history-prior", tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
+    fresh_dir = run("tracebench", tiny_tracebench, "history-prior", tmp_path / "r2", cache_path=tmp_path / "c.sqlite", progress=False)
     assert first["backend_calls"] > 0 and again["backend_calls"] == 0 and again["written"] == 0
     assert fresh_dir["backend_calls"] == 0 and fresh_dir["cache_hits"] == first["backend_calls"]  # served by the cache
 
 
-def test_run_directory_files(bench, tmp_path):
-    run("tracebench", bench, "oracle", tmp_path / "r", limit=20, cache_path=tmp_path / "c.sqlite", progress=False)
+def test_run_directory_files(tiny_tracebench, tmp_path):
+    run("tracebench", tiny_tracebench, "oracle", tmp_path / "r", limit=20, cache_path=tmp_path / "c.sqlite", progress=False)
     cfg = json.loads((tmp_path / "r" / "config.json").read_text())
     assert cfg["backend"] == "oracle" and cfg["seed"] == 0 and cfg["sampling"]["temperature"] == 0.1
     assert "python" in cfg["versions"] and "git_commit" in cfg
@@ -52,18 +44,18 @@ def test_run_directory_files(bench, tmp_path):
     assert usage["backend_calls"] + usage["cache_hits"] == 20
 
 
-def test_torn_last_line_is_cut_and_the_run_completes(bench, tmp_path):
-    run("tracebench", bench, "oracle", tmp_path / "r", limit=30, cache_path=tmp_path / "c.sqlite", progress=False)
+def test_torn_last_line_is_cut_and_the_run_completes(tiny_tracebench, tmp_path):
+    run("tracebench", tiny_tracebench, "oracle", tmp_path / "r", limit=30, cache_path=tmp_path / "c.sqlite", progress=False)
     pred = tmp_path / "r" / "predictions.jsonl"
     pred.write_bytes(pred.read_bytes() + b'{"id": "a0000')  # a write cut by a crash
-    run("tracebench", bench, "oracle", tmp_path / "r", limit=40, cache_path=tmp_path / "c.sqlite", progress=False)
+    run("tracebench", tiny_tracebench, "oracle", tmp_path / "r", limit=40, cache_path=tmp_path / "c.sqlite", progress=False)
     ids = [json.loads(l)["id"] for l in pred.read_text().splitlines()]
     assert len(ids) == 40 == len(set(ids))
 
 
-def test_killed_run_resumes_with_no_duplicate_and_no_missing_row(bench, tmp_path):
+def test_killed_run_resumes_with_no_duplicate_and_no_missing_row(tiny_tracebench, tmp_path):
     out = tmp_path / "killed"
-    cmd = [sys.executable, "-m", "pfc", "run", "--benchmark", "tracebench", "--examples", str(bench),
+    cmd = [sys.executable, "-m", "pfc", "run", "--benchmark", "tracebench", "--examples", str(tiny_tracebench),
            "--backend", "history-prior", "--out", str(out)]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     p = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -74,7 +66,7 @@ def test_killed_run_resumes_with_no_duplicate_and_no_missing_row(bench, tmp_path
     p.wait()
     subprocess.run(cmd, cwd=tmp_path, env=env, check=True, capture_output=True, timeout=300)
     ids = [json.loads(l)["id"] for l in (out / "predictions.jsonl").read_text().splitlines()]
-    assert sorted(ids) == sorted({e.id for e in load_examples(bench / "examples.jsonl")})
+    assert sorted(ids) == sorted({e.id for e in load_examples(tiny_tracebench / "examples.jsonl")})
 
 
 class Flaky(Baseline):
@@ -98,20 +90,20 @@ class Flaky(Baseline):
         return out
 
 
-def test_failures_are_recorded_retried_and_never_cached(bench, tmp_path):
+def test_failures_are_recorded_retried_and_never_cached(tiny_tracebench, tmp_path):
     be = Flaky()
-    first = run("tracebench", bench, be, tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
+    first = run("tracebench", tiny_tracebench, be, tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
     fails = (tmp_path / "r" / "failures.jsonl").read_text().splitlines()
     assert first["failures"] == len(fails) > 0 and "429" in fails[0]
-    second = run("tracebench", bench, be, tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
+    second = run("tracebench", tiny_tracebench, be, tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
     assert second["backend_calls"] == first["failures"] and second["failures"] == 0
-    m = score_files("tracebench", bench, tmp_path / "r" / "predictions.jsonl").metrics
+    m = score_files("tracebench", tiny_tracebench, tmp_path / "r" / "predictions.jsonl").metrics
     assert m["overall"] == 1.0
 
 
-def test_no_secret_lands_in_run_files(bench, tmp_path, monkeypatch):
+def test_no_secret_lands_in_run_files(tiny_tracebench, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-should-never-appear-0123456789")
-    run("tracebench", bench, "oracle", tmp_path / "r", limit=5, cache_path=tmp_path / "c.sqlite", progress=False)
+    run("tracebench", tiny_tracebench, "oracle", tmp_path / "r", limit=5, cache_path=tmp_path / "c.sqlite", progress=False)
     for f in (tmp_path / "r").iterdir():
         assert "sk-test-secret" not in f.read_text()
 
@@ -137,11 +129,11 @@ def test_oracle_runs_on_ptbench_official_data_in_its_own_format(tmp_path):
     assert score_files("ptbench", data, tmp_path / "r" / "predictions.jsonl").metrics["overall"] == 1.0
 
 
-def test_few_shot_prompts_use_other_anchors_only(bench):
+def test_few_shot_prompts_use_other_anchors_only(tiny_tracebench):
     from pfc.run.prompts.tracebench import build
     from pfc.schema import load_tools
-    examples = load_examples(bench / "examples.jsonl")
-    tools = {t.key: t for t in load_tools(bench / "tools.json")}
+    examples = load_examples(tiny_tracebench / "examples.jsonl")
+    tools = {t.key: t for t in load_tools(tiny_tracebench / "tools.json")}
     ex = examples[0]
     prompt, _ = build(ex, tools, strategy="few_shot", pool=examples, shots=3, history="last_k", k=3)
     demos = [m["content"] for m in prompt.messages[1:-1] if m["role"] == "user"]
@@ -150,7 +142,7 @@ def test_few_shot_prompts_use_other_anchors_only(bench):
     assert len(demos) == 3 and not any(d.removeprefix("Request: ") in same_anchor for d in demos)
 
 
-def test_a_strategy_run_cannot_do_is_refused_not_substituted(bench, tmp_path):
+def test_a_strategy_run_cannot_do_is_refused_not_substituted(tiny_tracebench, tmp_path):
     with pytest.raises(UserError, match="not 'hierarchical'"):
         run("ptbench", paths.GOLDEN / "ptbench_official" / "test_trained_user" / "data.json", "oracle",
             tmp_path / "r", strategy="hierarchical", cache_path=tmp_path / "c.sqlite", progress=False)
@@ -176,17 +168,17 @@ class DomainAware(Baseline):
         return out
 
 
-def test_hierarchical_run_asks_the_domain_then_shows_only_its_tools(bench, tmp_path):
+def test_hierarchical_run_asks_the_domain_then_shows_only_its_tools(tiny_tracebench, tmp_path):
     be = DomainAware()
-    u = run("tracebench", bench, be, tmp_path / "r", strategy="hierarchical", limit=12,
+    u = run("tracebench", tiny_tracebench, be, tmp_path / "r", strategy="hierarchical", limit=12,
             cache_path=tmp_path / "c.sqlite", progress=False)
     assert u["backend_calls"] == 24  # two calls per example
     from pfc.schema import load_tools
     by_desc = {f"[{t.app}] {t.description}" + (f" ({t.app_description})" if t.app_description else ""): t.domain
-               for t in load_tools(bench / "tools.json")}
+               for t in load_tools(tiny_tracebench / "tools.json")}
     for domain, descs in be.shown:
         assert descs and {by_desc[d] for d in descs} == {domain}
-    assert score_files("tracebench", bench, tmp_path / "r" / "predictions.jsonl").metrics["function_name"] > 0
+    assert score_files("tracebench", tiny_tracebench, tmp_path / "r" / "predictions.jsonl").metrics["function_name"] > 0
 
 
 def test_ptbench_few_shot_never_shows_the_sample(tmp_path):
@@ -221,12 +213,12 @@ class Metered(Baseline):
                                 "prefill_s": 1.5, "decode_s": 0.25}) for ex in examples]
 
 
-def test_each_row_keeps_what_its_answer_cost_even_when_served_from_the_cache(bench, tmp_path):
+def test_each_row_keeps_what_its_answer_cost_even_when_served_from_the_cache(tiny_tracebench, tmp_path):
     # trap: usage.json counts only this invocation's backend calls, so a run refilled from the
     # response cache reported no timing at all ("–" in reports/real_models.md)
     be = Metered()
-    run("tracebench", bench, be, tmp_path / "a", limit=3, cache_path=tmp_path / "c.sqlite", progress=False)
-    u = run("tracebench", bench, be, tmp_path / "b", limit=3, cache_path=tmp_path / "c.sqlite", progress=False)
+    run("tracebench", tiny_tracebench, be, tmp_path / "a", limit=3, cache_path=tmp_path / "c.sqlite", progress=False)
+    u = run("tracebench", tiny_tracebench, be, tmp_path / "b", limit=3, cache_path=tmp_path / "c.sqlite", progress=False)
     assert u["backend_calls"] == 0 and u["cache_hits"] == 3
     rows = [json.loads(x) for x in (tmp_path / "b" / "predictions.jsonl").read_text().splitlines()]
     assert [r["cached"] for r in rows] == [True] * 3
@@ -234,16 +226,16 @@ def test_each_row_keeps_what_its_answer_cost_even_when_served_from_the_cache(ben
                                    "prefill_s": 1.5, "decode_s": 0.25} for r in rows)
 
 
-def test_baseline_rows_carry_no_generation_cost(bench, tmp_path):
+def test_baseline_rows_carry_no_generation_cost(tiny_tracebench, tmp_path):
     # a baseline generates nothing: its rows must not claim zero-second "generations"
-    run("tracebench", bench, "history-prior", tmp_path / "r", limit=3, progress=False, use_cache=False)
+    run("tracebench", tiny_tracebench, "history-prior", tmp_path / "r", limit=3, progress=False, use_cache=False)
     rows = [json.loads(x) for x in (tmp_path / "r" / "predictions.jsonl").read_text().splitlines()]
     assert rows and not any("generation" in r for r in rows)
 
 
-def test_a_baseline_built_without_tools_is_refused_before_any_request(bench, tmp_path):
+def test_a_baseline_built_without_tools_is_refused_before_any_request(tiny_tracebench, tmp_path):
     # trap: get("history-prior") without tools failed all requests with "empty vocabulary" and wrote nothing
     from pfc.errors import UserError
     with pytest.raises(UserError, match="built without the candidate tools"):
-        run("tracebench", bench, get("history-prior"), tmp_path / "r", limit=3, progress=False, use_cache=False)
+        run("tracebench", tiny_tracebench, get("history-prior"), tmp_path / "r", limit=3, progress=False, use_cache=False)
     assert not (tmp_path / "r" / "predictions.jsonl").exists()

@@ -64,6 +64,7 @@ def test_paper_settings_are_the_defaults():
                      "target_modules": "all-linear", "lora_dropout": 0.0}
 
 
+@pytest.mark.model
 def test_lora_raises_format_accuracy_of_a_real_model_on_held_out_users(records, tmp_path):
     # trap: a loss that goes down while generation stays in prose; the measure is the evaluator's parse
     if models.installed(SMOL) is None:  # a failure, not a skip: `make test` installs it first
@@ -81,6 +82,7 @@ def test_lora_raises_format_accuracy_of_a_real_model_on_held_out_users(records, 
     assert [e["step"] for e in log] == list(range(1, s["steps"] + 1))
 
 
+@pytest.mark.model
 def test_a_finished_run_resumes_without_retraining_and_refuses_another_config(tiny, records, tmp_path):
     recs = records[0][:4]
     train_lora(tiny, recs, tmp_path / "run", lr=1e-3, progress=False, checkpoint_every=1)
@@ -90,6 +92,7 @@ def test_a_finished_run_resumes_without_retraining_and_refuses_another_config(ti
         train_lora(tiny, recs, tmp_path / "run", lr=2e-3, progress=False)
 
 
+@pytest.mark.model
 def test_missing_adapter_is_a_clear_error(tiny, tmp_path):
     with pytest.raises(FileNotFoundError, match="adapter_model"):
         HFBackend(model=str(tiny), adapter=str(tmp_path))
