@@ -5,7 +5,6 @@ file / record / field, that no traceback is printed, and — where there was one
 earlier result is byte-for-byte unmodified.
 """
 import hashlib
-import http.server
 import json
 import os
 import shutil
@@ -13,11 +12,11 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
 
+from openai_stub import Endpoint, completion, serve
 from pfc import paths
 from pfc.eval.render import render_json
 from pfc.run.runner import finished_ids, run
@@ -146,24 +145,7 @@ def test_a_dead_openai_base_url_is_refused_before_any_request(tiny_tracebench, t
     assert secret not in p.stderr + p.stdout and not (tmp_path / "r" / "failures.jsonl").exists()
 
 
-class _Endpoint(http.server.BaseHTTPRequestHandler):
-    """A local OpenAI-compatible endpoint: subclasses say what to answer (``reply``)."""
-
-    def do_POST(self):  # noqa: N802
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        status, payload = self.reply()
-        body = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *a):
-        pass
-
-
-class _Rejecting(_Endpoint):
+class _Rejecting(Endpoint):
     """Answers every request with HTTP 400."""
 
     def reply(self):
@@ -172,11 +154,8 @@ class _Rejecting(_Endpoint):
 
 @pytest.fixture
 def rejecting_server():
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Rejecting)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}/v1"
-    srv.shutdown()
-    srv.server_close()
+    with serve(_Rejecting) as url:
+        yield url
 
 
 def test_a_run_whose_requests_fail_exits_1_with_a_one_line_summary(tiny_tracebench, tmp_path, rejecting_server):
@@ -201,26 +180,26 @@ def test_notebook_03_raises_when_the_run_failed(tiny_tracebench, tmp_path, rejec
     assert e.value.ename == "RunFailed" and "2 of 2 requests failed" in e.value.evalue
 
 
-class _Slow(_Endpoint):
+class _Slow(Endpoint):
     """Answers each chat request after 0.2 s, as a model would."""
 
     def reply(self):
         time.sleep(0.2)
-        return 200, {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-                     "choices": [{"index": 0, "finish_reason": "stop", "message": {
-                         "role": "assistant", "content": '{"name": "A__f", "arguments": {}}'}}],
-                     "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+        return 200, completion('{"name": "A__f", "arguments": {}}')
+
+
+@pytest.fixture
+def slow_server():
+    with serve(_Slow) as url:
+        yield url
 
 
 @pytest.mark.slow
-def test_ctrl_c_saves_finished_rows_and_says_how_to_resume(tiny_tracebench, examples, tmp_path):
+def test_ctrl_c_saves_finished_rows_and_says_how_to_resume(tiny_tracebench, examples, tmp_path, slow_server):
     # trap: against a baseline the whole run took under a second on an idle machine, so the interrupt
     # landed after the last row (exit 0) however early the test sent it; a model that takes 0.2 s per
     # answer leaves the run certainly unfinished when the first row is saved
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    env = {**os.environ, "OPENAI_BASE_URL": f"http://127.0.0.1:{srv.server_address[1]}/v1",
-           "OPENAI_API_KEY": "sk-local"}
+    env = {**os.environ, "OPENAI_BASE_URL": slow_server, "OPENAI_API_KEY": "sk-local"}
     out, n = tmp_path / "r", 20
     cmd = [sys.executable, "-m", "pfc", "run", "--benchmark", "tracebench", "--examples", str(tiny_tracebench),
            "--backend", "openai", "--model", "m", "--concurrency", "1", "--limit", str(n), "--no-cache",
@@ -245,8 +224,6 @@ def test_ctrl_c_saves_finished_rows_and_says_how_to_resume(tiny_tracebench, exam
         assert again.returncode == 0, again.stderr[-2000:]
     finally:
         signal.signal(signal.SIGINT, before)
-        srv.shutdown()
-        srv.server_close()
     ids = [json.loads(x)["id"] for x in (out / "predictions.jsonl").read_text().splitlines()]
     assert sorted(ids) == sorted(e.id for e in examples[:n])  # nothing lost, nothing twice
 

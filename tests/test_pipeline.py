@@ -1,6 +1,10 @@
 """make reproduce's step skipping and stratified sampling (Python steps; notebooks are covered by nbval)."""
 import json
+import shutil
 
+import pytest
+
+from openai_stub import Endpoint, completion, serve
 from pfc.report import pipeline
 from pfc.report.pipeline import Step, reproduce
 
@@ -83,6 +87,7 @@ def test_stratified_sample_covers_every_history_bin_present_too(tmp_path):
     assert {e.meta["vagueness"] for e in got} == {e.meta["vagueness"] for e in everything}
 
 
+@pytest.mark.notebook
 def test_a_notebook_step_runs_its_kernel_over_local_sockets_and_shuts_it_down(tmp_path, capfd):
     # traps: over TCP ipykernel warns once per step that the channel is unencrypted; and papermill does not
     # shut down a kernel it was handed, so 23 steps left 23 kernels running until the pipeline exited
@@ -106,3 +111,105 @@ def test_a_notebook_step_runs_its_kernel_over_local_sockets_and_shuts_it_down(tm
         raise AssertionError(f"the step's kernel (pid {pid}) is still running")
     assert "without encryption" not in capfd.readouterr().err
     assert not list(pipeline.paths.ROOT.glob("kernel-*")) and not list(tmp_path.glob("kernel-*"))
+
+
+# ---------------------------------------------------------------- BACKEND=/MODEL=: one run per benchmark
+def _release(root):
+    """A ToolSpectrum release cut to 2 samples per subset (the plan only needs its files)."""
+    from pfc import paths
+    src = paths.toolspectrum_dir()
+    for sub in ("api", "prompts"):
+        shutil.copytree(src / sub, root / sub)
+    (root / "data").mkdir()
+    for f in sorted((src / "data").glob("dataset_*.json")):
+        (root / "data" / f.name).write_text(json.dumps(json.loads(f.read_text())[:2]))
+    return root
+
+
+def _ptbench_checkout(root):
+    """A PTBench checkout: the golden fixture's two test splits (3 records each) and a src/template.py."""
+    from pfc import paths
+    from pfc.benchmarks.ptbench import SPLITS
+    for s in SPLITS:
+        (root / s).mkdir(parents=True)
+        records = json.loads((paths.GOLDEN / "ptbench_official" / s / "data.json").read_text())[:3]
+        (root / s / "data.json").write_text(json.dumps(records))
+    (root / "src").mkdir()
+    (root / "src" / "template.py").write_text('prompt = """OFFICIAL-TEMPLATE {profile} {platforms} {tools} {format}"""\n'
+                                              'format = "p:[f(a=1)]"\n')
+    return root
+
+
+def _own_runs(steps):
+    return {s.params["benchmark"]: s for s in steps if s.params.get("backend") == "openai"}
+
+
+def test_backend_adds_one_run_on_each_benchmark_and_leaves_the_other_steps_as_they_were(tmp_path, monkeypatch, release):
+    monkeypatch.setenv("PFC_TOOLSPECTRUM_DIR", str(release))
+    monkeypatch.delenv("PFC_PTBENCH_DIR", raising=False)
+    base = pipeline.plan(real_model="none")
+    mine = pipeline.plan("openai", "org/my-model", real_model="none")
+    own = _own_runs(mine)
+    others = [s for s in mine if s not in own.values()]
+    assert [s.name for s in others] == [s.name for s in base]
+    for a, b in zip(others, base):  # only the report steps change: they read the added runs too
+        assert {k for k in a.params if a.params[k] != b.params.get(k)} <= {"run_dirs", "runs"}, a.name
+    evaluate = next(s for s in mine if s.name == "evaluate").params["run_dirs"].split(",")
+    assert [d.split("/")[-1] for d in evaluate if "openai" in d] == ["tb-openai-my-model", "ts-openai-my-model",
+                                                                     "pt-openai-my-model"]
+    assert sorted(own) == ["ptbench", "toolspectrum", "tracebench"]
+    assert {b: s.params["run_id"] for b, s in own.items()} == {
+        "tracebench": "tb-openai-my-model", "toolspectrum": "ts-openai-my-model", "ptbench": "pt-openai-my-model"}
+    ours = next(s for s in mine if s.params.get("run_id") == "pt-oracle").params["examples"]
+    assert own["ptbench"].params["examples"] == ours     # no PFC_PTBENCH_DIR: our PTool build, as the baselines
+    assert all(s.params["model"] == "org/my-model" for s in own.values())
+
+
+def test_backend_runs_ptbench_on_the_official_data_when_pfc_ptbench_dir_is_set(tmp_path, monkeypatch):
+    from pfc import paths
+    checkout = _ptbench_checkout(tmp_path / "PTBench")
+    monkeypatch.setenv("PFC_PTBENCH_DIR", str(checkout))
+    pt = _own_runs(pipeline.plan("openai", "m", real_model="none", toolspectrum=False))["ptbench"]
+    assert pt.params["run_id"] == "pt-official-openai-m"
+    assert pt.params["examples"] == paths.relative(checkout)
+    assert pt.inputs == [checkout / "test_untrained_user" / "data.json", checkout / "test_trained_user" / "data.json"]
+
+
+class _Answers(Endpoint):
+    def reply(self):
+        return 200, completion('{"name": "A__f", "arguments": {}}')
+
+
+@pytest.mark.notebook
+@pytest.mark.slow
+def test_make_reproduce_backend_runs_a_local_openai_server_on_all_three_benchmarks(tiny_tracebench, release, tmp_path,
+                                                                                  monkeypatch):
+    # the run steps BACKEND=openai adds, executed as make reproduce executes them (notebook 03 under papermill),
+    # against a local OpenAI-compatible endpoint; the benchmarks are cut small, the steps are the pipeline's own
+    from pfc import paths
+    from pfc.schema import load_examples, write_examples
+    out = tmp_path / "out"
+    monkeypatch.setenv("PFC_OUTPUT_ROOT", str(out))   # the notebooks' kernels write here
+    root = paths.OUTPUT_ROOT
+    for name in ("OUTPUT_ROOT", "OUT_DATA", "BENCHMARKS", "RUNS", "REPORTS", "PROCESSED", "INTERIM", "FIGURES", "CACHE"):
+        monkeypatch.setattr(paths, name, out / getattr(paths, name).relative_to(root))
+    tb = paths.BENCHMARKS / "tracebench"
+    tb.mkdir(parents=True)
+    write_examples(load_examples(tiny_tracebench / "examples.jsonl")[:4], tb / "examples.jsonl")
+    shutil.copy(tiny_tracebench / "tools.json", tb / "tools.json")
+    monkeypatch.setenv("PFC_TOOLSPECTRUM_DIR", str(_release(tmp_path / "ts")))
+    monkeypatch.setenv("PFC_PTBENCH_DIR", str(_ptbench_checkout(tmp_path / "PTBench")))
+    with serve(_Answers) as url:
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-local")
+        own = _own_runs(pipeline.plan("openai", "stub", real_model="none"))
+        records = reproduce(list(own.values()), log=lambda *x, **k: None, state_path=tmp_path / "state.json")
+        bodies = list(_Answers.bodies)
+    assert [r["status"] for r in records] == ["ran"] * 3
+    rows = {b: (paths.RUNS / s.params["run_id"] / "predictions.jsonl").read_text().splitlines() for b, s in own.items()}
+    assert {b: len(r) for b, r in rows.items()} == {"tracebench": 4, "toolspectrum": 6, "ptbench": 6}
+    assert len(bodies) == 16                                                  # one request per example
+    official = [b for b in bodies if "OFFICIAL-TEMPLATE" in json.dumps(b)]
+    assert len(official) == 6                                                 # PTBench used the checkout's prompt
+    configs = {b: json.loads((paths.RUNS / s.params["run_id"] / "config.json").read_text()) for b, s in own.items()}
+    assert {b: (c["backend"], c["model"]) for b, c in configs.items()} == {b: ("openai", "stub") for b in own}

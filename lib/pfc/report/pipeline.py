@@ -2,10 +2,12 @@
 
 Steps: preprocess (01) → build TRACEBench (02) → model runs (03: the built-in baselines;
 the real small model on a stratified sample when one is available; ``BACKEND``/``MODEL``
-add a run) → evaluate (04: Table 4 with CIs beside the paper) → error taxonomy (05) →
-figures (06: Fig. 3/4) → counterfactual contexts (swap-user variants, the baselines on them,
-08: personalization metrics) → the ToolSpectrum release when configured (toolspectrum.ipynb,
-and its runs in 04-06) → ``reports/index.{md,html}``. Executed notebooks go to
+add that model's run on each benchmark: TRACEBench, the ToolSpectrum release when configured,
+PTBench on the official test data when ``PFC_PTBENCH_DIR`` is set, else on our PTool build) →
+evaluate (04: Table 4 with CIs beside the paper) → error taxonomy (05) → figures (06: Fig. 3/4)
+→ counterfactual contexts (swap-user variants, the baselines on them, 08: personalization
+metrics) → the ToolSpectrum release when configured (toolspectrum.ipynb, and its runs in 04-06)
+→ ``reports/index.{md,html}``. Executed notebooks go to
 ``reports/notebooks/`` with an HTML copy.
 
 A step's key is the SHA-256 of its notebook, its parameters, the library source and its
@@ -228,10 +230,10 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
         runs.append(d)
         steps.append(st)
         real_run = (real_name, d)
+    own = f"{backend}-{Path(model).name or 'default'}".replace("/", "_")  # BACKEND=/MODEL=: one run per benchmark
     if backend:
-        d, st = run_step(f"run {backend} {model}", f"tb-{backend}-{Path(model).name or 'default'}".replace("/", "_"),
-                         [bench / "examples.jsonl"], benchmark="tracebench", examples=_rel(bench), backend=backend,
-                         model=model)
+        d, st = run_step(f"run {backend} {model}", f"tb-{own}", [bench / "examples.jsonl"], benchmark="tracebench",
+                         examples=_rel(bench), backend=backend, model=model)
         runs.append(d)
         steps.append(st)
     release = paths.toolspectrum_dir()
@@ -242,13 +244,22 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                              examples=_rel(release), backend=b)
             ts_runs.append(d)
             steps.append(st)
+        if backend:
+            d, st = run_step(f"ToolSpectrum run {backend} {model}", f"ts-{own}", [release / "data"],
+                             benchmark="toolspectrum", examples=_rel(release), backend=backend, model=model)
+            ts_runs.append(d)
+            steps.append(st)
         steps.append(Step("ToolSpectrum release views", "toolspectrum.ipynb",
                           {"release_dir": _rel(release), "runs": ",".join(_rel(d) for d in ts_runs),
                            "figures_dir": _rel(paths.REPORTS / "toolspectrum")},
                           [release / "data", *[d / "predictions.jsonl" for d in ts_runs]],
                           [paths.REPORTS / "toolspectrum"], copy_name="toolspectrum"))
         runs += ts_runs
+    elif backend:
+        print(f"reproduce: no ToolSpectrum release at {release} (PFC_TOOLSPECTRUM_DIR); the {backend} run on it "
+              "is left out", file=sys.stderr)
     if ptbench:
+        from pfc.benchmarks.ptbench import SPLITS as PT_SPLITS
         from pfc.run.sft import build_ptbench
         pt = paths.BENCHMARKS / "ptbench"
         steps.append(Step("build PTBench (PTool synthesis, seed 0)", None, {"seed": 0}, [], [pt / "stats.json"],
@@ -256,6 +267,15 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
         for b in [b for b in BASELINES if BUILTINS[b].benchmarks is None or "ptbench" in BUILTINS[b].benchmarks]:
             d, st = run_step(f"PTBench run {b}", f"pt-{b}", [pt / "stats.json"], benchmark="ptbench",
                              examples=_rel(pt), backend=b)
+            runs.append(d)
+            steps.append(st)
+        if backend:  # the official test data when PFC_PTBENCH_DIR is set (and its prompt, read by the runner), else ours
+            official = paths.ptbench_dir()
+            data = official or pt
+            inputs = [official / s / "data.json" for s in PT_SPLITS] if official else [pt / "stats.json"]
+            d, st = run_step(f"PTBench run {backend} {model}" + (" (official data)" if official else ""),
+                             f"pt-{'official-' if official else ''}{own}", inputs, benchmark="ptbench",
+                             examples=_rel(data), backend=backend, model=model)
             runs.append(d)
             steps.append(st)
         ft = paths.REPORTS / "ptbench_finetune.json"
