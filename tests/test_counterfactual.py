@@ -138,6 +138,7 @@ def _cli(args, hashseed):
 
 
 @pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.slow
 def test_same_seed_gives_the_same_bytes_in_another_process(tmp_path, kind):
     write_examples(_tiny_tracebench() * 1, tmp_path / "in" / "examples.jsonl")
     outs = []

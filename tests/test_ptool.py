@@ -151,6 +151,7 @@ def _digest(d):
     return h.hexdigest()
 
 
+@pytest.mark.slow
 def test_same_seed_same_bytes_under_any_hash_seed(tmp_path):
     # trap: set/dict iteration over strings depends on PYTHONHASHSEED
     for hs in ("1", "271"):
