@@ -15,20 +15,12 @@ import json
 import pytest
 
 from pfc import paths
-from pfc.data.build import build_tracebench
 from pfc.run.backends import Backend, Request, Response
 from pfc.run.config import RUN_STRATEGIES
 from pfc.run.prompts.ptbench import VARIANTS
 from pfc.run.requests import RequestBuilder
 from pfc.run.runner import run
 from pfc.schema import load_examples, load_tools, write_examples, write_tools
-
-
-@pytest.fixture(scope="module")
-def tiny_tracebench(tmp_path_factory):
-    out = tmp_path_factory.mktemp("tb")
-    build_tracebench(out, users=4, seed=2, records=150, progress=False)
-    return out
 
 
 def _canaried(ex):

@@ -23,6 +23,8 @@ from pfc import paths
 from pfc.cli import main
 from pfc.run import sweep as S
 
+pytestmark = [pytest.mark.model, pytest.mark.slow]   # a Ray cluster and the tiny model
+
 IP = "127.0.0.2"
 MARK = "PFC_SWEEP_TEST_CLUSTER"
 NODE = "PFC_SWEEP_TEST_NODE"
