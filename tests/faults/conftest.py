@@ -1,4 +1,4 @@
-"""Fault-suite fixtures: a small TRACEBench built once, ``pfc`` run as a user would, and the refusal check."""
+"""Fault-suite fixtures: the shared tiny TRACEBench, ``pfc`` run as a user would, and the refusal check."""
 import hashlib
 import os
 import subprocess
@@ -33,8 +33,6 @@ def tree(folder) -> dict:
 
 
 @pytest.fixture(scope="session")
-def bench(tmp_path_factory):
-    from pfc.data.build import build_tracebench
-    out = tmp_path_factory.mktemp("faults-tb")
-    build_tracebench(out, users=2, seed=1, records=150, progress=False)
-    return out
+def bench(tiny_tracebench):
+    """The shared tiny TRACEBench (tests/conftest.py), built once per session."""
+    return tiny_tracebench

@@ -5,6 +5,8 @@ import pytest
 
 from pfc import paths
 
+pytestmark = pytest.mark.notebook
+
 
 @pytest.mark.parametrize("notebook, params, message", [
     ("00_walkthrough", {"k": "twenty"}, "field 'k': expected an integer >= 1, got 'twenty' (str)"),
