@@ -63,7 +63,7 @@ test-vllm: $(VVENV)/.installed models ## optional: vllm backend + vLLM server on
 
 FAST := not slow and not model and not notebook
 test-fast: $(STAMP) ## the fast tier on the core stack: tests and doctests not marked slow, model or notebook (no torch, no make models)
-	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests lib/pfc --doctest-modules -m "$(FAST)" -q -p no:cacheprovider
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests lib/pfc --doctest-modules -m "$(FAST)" -p no:cacheprovider
 
 REPRO_DEPS := $(STAMP) $(if $(filter none,$(REAL_MODEL)),,$(STAMP_MODELS) models)
 reproduce: $(REPRO_DEPS) ## papermill pipeline: build TRACEBench, baselines + the packaged real model (REAL_MODEL=none: without), BACKEND=/MODEL= runs, tables, taxonomy, figures -> reports/index.html
