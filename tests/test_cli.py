@@ -60,3 +60,22 @@ def test_score_bad_prediction_line_names_line(tmp_path):
     p = run("score", "--benchmark", "ptbench", "--examples", str(d / "data.json"),
             "--predictions", str(pred), "--out", str(tmp_path / "o"))
     assert p.returncode == 2 and f"{pred}:2" in p.stderr
+
+
+def test_version_prints_the_package_version():
+    from pfc import __version__
+    p = run("--version")
+    assert p.returncode == 0 and p.stdout.strip() == f"pfc {__version__}"
+
+
+def test_every_command_help_ends_with_an_example():
+    import re
+    top = run("--help")
+    commands = re.search(r"\{([a-z,-]+)\}", top.stdout)[1].split(",")
+    assert {"parse", "score", "run", "export", "report"} <= set(commands)
+    for cmd in commands:
+        p = run(cmd, "--help")
+        assert p.returncode == 0, (cmd, p.stderr)
+        tail = p.stdout.strip().splitlines()[-2:]
+        assert tail[0] == "example:" and tail[1].strip().startswith(f"pfc {cmd}") or \
+            (cmd == "parse" and tail[1].strip().endswith("pfc parse --style ptbench")), (cmd, tail)

@@ -198,8 +198,35 @@ def _models_cmd(args) -> int:
     return 0
 
 
+EXAMPLES = {  # `pfc <cmd> --help` ends with one of these (a test checks every command has one)
+    "parse": "echo \"Shop:[buy(n=2)]\" | pfc parse --style ptbench",
+    "score": "pfc score --benchmark tracebench --examples data/benchmarks/tracebench "
+             "--predictions data/runs/tb-history-prior/predictions.jsonl --out scores/hp --table",
+    "simulate": "pfc simulate --users 10 --seed 0 --out data/raw/sim",
+    "preprocess": "pfc preprocess --raw data/raw/sim --out data/interim/tracebench",
+    "build": "pfc build tracebench --users 10 --seed 0 --out data/benchmarks/tracebench",
+    "run": "pfc run --benchmark tracebench --examples data/benchmarks/tracebench --backend history-prior "
+           "--out data/runs/hp",
+    "models": "pfc models install qwen2.5-coder-0.5b",
+    "report": "pfc report data/runs/hp data/runs/nh --out reports/runs",
+    "compare": "pfc compare data/runs/hp data/runs/nh --by vagueness",
+    "sweep": "pfc sweep sweeps/example.yaml --dry-run",
+    "perturb": "pfc perturb --benchmark tracebench --examples data/benchmarks/tracebench --kind swap-user "
+               "--out data/benchmarks/tracebench-swap",
+}
+
+
+def _examples(sub) -> None:
+    for name, p in sub.choices.items():
+        if not p.epilog and name in EXAMPLES:
+            p.epilog = f"example:\n  {EXAMPLES[name]}"
+        p.formatter_class = argparse.RawDescriptionHelpFormatter
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m pfc", description=__doc__.split("\n")[0])
+    from pfc import __version__
+    ap = argparse.ArgumentParser(prog="pfc", description=__doc__.split("\n")[0])
+    ap.add_argument("--version", action="version", version=f"pfc {__version__}")
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("parse", help="parse one model output read from stdin")
     p.add_argument("--style", choices=STYLES, default="auto")
@@ -300,6 +327,7 @@ def main(argv=None) -> int:
     hf_datasets.add_command(sub)  # export
     from pfc.data.perturb_cli import add_command as add_perturb
     add_perturb(sub)
+    _examples(sub)
     args = ap.parse_args(argv)
     return _dispatch(args)
 
