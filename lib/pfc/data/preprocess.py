@@ -132,6 +132,7 @@ def preprocess(raw_dir, out_dir, progress: bool = True) -> dict:
     """Read ``raw_dir/*.jsonl``; write ``out_dir/histories.parquet`` and ``preprocess_report.json``."""
     import pandas as pd
     from tqdm import tqdm
+    from pfc.progress import stream as progress_stream
     from pfc.errors import UserError
     raw, out = Path(raw_dir), Path(out_dir)
     if not raw.is_dir():
@@ -145,7 +146,7 @@ def preprocess(raw_dir, out_dir, progress: bool = True) -> dict:
     for f in files:
         with f.open("rb") as fh:  # bytes: an undecodable line is skipped and counted, not fatal
             for n, raw_line in enumerate(tqdm(fh, desc=f"reading {f.name}", unit=" lines", disable=not progress,
-                                              mininterval=1)):
+                                              mininterval=1, file=progress_stream())):
                 counts["lines"] += 1
                 try:
                     line = raw_line.decode("utf-8-sig" if n == 0 else "utf-8")

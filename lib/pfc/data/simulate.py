@@ -374,13 +374,14 @@ def _chunk(args) -> str:
 def simulate(n: int, seed: int, out_dir, records: int = 500, workers: int = 1, progress: bool = True) -> Path:
     """Write ``out_dir/events.jsonl`` and ``manifest.json``; identical bytes for any ``workers``."""
     from tqdm import tqdm
+    from pfc.progress import stream as progress_stream
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     step = max(1, min(200, n // (workers * 4) or 1))
     jobs = [(s, min(s + step, n), seed, records) for s in range(0, n, step)]
     tmp = out / "events.jsonl.part"
     with tmp.open("w", encoding="utf-8") as fh, tqdm(total=n, desc="simulating users", unit="user",
-                                                     disable=not progress) as bar:
+                                                     disable=not progress, file=progress_stream()) as bar:
         if workers > 1:
             from multiprocessing import Pool
             with Pool(workers) as pool:

@@ -39,12 +39,13 @@ REAL_MODEL_NAME = "qwen2.5-coder-0.5b"
 
 # ------------------------------------------------------------------ helpers the notebooks use
 def out_dir(value: str, prefix: str = "pfc-") -> Path:
-    """A notebook's output directory parameter: empty means a fresh temporary directory."""
-    return Path(value) if value else Path(tempfile.mkdtemp(prefix=prefix))
+    """A notebook's output directory parameter (relative: under ``PFC_OUTPUT_ROOT``); empty: a fresh temporary one."""
+    return paths.output(value) if value else Path(tempfile.mkdtemp(prefix=prefix))
 
 
 def split_dirs(value: str) -> list[Path]:
-    return [Path(p.strip()) for p in str(value).split(",") if p.strip()]
+    """Comma-separated directories, each read where ``pfc.paths.source`` finds it."""
+    return [paths.source(p.strip()) for p in str(value).split(",") if p.strip()]
 
 
 def demo_runs(root, backends=("oracle", "history-prior", "no-history"), users: int = 2, records: int = 150,
@@ -152,7 +153,10 @@ def _has_torch() -> bool:
 
 
 def _rel(p) -> str:
-    return paths.relative(Path(p))
+    """A notebook parameter: under PFC_OUTPUT_ROOT relative to it (how ``paths.output``/``paths.source`` read it,
+    whatever the two roots' depths), else relative to the repository."""
+    rel = os.path.relpath(os.path.abspath(p), paths.OUTPUT_ROOT)
+    return Path(rel).as_posix() if not rel.startswith("..") else paths.relative(Path(p))
 
 
 def run_step(name: str, run_id: str, inputs: list, **params) -> tuple[Path, Step]:
@@ -312,12 +316,14 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
 def execute(step: Step) -> None:
     import papermill as pm
     from jupyter_client.manager import KernelManager
+    from pfc.report import executed
     nb = paths.REPORTS / "notebooks"
     nb.mkdir(parents=True, exist_ok=True)
     target = nb / f"{step.copy_name}.ipynb"
     # the kernel talks over local sockets in a private temporary folder, not over TCP (ipykernel warns that
     # TCP is unencrypted, once per step); the kernel is ours, so we shut it down
-    with tempfile.TemporaryDirectory(prefix="pfc-kernel-") as sock:
+    # (pfc.report.executed: progress bars to the terminal, then no absolute path in the saved copy)
+    with tempfile.TemporaryDirectory(prefix="pfc-kernel-") as sock, executed.kernel_env():
         km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sock) / "k"))
         try:
             pm.execute_notebook(str(paths.NOTEBOOKS / step.notebook), str(target), parameters=step.params,
@@ -326,6 +332,8 @@ def execute(step: Step) -> None:
         finally:
             if km.has_kernel:
                 km.shutdown_kernel(now=True)
+            if target.exists():  # a failed step's copy too: it is where the user looks
+                executed.tidy(target, paths.NOTEBOOKS / step.notebook)
     to_html(target)
 
 
@@ -417,11 +425,8 @@ def write_index(records: list[dict], seconds: float) -> Path:
                      f"{c.get('model')} | `{c.get('examples')}` | {c.get('n_examples')} |")
     md = rep / "index.md"
     md.write_text("\n".join(lines) + "\n")
-    body = mistune.html("\n".join(lines).replace(".md)", ".md)"))
-    (rep / "index.html").write_text("<!doctype html><meta charset='utf-8'><title>pfc reproduction index</title>"
-                                    "<style>body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:"
-                                    "collapse}td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}</style>"
-                                    + body, encoding="utf-8")
+    from pfc.report import index_html
+    index_html.write(records, seconds)  # the page people read: tables, figures, runs (pfc.report.index_html)
     return md
 
 

@@ -95,6 +95,7 @@ def execute(cfg: RunConfig) -> dict:
     it exists (a kill loses at most the requests in flight). Ctrl-C raises ``RunInterrupted``.
     """
     from tqdm import tqdm
+    from pfc.progress import stream as progress_stream
     cfg.check()
     adapter = benchmarks.get(cfg.benchmark)
     check_examples(cfg.benchmark, cfg.examples)
@@ -129,7 +130,8 @@ def execute(cfg: RunConfig) -> dict:
         usage = {"failures": 0, "already_done": len(done & wanted), "written": 0, "todo": len(todo),
                  "n_examples": len(examples), "first_error": None,
                  "moved_aside": None if moved is None else paths.relative(moved)}
-        bar = tqdm(total=len(todo), desc=f"{be.name} on {cfg.benchmark}", unit="ex", disable=not cfg.progress)
+        bar = tqdm(total=len(todo), desc=f"{be.name} on {cfg.benchmark}", unit="ex", disable=not cfg.progress,
+                   file=progress_stream())  # the terminal, not a notebook's saved outputs (pfc.progress)
 
         result: dict = {}
 

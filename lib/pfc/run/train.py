@@ -61,6 +61,7 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
     from peft import LoraConfig, get_peft_model, set_peft_model_state_dict
     from peft.utils import get_peft_model_state_dict
     from tqdm import tqdm
+    from pfc.progress import stream as progress_stream
     from transformers import AutoModelForCausalLM, AutoTokenizer, get_cosine_schedule_with_warmup
 
     out = Path(out_dir)
@@ -102,7 +103,7 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
     model.train()
     log = (out / "train_log.jsonl").open("a", encoding="utf-8")
     t0, losses = time.perf_counter(), []
-    bar = tqdm(total=steps, initial=step, desc="LoRA", unit="step", disable=not progress)
+    bar = tqdm(total=steps, initial=step, desc="LoRA", unit="step", disable=not progress, file=progress_stream())
     while step < steps:
         total = 0.0
         for i in order[step * grad_accum:(step + 1) * grad_accum]:
