@@ -66,9 +66,10 @@ def demo_runs(root, backends=("oracle", "history-prior", "no-history"), users: i
 
 
 def walkthrough_examples(examples) -> tuple[str, list, dict]:
-    """What ``00_walkthrough`` shows: the first user (sorted ids), the four vagueness levels of that
-    user's first anchor with a most-vague variant (in the paper's order), and one ``relevant_vague``
-    example per personalization type. Returns ``(user, levels, {type: example})``."""
+    """What ``00_walkthrough`` shows: the first user (sorted ids), the vagueness levels of that user's
+    first anchor that has all four (in the paper's order; an anchor whose level could not be generated
+    lacks it — with none complete, the anchor with the most levels), and one ``relevant_vague`` example
+    per personalization type. Returns ``(user, levels, {type: example})``."""
     from pfc.data.querygen import LEVELS
     user = sorted({e.user_id for e in examples})[0]
     mine = [e for e in examples if e.user_id == user]
@@ -77,8 +78,11 @@ def walkthrough_examples(examples) -> tuple[str, list, dict]:
         for t in e.meta.get("personalization") or []:
             if t not in picked and e.meta["vagueness"] == "relevant_vague":
                 picked[t] = e
-    anchor = next(e.meta["anchor_id"] for e in mine if e.meta["vagueness"] == "most_vague")
-    levels = sorted([e for e in mine if e.meta["anchor_id"] == anchor], key=lambda e: LEVELS.index(e.meta["vagueness"]))
+    by_anchor: dict = {}
+    for e in mine:
+        by_anchor.setdefault(e.meta["anchor_id"], []).append(e)
+    anchor = max(by_anchor, key=lambda a: len({e.meta["vagueness"] for e in by_anchor[a]}))  # the first of the most
+    levels = sorted(by_anchor[anchor], key=lambda e: LEVELS.index(e.meta["vagueness"]))
     return user, levels, picked
 
 
