@@ -1,4 +1,4 @@
-"""Command line: ``python -m pfc parse | score | simulate | preprocess | build tracebench | run | models | sweep``.
+"""Command line ``pfc`` (also ``python -m pfc``): parse | score | simulate | preprocess | build | run | models | report | compare | sweep | perturb | export.
 
 ``parse`` reads one model output on stdin and prints ``{"ok", "calls", "refusal", "error"}``
 (exit 0 when it parsed, 1 when not). ``score`` writes ``metrics.json``, ``score.json``,
@@ -8,7 +8,7 @@ stderr) or a bug in pfc (a short traceback and "this is a bug in pfc"; ``PFC_DEB
 one); 2 a user error — one line ``pfc <cmd>: <file>:<line>: field '<f>': <message>``,
 never a traceback (``pfc.errors``); 130 interrupted (Ctrl-C; a run resumes on re-running).
 
-    $ echo "Shop:[buy(n=2)]" | python -m pfc parse --style ptbench
+    $ echo "Shop:[buy(n=2)]" | pfc parse --style ptbench
 """
 from __future__ import annotations
 
