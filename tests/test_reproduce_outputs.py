@@ -114,11 +114,28 @@ def test_headline_table_shows_our_runs_and_the_papers_rows_told_apart(page, tabl
     assert all(re.fullmatch(r"1\.000\[1\.000, 1\.000\]", c) for c in oracle[2:] if c != "–"), oracle  # value + CI
 
 
+def test_a_heading_click_sorts_the_table_in_the_browser(reproduced):
+    index = reproduced[0] / "reports" / "index.html"
+    with open(index.parent / "evaluate" / "tracebench_table4.csv", newline="", encoding="utf-8") as fh:
+        col = next(csv.reader(fh)).index("overall")
+    # the page's own link to a sorted view clicks the heading twice (ascending, then descending)
+    dom = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+                          f"{index.as_uri()}#sort=tracebench_table4:{col}:desc"], capture_output=True, text=True,
+                         timeout=120).stdout
+    p = Page()
+    p.feed(dom)
+    rows = [r for r in p.tables["tracebench_table4"] if r[1]]  # body rows (the heading row has no td)
+    overall = [float(re.match(r"[\d.]+", cells[col])[0]) for _, cells in rows]
+    assert overall == sorted(overall, reverse=True) and len(overall) == len(rows)
+    assert [cls for cls, _ in rows] != sorted(cls for cls, _ in rows)  # ours and paper rows interleave by value
+
+
 def test_ptbench_tables_11_and_12_and_every_figure_with_caption_and_counterpart_are_on_the_page(page):
     index, p = page
     assert {"ptbench_table11", "ptbench_table12"} <= set(p.tables)
     html = index.read_text()
-    for fig in ("fig3_vagueness.png", "fig4_history.png", "toolspectrum_fig4.png", "ptbench_fig4.png"):
+    for fig in ("fig3_vagueness.png", "fig4_history.png", "toolspectrum_fig4.png", "ptbench_fig4.png",
+                "distributions.png", "table3_ours.png"):
         assert any(src.endswith(fig) for src in p.images), fig
     assert html.count("<figcaption>") == len(p.images)
     assert "Paper counterpart:</b> TRACEBench Fig. 3 (§5.3)" in html

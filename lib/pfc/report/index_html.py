@@ -25,6 +25,21 @@ HEADLINE = [("tracebench_table4", "TRACEBench Table 4"),
             ("ptbench_table1", "PTBench Table 1"), ("ptbench_table11", "PTBench Table 11 (trained users)"),
             ("ptbench_table12", "PTBench Table 12 (untrained users)")]
 FIGURE_DIRS = ("figures", "taxonomy", "evaluate")
+# Figures the notebooks draw outside a report section: (directory under the output root, file, caption, counterpart)
+NOTEBOOK_FIGURES = [
+    ("figures/tracebench", "preprocess_drops.png", "Preprocessing (01): records dropped, by reason (ours)",
+     "none: ours only"),
+    ("figures/tracebench", "functions.png", "Preprocessing (01): most frequent standardized functions (ours)",
+     "none: ours only"),
+    ("figures/tracebench", "distributions.png", "TRACEBench build (02): queries by vagueness level, history length "
+     "and personalization type (ours)", "TRACEBench Table 2 (§4, dataset statistics)"),
+    ("reports/toolspectrum", "table3_ours.png", "ToolSpectrum release views: F1 per subset and level (ours)",
+     "ToolSpectrum Table 3 (§4.2)"),
+    ("reports/toolspectrum", "fig4_domains.png", "ToolSpectrum release views: mean F1 over APP/API/RP/OP by domain "
+     "(ours)", "ToolSpectrum Fig. 4"),
+    ("reports/toolspectrum", "taxonomy.png", "ToolSpectrum release views: error classes (ours)",
+     "ToolSpectrum §5.3 error shares"),
+]
 CELL = re.compile(r"^\s*(-?[\d.]+)\s*\[\s*(-?[\d.]+),\s*(-?[\d.]+)\]\s*$")
 COUNTERPART = re.compile(r"((?:TRACEBench|PTBench|ToolSpectrum) Fig\. \d+(?: \(§[\d.]+\))?)")
 
@@ -47,7 +62,11 @@ SORT_JS = """document.querySelectorAll("table.sortable th").forEach(function(th,
   Array.from(tb.rows).sort(function(a, b){var x = key(a), y = key(b);
    return (x < y ? -1 : x > y ? 1 : 0) * (asc ? 1 : -1)}).forEach(function(r){tb.appendChild(r)});
  });
-});"""
+});
+// index.html#sort=<table id>:<column>:<asc|desc> opens the page with that table sorted (a link to a view)
+var m = /sort=([\\w-]+):(\\d+):(asc|desc)/.exec(location.hash);
+if (m) { var th = document.querySelectorAll("#" + m[1] + " th")[+m[2]];
+ if (th) { th.click(); if (m[3] === "desc") th.click(); } }"""
 
 
 def _e(x) -> str:
@@ -96,6 +115,10 @@ def figures() -> list[tuple[Path, str, str]]:
             seen.add(png.name)
             m = COUNTERPART.search(cap)
             out.append((md.parent / rel, cap, m[1] if m else "none: ours only"))
+    for sub, name, cap, paper in NOTEBOOK_FIGURES:
+        png = paths.OUTPUT_ROOT / sub / name
+        if png.exists():
+            out.append((png, cap, paper))
     return out
 
 
@@ -135,9 +158,10 @@ def write(records: list[dict], seconds: float) -> Path:
                      f"<a href='{_link(f.with_suffix('.json'))}'>json</a></p>"]
     body.append("<h2>Figures</h2>")
     for png, cap, paper in figures():
+        pdf = png.with_suffix(".pdf")
         body.append(f"<figure><img src='{_e(_link(png))}' alt='{_e(cap)}'><figcaption>{_e(cap)}. "
-                    f"<b>Paper counterpart:</b> {_e(paper)}. <a href='{_e(_link(png.with_suffix('.pdf')))}'>pdf</a>"
-                    "</figcaption></figure>")
+                    f"<b>Paper counterpart:</b> {_e(paper)}."
+                    + (f" <a href='{_e(_link(pdf))}'>pdf</a>" if pdf.exists() else "") + "</figcaption></figure>")
     body.append("<h2>Runs</h2>" + runs_html())
     body.append("<h2>Pipeline steps</h2><table><thead><tr><th>#</th><th>step</th><th>status</th><th>s</th>"
                 "<th>executed notebook</th></tr></thead><tbody>")
