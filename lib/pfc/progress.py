@@ -4,7 +4,8 @@
 ``sys.stderr`` — progress bars included. It sets ``PFC_PROGRESS=terminal`` in the kernel's
 environment; then :func:`stream` is the kernel process's own standard error (the terminal
 ``make`` runs in, which ipykernel keeps as ``sys.stderr._original_stdstream_copy``) instead
-of the captured stream. Anywhere else (the CLI, a notebook opened by hand) it is
+of the captured stream (or ``sys.__stderr__`` where ipykernel does not capture file descriptors,
+as under pytest). Anywhere else (the CLI, a notebook opened by hand) it is
 ``sys.stderr``. This module draws no bars itself.
 
     >>> stream() is sys.stderr
@@ -21,9 +22,11 @@ _terminal = None
 def stream():
     """The file progress bars write to (pass as tqdm's ``file=``)."""
     global _terminal
-    fd = getattr(sys.stderr, "_original_stdstream_copy", None)
-    if os.environ.get("PFC_PROGRESS") != "terminal" or fd is None:
+    if os.environ.get("PFC_PROGRESS") != "terminal":
         return sys.stderr
+    fd = getattr(sys.stderr, "_original_stdstream_copy", None)
+    if fd is None:  # a kernel that does not capture file descriptors (e.g. under pytest): fd 2 is not captured
+        return sys.__stderr__ or sys.stderr
     if _terminal is None:
         _terminal = os.fdopen(os.dup(fd), "w", buffering=1, encoding="utf-8", errors="replace")
     return _terminal
