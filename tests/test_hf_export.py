@@ -3,11 +3,12 @@ import json
 import subprocess
 import sys
 
+import datasets  # pinned in requirements.txt
 import pytest
 
 from pfc import paths
 
-import datasets  # pinned in requirements.txt
+pytestmark = pytest.mark.slow  # builds two benchmarks, exports and loads them in subprocesses
 
 
 def pfc(*args):
