@@ -26,6 +26,7 @@ from pfc.errors import UserError
 
 LOCK_NAME = ".pfc-writer.lock"
 
+
 class DirBusy(UserError):
     """Another live process writes this directory."""
 
@@ -37,7 +38,8 @@ class LockInfo:
 
 
 def holder_line(what: str = "") -> str:
-    cmd = what or " ".join(Path(a).name if i == 0 else a for i, a in enumerate(sys.argv[:4]))
+    # the program's name and its sub-command only: arguments may hold absolute paths
+    cmd = what or " ".join([Path(sys.argv[0]).name, *sys.argv[1:2]]) if sys.argv and sys.argv[0] else what
     return f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%dT%H:%M:%S')}: {cmd}"
 
 
