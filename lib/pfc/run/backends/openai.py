@@ -72,8 +72,10 @@ def parse_reply(resp) -> tuple[str | None, list | None, dict]:
     calls = []
     for c in getattr(msg, "tool_calls", None) or []:
         f = getattr(c, "function", None)
-        if not isinstance(getattr(f, "name", None), str) or not isinstance(getattr(f, "arguments", None), str):
-            raise BadReply("a tool call without a function name and arguments")
+        # arguments: a JSON string as OpenAI sends them, or an object as some servers do (the parser reads both)
+        if not isinstance(getattr(f, "name", None), str) or not isinstance(getattr(f, "arguments", None),
+                                                                          (str, dict, type(None))):
+            raise BadReply("a tool call without a function name")
         calls.append({"id": getattr(c, "id", None), "type": "function",
                       "function": {"name": f.name, "arguments": f.arguments}})
     u = getattr(resp, "usage", None)
