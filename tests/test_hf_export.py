@@ -56,7 +56,7 @@ def test_dataset_card_names_generator_seed_statistics_license_and_scoring(built,
     out, ds = export(built, "tracebench", tiny_tracebench)
     card = (out / "README.md").read_text()
     assert card.startswith("---\nlicense: cc-by-4.0\n")
-    assert "pfc build tracebench --users 10 --seed 1" in card          # the build's seed from stats.json
+    assert "pfc build tracebench --users 2 --seed 1" in card  # the build's users and seed (stats.json)
     assert f"| test | {ds['test'].num_rows} | 0 | 2 |" in card         # examples, refusals, users
     assert "pfc score --benchmark tracebench" in card
     assert (out / "tools.json").read_bytes() == (tiny_tracebench / "tools.json").read_bytes()
