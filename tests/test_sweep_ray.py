@@ -147,6 +147,15 @@ def _sweep(spec: Path, out: Path, cluster: Cluster) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True)
 
 
+def _finish(proc: subprocess.Popen, limit: float = 400) -> str:
+    """The sweep's stderr once it exits; killed (and the test failed) if it runs past ``limit`` seconds."""
+    try:
+        return proc.communicate(timeout=limit)[1]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError(f"the sweep ran past {limit} s: {proc.communicate()[1][-2000:]}") from None
+
+
 def _writing(pids, out: Path) -> tuple[int, Path] | None:
     """(pid, predictions file) of a process among ``pids`` writing a run of ``out`` that has rows already."""
     for pid in pids:
@@ -196,14 +205,14 @@ def test_losing_a_worker_node_mid_run_then_resubmitting_completes_every_run_as_s
     cluster.kill_node("worker")
     killed = pred.parent.name
     rows_at_kill = pred.read_bytes().count(b"\n")
-    _, err = first.communicate(timeout=400)
+    err = _finish(first)
     assert first.returncode == 1, err
     index = json.loads((out / "sweep.json").read_text())
     status = {r["name"]: r for r in index["runs"]}
     assert status[killed]["status"] == "failed" and f"FAILED {killed}: " in err
     assert index["counts"]["complete"] >= index["n_runs"] - 2  # the others went on (at most one more was queued there)
     second = _sweep(spec, out, cluster)
-    _, err = second.communicate(timeout=400)
+    err = _finish(second)
     assert second.returncode == 0, err
     assert "runs complete from an earlier submission" in err
     index = json.loads((out / "sweep.json").read_text())
@@ -219,8 +228,21 @@ def test_a_worker_process_killed_mid_run_is_retried_by_ray_and_the_run_resumes(
     pid, pred = _wait_for_writer(lambda: _marked(MARK, cluster.tag), out, proc)
     os.kill(pid, signal.SIGKILL)
     rows_at_kill = pred.read_bytes().count(b"\n")
-    _, err = proc.communicate(timeout=400)
+    err = _finish(proc)
     assert proc.returncode == 0, err
     assert json.loads((out / "sweep.json").read_text())["counts"] == {"complete": 1}
     assert json.loads((pred.parent / "usage.json").read_text())["already_done"] >= rows_at_kill > 0
+    _check_runs_equal_serial_pfc_run(spec, out, tmp_path / "serial")
+
+
+def test_a_model_kept_loaded_serves_all_its_runs_from_one_actor_process(cluster, tiny_model, tracebench, tmp_path):
+    kept = "  - {{name: tiny, backend: hf, model: \"{tiny}\", keep_loaded: true, sampling: {{max_tokens: 48}}}}\n"
+    spec, out = _spec(tmp_path, tiny_model, tracebench, retries=0, models=kept, all_three=False), tmp_path / "sweep"
+    spec.write_text(spec.read_text() + "settings: {seed: [0, 1]}\n")
+    proc = _sweep(spec, out, cluster)
+    err = _finish(proc)
+    assert proc.returncode == 0, err
+    runs = json.loads((out / "sweep.json").read_text())["runs"]
+    assert [r["status"] for r in runs] == ["complete", "complete"]
+    assert runs[0]["pid"] == runs[1]["pid"] and runs[0]["host"] == runs[1]["host"]
     _check_runs_equal_serial_pfc_run(spec, out, tmp_path / "serial")

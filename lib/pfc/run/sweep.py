@@ -271,6 +271,11 @@ def plan(spec: dict, spec_path, out) -> Plan:
         dup = next((n for n in names if names.count(n) > 1), None)
         if dup:
             raise _err(f"two entries named {dup!r}", spec_path, what)
+    if any(v is not None for b in benches for v in b["settings"]["layout"]):
+        import inspect
+        from pfc.run.runner import run as runner_run
+        if "layout" not in inspect.signature(runner_run).parameters:
+            raise _err("this pfc's `pfc run` has no --layout yet; leave 'layout' out", spec_path, "settings.layout")
     builds = {b["name"]: b["build"] for b in benches if b["build"]}
     runs, skipped = [], []
     for m, b in product(models, benches):
