@@ -65,17 +65,20 @@ class Cluster:
         self.root, self.tag, self.port = root, root.name, _free_port()
         self.env = {**os.environ, MARK: self.tag, "PYTHONPATH": str(paths.LIB), "RAY_USAGE_STATS_ENABLED": "0",
                     "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "1", "AUTOSCALER_METRIC_PORT": str(_free_port()),
-                    "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}  # never ~/.ray/auth_token
+                    "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32),  # never ~/.ray/auth_token
+                    # a loaded 2-core machine starts nodes and their agents slowly
+                    "RAY_raylet_start_wait_time_s": "180", "RAY_agent_register_timeout_ms": "180000"}
         self.address = f"{IP}:{self.port}"
 
     def start(self, name: str, head: bool, resources: dict | None = None) -> None:
         cmd = [RAY, "start", "--node-ip-address", IP, "--num-cpus", "1", "--object-store-memory", "100000000",
                "--temp-dir", str(self.root / name), "--disable-usage-stats",
-               "--dashboard-agent-listen-port", str(_free_port())]
+               "--dashboard-agent-listen-port", str(_free_port()), "--dashboard-agent-grpc-port", str(_free_port()),
+               "--runtime-env-agent-port", str(_free_port()), "--metrics-export-port", str(_free_port())]
         if head:
             cmd += ["--head", "--port", str(self.port), "--include-dashboard", "false", "--dashboard-port",
                     str(_free_port()), "--system-config",
-                    json.dumps({"health_check_period_ms": 1000, "health_check_failure_threshold": 5})]
+                    json.dumps({"health_check_period_ms": 2000, "health_check_failure_threshold": 10})]
         else:
             cmd += ["--address", self.address]
         if resources:

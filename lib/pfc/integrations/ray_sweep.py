@@ -37,6 +37,7 @@ def connect(address: str | None = None, num_cpus: int | None = None,
         # Ray runs task workers at nice 15 by default; on a shared machine that gives a run a fraction of the
         # CPU the same `pfc run` gets (measured: 2.5x slower under load). Runs here get the shell's priority.
         os.environ.setdefault("RAY_worker_niceness", "0")
+        os.environ.setdefault("RAY_agent_register_timeout_ms", "180000")  # slow agents on a loaded machine
     try:
         import ray
     except ImportError:
