@@ -17,9 +17,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from pfc.benchmarks import NAMES as BENCHMARKS  # the one registry of benchmark names
 from pfc.errors import UserError, decode_line, read_json
 
-BENCHMARKS = ("tracebench", "ptbench", "toolspectrum")
 # Where a gold argument's value comes from (its provenance role).
 SOURCES = ("query", "profile", "environment", "long_term_history", "recent_context", "unknown")
 

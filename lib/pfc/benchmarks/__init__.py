@@ -1,17 +1,45 @@
-"""Benchmark adapters: how to load each benchmark, which metrics it reports, how it classifies errors.
+"""Benchmark adapters, registered by name in :data:`REGISTRY`: everything that differs per benchmark.
 
-A benchmark differs by its adapter only — loading, default output style, metric set —
-never by a copy of the scorer (``pfc.eval.checker``, ``pfc.eval.metrics``, ``pfc.eval.taxonomy``).
+A benchmark differs by its adapter only — loading, prompts and run strategies, the strict
+template, headline metrics, grouping, the baselines' answer format — never by a copy of the
+scorer (``pfc.eval.checker``, ``pfc.eval.metrics``, ``pfc.eval.taxonomy``) nor by a
+``benchmark == "…"`` branch elsewhere. An adapter names run-stage modules (its prompts, its own
+baselines) by dotted name, so the eval stage that imports adapters never imports the run stage.
+
+Adding a benchmark — checklist:
+
+1. ``lib/pfc/benchmarks/<name>.py`` with ``ADAPTER = Adapter(...)``: ``load`` (examples and
+   tools into ``pfc.schema.Example``/``Tool``), ``load_predictions``, ``context`` and ``row``
+   (one scored row per example; ``pfc.benchmarks.common.generic_row`` fits most), ``metric_keys``
+   (published key -> ``pfc.eval.metrics.METRICS`` name), ``group_by``, ``style`` (the parser's),
+   ``render_style`` (how built-in baselines answer), ``strict_template``, ``strategies``;
+2. ``lib/pfc/run/prompts/<name>.py`` with ``request(rb, example, domain)`` (and
+   ``domain_request(rb, example)`` if it supports ``hierarchical``), named by ``Adapter.prompts``;
+3. one line in :data:`REGISTRY` below (``pfc.schema`` and the command line read the names from it);
+   its report section and the metrics ``pfc compare`` prints: ``@section`` in ``pfc.report.runs``;
+4. tests: the gold-leak test (``tests/test_gold_kept_from_models.py``) over its prompts, a
+   golden scoring case, and a tiny run with the ``oracle`` backend scoring 1.0.
 
     >>> get("ptbench").metric_keys["platforms"]
     'app'
+    >>> NAMES
+    ('tracebench', 'ptbench', 'toolspectrum')
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Callable
 
 from pfc.errors import UserError
+
+# name -> the adapter's module (it defines ADAPTER); the one place a benchmark is registered
+REGISTRY: dict[str, str] = {
+    "tracebench": "pfc.benchmarks.tracebench",
+    "ptbench": "pfc.benchmarks.ptbench",
+    "toolspectrum": "pfc.benchmarks.toolspectrum",
+}
+NAMES = tuple(REGISTRY)
 
 
 @dataclass
@@ -26,18 +54,16 @@ class Adapter:
     group_by: list[str] = field(default_factory=list)  # meta keys to report metrics by
     run_needs_tools: bool = False          # prompts list the tool file's tools: a run without them is refused
     tools_in_examples: bool = False        # each example carries its own candidate tools (PTBench): no tool file needed
+    strategies: tuple[str, ...] = ("zero_shot", "few_shot", "cot")  # `pfc run` strategies (pfc.run.strategies)
+    prompts: str = ""                      # run-stage prompt module: request(rb, ex, domain)[, domain_request(rb, ex)]
+    strict_template: Callable | None = None  # (output) -> None, or "format:not_exact_template: why"
+    render_style: str = "json"             # how the built-in baselines write their answers (pfc.eval.render)
+    baselines: str = ""                    # run-stage module with its own predict(name, example, seed), if any
+    official_compat: bool = False          # `--compat official`: the official scorer exists
 
 
 def get(name: str) -> Adapter:
-    if name == "ptbench":
-        from pfc.benchmarks.ptbench import ADAPTER
-    elif name == "toolspectrum":
-        from pfc.benchmarks.toolspectrum import ADAPTER
-    elif name == "tracebench":
-        from pfc.benchmarks.tracebench import ADAPTER
-    else:
-        raise UserError(f"unknown benchmark {name!r}; expected ptbench, toolspectrum or tracebench")
-    return ADAPTER
-
-
-NAMES = ("tracebench", "ptbench", "toolspectrum")
+    if name not in REGISTRY:
+        raise UserError(f"unknown benchmark {name!r}; expected {', '.join(sorted(REGISTRY)[:-1])} "
+                        f"or {sorted(REGISTRY)[-1]}")
+    return importlib.import_module(REGISTRY[name]).ADAPTER

@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pfc.eval.coverage import Predictions
+from pfc.eval.strict import ptbench_template
 from pfc.errors import read_json
 from pfc.schema import Example, GoldCall, Role, SchemaError
 from pfc.benchmarks import Adapter
@@ -136,4 +137,7 @@ def row(example, result, ctx=None):
 
 
 ADAPTER = Adapter("ptbench", METRIC_KEYS, load, load_split_predictions, lambda ex, tools: None, row,
-                  style="ptbench", group_by=["trained"], tools_in_examples=True)
+                  style="ptbench", group_by=["trained"], tools_in_examples=True,
+                  strategies=("zero_shot", "few_shot", "cot"), prompts="pfc.run.prompts.ptbench",
+                  strict_template=ptbench_template, render_style="ptbench",
+                  baselines="pfc.run.backends.ptbench_baselines", official_compat=True)

@@ -46,6 +46,7 @@ from pathlib import Path
 from pfc.errors import UserError, read_json
 from pfc.eval.literals import Unsafe, to_value
 from pfc.eval.matching import norm_app
+from pfc.eval.strict import toolspectrum_template
 from pfc.schema import Example, GoldCall, Role, SchemaError, Tool
 from pfc.eval.taxonomy import toolspectrum_type
 from pfc.benchmarks import Adapter
@@ -248,4 +249,6 @@ def row(example, result, ctx):
 
 
 ADAPTER = Adapter("toolspectrum", METRIC_KEYS, load, load_predictions, context, row,
-                  style="json", group_by=["subset", "domain"])
+                  style="json", group_by=["subset", "domain"],
+                  strategies=("zero_shot", "few_shot", "cot", "hierarchical", "flat"),
+                  prompts="pfc.run.prompts.toolspectrum", strict_template=toolspectrum_template, render_style="json")

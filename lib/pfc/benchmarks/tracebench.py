@@ -11,6 +11,7 @@ carries them.
 """
 from __future__ import annotations
 
+from pfc.eval.strict import tracebench_template
 from pfc.schema import SOURCES
 from pfc.benchmarks import Adapter
 from pfc.benchmarks.common import generic_row, load_predictions, load_unified
@@ -29,4 +30,6 @@ def row(example, result, ctx=None):
 
 ADAPTER = Adapter("tracebench", METRIC_KEYS, load_unified, load_predictions, lambda ex, tools: None,
                   row, style="auto", group_by=["vagueness", "history_bin", "personalization"],
-                  run_needs_tools=True)
+                  run_needs_tools=True, strategies=("zero_shot", "few_shot", "cot", "hierarchical"),
+                  prompts="pfc.run.prompts.tracebench", strict_template=tracebench_template,
+                  render_style="tracebench")

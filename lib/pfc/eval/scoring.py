@@ -94,8 +94,9 @@ def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
     keys are the same, ``ScoreReport.mode`` says which rules produced them.
     """
     if compat == "official":
-        if benchmark != "ptbench":
-            raise UserError("--compat official exists for PTBench only")
+        if not benchmarks.get(benchmark).official_compat:
+            having = [n for n in benchmarks.NAMES if benchmarks.get(n).official_compat]
+            raise UserError(f"--compat official exists for {', '.join(having)} only")
         if strict:
             raise UserError("--strict and --compat official are different rule sets; choose one")
         return _score_official(examples, outputs)
@@ -223,7 +224,7 @@ def _score_files(benchmark, examples_path, predictions_path, tools_path, style, 
     adapter = benchmarks.get(benchmark)
     check_examples(benchmark, examples_path)
     check_predictions(predictions_path)
-    if compat == "official" and benchmark == "ptbench":  # compat reads the raw answers only
+    if compat == "official" and adapter.official_compat:  # compat reads the raw answers only
         examples, tools = adapter.load(examples_path, tools_path, gold=False)
     else:
         examples, tools = adapter.load(examples_path, tools_path)

@@ -45,10 +45,27 @@ def _json_object(text: str):
 
 
 def exact_template(output, benchmark: str) -> str | None:
-    """None when ``output`` is exactly the benchmark's template; else ``"format:not_exact_template: why"``."""
+    """None when ``output`` is exactly the benchmark's template; else ``"format:not_exact_template: why"``
+    (the template is the adapter's ``strict_template``: one of the functions below)."""
+    from pfc import benchmarks
+    return benchmarks.get(benchmark).strict_template(output)
+
+
+def _text(output) -> str | None:
+    """The output's text, or None when it is a message with native tool calls (checked apart)."""
+    return output.strip() if isinstance(output, str) else None
+
+
+def _not_native(output) -> str:
+    return (f"{_FAIL}: a message with tool calls and no text is TRACEBench's native form only"
+            if isinstance(output, dict) else f"{_FAIL}: not text")
+
+
+def tracebench_template(output) -> str | None:
+    """One ``{"name": "<App>__<function>", "arguments": {...}}`` object, or native tool calls so named."""
     if isinstance(output, dict):
-        if benchmark != "tracebench" or not output.get("tool_calls") or (output.get("content") or "").strip():
-            return f"{_FAIL}: a message with tool calls and no text is TRACEBench's native form only"
+        if not output.get("tool_calls") or (output.get("content") or "").strip():
+            return _not_native(output)
         for tc in output["tool_calls"]:
             fn = (tc or {}).get("function") or {}
             args = fn.get("arguments")
@@ -56,25 +73,38 @@ def exact_template(output, benchmark: str) -> str | None:
             if not _app_fn(fn.get("name")) or not isinstance(args, dict):
                 return f"{_FAIL}: native tool call without <App>__<function> or JSON-object arguments"
         return None
-    if not isinstance(output, str):
-        return f"{_FAIL}: not text"
-    text = output.strip()
-    if benchmark == "ptbench":
-        if not _PTBENCH.fullmatch(text):
-            return f"{_FAIL}: not Platform:[calls]"
-        result = parse(text, "ptbench")
-        if not result.ok or not result.calls or any(not c.app for c in result.calls):
-            return f"{_FAIL}: not Platform:[calls]"
-        return None
+    text = _text(output)
+    if text is None:
+        return _not_native(output)
     obj = _json_object(text)
-    if benchmark == "toolspectrum":
-        if obj is None:
-            return None  # a refusal is ToolSpectrum's template too
-        ok = isinstance(obj, dict) and set(obj) == {"APP", "API", "params"} and isinstance(obj["APP"], str) \
-            and obj["APP"].strip() and isinstance(obj["API"], str) and isinstance(obj["params"], dict)
-        return None if ok else f"{_FAIL}: not one {{\"APP\", \"API\", \"params\"}} object"
     if not isinstance(obj, dict):
         return f"{_FAIL}: not one JSON object"
     if set(obj) != {"name", "arguments"} or not _app_fn(obj["name"]) or not isinstance(obj["arguments"], dict):
         return f"{_FAIL}: not {{\"name\": \"<App>__<function>\", \"arguments\": {{...}}}}"
     return None
+
+
+def ptbench_template(output) -> str | None:
+    """``Platform:[f(a=1), g()]`` with the platform named."""
+    text = _text(output)
+    if text is None:
+        return _not_native(output)
+    if not _PTBENCH.fullmatch(text):
+        return f"{_FAIL}: not Platform:[calls]"
+    result = parse(text, "ptbench")
+    if not result.ok or not result.calls or any(not c.app for c in result.calls):
+        return f"{_FAIL}: not Platform:[calls]"
+    return None
+
+
+def toolspectrum_template(output) -> str | None:
+    """One ``{"APP", "API", "params"}`` object, or ``null`` (a refusal is ToolSpectrum's template too)."""
+    text = _text(output)
+    if text is None:
+        return _not_native(output)
+    obj = _json_object(text)
+    if obj is None:
+        return None
+    ok = isinstance(obj, dict) and set(obj) == {"APP", "API", "params"} and isinstance(obj["APP"], str) \
+        and obj["APP"].strip() and isinstance(obj["API"], str) and isinstance(obj["params"], dict)
+    return None if ok else f"{_FAIL}: not one {{\"APP\", \"API\", \"params\"}} object"

@@ -14,14 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pfc import paths
+from pfc import benchmarks, paths
 from pfc.errors import UserError
 from pfc.provenance import git_commit, versions
 from pfc.run.backends import DEFAULT_SAMPLING
 
-RUN_STRATEGIES = {"tracebench": ("zero_shot", "few_shot", "cot", "hierarchical"),
-                  "ptbench": ("zero_shot", "few_shot", "cot"),
-                  "toolspectrum": ("zero_shot", "few_shot", "cot", "hierarchical", "flat")}
+# each benchmark's `pfc run` strategies, as its adapter declares them
+RUN_STRATEGIES = {name: benchmarks.get(name).strategies for name in benchmarks.NAMES}
 
 HIERARCHICAL_FALLBACK = ("step 1's answer is read as a domain by name, then by app name, then by the one domain "
                          "sharing most words with it (pfc.run.prompts.match_domain); when none is read, step 2 "
@@ -36,12 +35,15 @@ def check_strategy(benchmark: str, strategy: str) -> None:
 
 
 def check_prompt_variant(benchmark: str, variant: str) -> None:
-    """Profile ablation variants exist for PTBench only (PTBench Table 2, Fig. 3, Table 3)."""
-    from pfc.run.prompts.ptbench import VARIANTS
-    if variant != "all" and benchmark != "ptbench":
-        raise UserError(f"--prompt-variant {variant!r} applies to ptbench only")
-    if variant not in VARIANTS:
-        raise UserError(f"unknown --prompt-variant {variant!r}; expected one of {VARIANTS}")
+    """Profile ablation variants exist where the benchmark's prompt module lists them (``VARIANTS``:
+    PTBench Table 2, Fig. 3, Table 3); elsewhere only ``all``."""
+    from pfc.run.requests import prompt_module
+    variants = getattr(prompt_module(benchmark), "VARIANTS", ("all",))
+    if variant != "all" and variants == ("all",):
+        having = [n for n in benchmarks.NAMES if getattr(prompt_module(n), "VARIANTS", ("all",)) != ("all",)]
+        raise UserError(f"--prompt-variant {variant!r} applies to {', '.join(having)} only")
+    if variant not in variants:
+        raise UserError(f"unknown --prompt-variant {variant!r}; expected one of {variants}")
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,6 @@ class RunConfig:
         """Refuse (UserError) an option that cannot work, before any example is read."""
         if int(self.batch_size) < 1:
             raise UserError(f"batch size must be >= 1, got {self.batch_size}")
-        from pfc import benchmarks
         benchmarks.get(self.benchmark)
         check_strategy(self.benchmark, self.strategy)
         check_prompt_variant(self.benchmark, self.prompt_variant)

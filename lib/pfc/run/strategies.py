@@ -6,7 +6,7 @@ A strategy turns a batch of examples into one answer each, through a request bui
 ``hierarchical`` first asks for the domain (step 1), reads it by name, app name or shared words
 (``pfc.run.prompts.match_domain``), then asks for the call with only that domain's tools, or
 with all of them when step 1 named none — the row records step 1 either way. Which strategies
-a benchmark supports is the benchmark's (``pfc.run.config.RUN_STRATEGIES``). This module writes
+a benchmark supports is its adapter's (``Adapter.strategies``). This module writes
 nothing.
 
     >>> get("hierarchical").steps, get("cot").steps
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pfc.errors import UserError
 from pfc.run.cached import generation
-from pfc.run.prompts import match_domain
+from pfc.run.prompts import STRATEGIES as PROMPT_STRATEGIES, match_domain
 
 
 class OneStep:
@@ -50,8 +50,8 @@ class Hierarchical(OneStep):
                      lambda i, resp: on_answer(i, resp, steps[i]))
 
 
-STRATEGIES = {s.name: s for s in (OneStep("zero_shot"), OneStep("few_shot"), OneStep("cot"), OneStep("flat"),
-                                  Hierarchical("hierarchical"))}
+# every named strategy (the names and their wording: pfc.run.prompts.STRATEGIES) -> its object
+STRATEGIES = {name: (Hierarchical if name == "hierarchical" else OneStep)(name) for name in PROMPT_STRATEGIES}
 
 
 def get(name: str):

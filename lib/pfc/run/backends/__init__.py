@@ -15,6 +15,7 @@ Response caching and resumable runs are ``pfc.run.cache`` and ``pfc.run.runner``
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 
 from pfc.errors import UserError
@@ -122,21 +123,23 @@ def chat_function(backend: Backend, sampling: dict | None = None):
     return chat
 
 
-NAMES = ("oracle", "query-oracle", "random", "history-prior", "no-history", "hf", "openai", "vllm")
+# name -> "module:Class": the one place a backend is registered (imported only when asked for)
+REGISTRY: dict[str, str] = {
+    "oracle": "pfc.run.backends.builtin:Oracle",
+    "query-oracle": "pfc.run.backends.builtin:QueryOracle",
+    "random": "pfc.run.backends.builtin:RandomBaseline",
+    "history-prior": "pfc.run.backends.builtin:HistoryPrior",
+    "no-history": "pfc.run.backends.builtin:NoHistory",
+    "hf": "pfc.run.backends.hf:HFBackend",
+    "openai": "pfc.run.backends.openai:OpenAIBackend",
+    "vllm": "pfc.run.backends.vllm:VLLMBackend",
+}
+NAMES = tuple(REGISTRY)
 
 
 def get(name: str, model: str = "", **options) -> Backend:
-    """A backend by name: oracle | query-oracle | random | history-prior | no-history | hf | openai | vllm."""
-    from pfc.run.backends import builtin
-    if name in builtin.BUILTINS:
-        return builtin.BUILTINS[name](model=model, **options)
-    if name == "hf":
-        from pfc.run.backends.hf import HFBackend
-        return HFBackend(model=model, **options)
-    if name == "openai":
-        from pfc.run.backends.openai import OpenAIBackend
-        return OpenAIBackend(model=model, **options)
-    if name == "vllm":
-        from pfc.run.backends.vllm import VLLMBackend
-        return VLLMBackend(model=model, **options)
-    raise UserError(f"unknown backend {name!r}; expected one of {NAMES}")
+    """A backend by its registered name (:data:`REGISTRY`)."""
+    if name not in REGISTRY:
+        raise UserError(f"unknown backend {name!r}; expected one of {NAMES}")
+    module, cls = REGISTRY[name].split(":")
+    return getattr(importlib.import_module(module), cls)(model=model, **options)

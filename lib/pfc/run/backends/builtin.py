@@ -25,12 +25,14 @@ same parser as any model's.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import random
 import re
 from collections import Counter
 from datetime import datetime, timedelta
 
+from pfc import benchmarks
 from pfc.data.context import context_of
 from pfc.eval.render import render
 from pfc.schema import Call
@@ -77,12 +79,12 @@ class _Builtin(Baseline):
         out = []
         for ex in examples:
             try:
-                style = {"ptbench": "ptbench", "tracebench": "tracebench"}.get(ex.benchmark, "json")  # its own format
+                adapter = benchmarks.get(ex.benchmark)
                 calls = None
-                if ex.benchmark == "ptbench":  # PTBench-format data: pfc.run.backends.ptbench_baselines
-                    from pfc.run.backends.ptbench_baselines import predict as ptbench_predict
-                    calls = ptbench_predict(self.name, ex, self.seed)
-                out.append(Response(text=render(calls if calls is not None else self.predict(ex), style)))
+                if adapter.baselines:  # the benchmark's own baselines (PTBench: pfc.run.backends.ptbench_baselines)
+                    calls = importlib.import_module(adapter.baselines).predict(self.name, ex, self.seed)
+                out.append(Response(text=render(calls if calls is not None else self.predict(ex),
+                                                adapter.render_style)))  # in the benchmark's own format
             except Exception as e:  # a baseline failing on one example is a failed request, not a crash
                 out.append(Response(error=f"{type(e).__name__}: {e}"))
         return out

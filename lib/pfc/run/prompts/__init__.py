@@ -8,6 +8,7 @@ module holds what they share; it does not call models.
 """
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import dataclass, field
 
@@ -29,6 +30,11 @@ class Prompt:
     @property
     def text(self) -> str:
         return "\n\n".join(m["content"] for m in self.messages)
+
+
+def template_sha(*texts: str) -> str:
+    """The content hash of a prompt template's texts (``template_identity`` of each prompt module)."""
+    return hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def pick_demonstrations(pool: list, example_id: str, k: int, seed: int, exclude=lambda ex: False) -> list:

@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 
 from pfc.errors import UserError
-from pfc.run.prompts import Prompt
+from pfc.run.prompts import Prompt, template_sha
 
 FORMAT = "platform:[func1(param1_name=param1_value, param2_name=param2_value), func2(...)]"
 SYSTEM = ("You act for a user whose profile is given below. Several platforms offer similar APIs: choose the "
@@ -128,3 +128,16 @@ def build(example, strategy: str = "zero_shot", pool=(), seed: int = 0, shots: i
     demos = demonstrations(example, pool, shots, seed) if strategy == "few_shot" else []
     return Prompt([{"role": "system", "content": system}, *demos, {"role": "user", "content": example.query}],
                   strategy, "answer", {"variant": variant, "wording": "own" if _wording(wording) is None else "official"})
+
+
+def request(rb, example, domain: str | None = None) -> tuple[list[dict], None]:
+    """The run's answer request (``pfc.run.requests.RequestBuilder`` ``rb``); PTBench has no domain step."""
+    return build(example, rb.strategy, rb.pool, rb.seed, variant=rb.prompt_variant).messages, None
+
+
+def template_identity() -> dict:
+    """PTBench's official prompt (``PFC_PTBENCH_DIR``) or our wording, by content hash."""
+    official = _wording("auto")
+    if official is not None:
+        return {"source": "official", "sha256": template_sha(*official)}
+    return {"source": "own", "sha256": template_sha(SYSTEM, SYSTEM_NO_PERSONAL)}

@@ -23,9 +23,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pfc import paths
 from pfc.errors import UserError
 from pfc.schema import Example, Tool
-from pfc.run.prompts import Prompt, match_domain, pick_demonstrations
+from pfc.run.prompts import Prompt, match_domain, pick_demonstrations, template_sha
 
 FILES = {"profile": ("prompt_call_api_persona.txt", "API_description_persona.json"),
          "environment": ("prompt_call_api_environment.txt", "API_description_environment.json"),
@@ -186,3 +187,36 @@ class ToolSpectrumPrompter:
     def parse_domain(self, text) -> str | None:
         """The domain read from a step-1 answer (``pfc.run.prompts.match_domain``); None if none is."""
         return match_domain(text, self.shown_domains())[0]
+
+
+def _run_prompter(rb, example) -> ToolSpectrumPrompter:
+    """One prompter per subset and run (``rb.cache``), with the run's pool (few-shot sources) and seed."""
+    sub = example.meta.get("subset", "both")
+    if sub not in rb.cache:
+        same = [e for e in rb.pool if e.meta.get("subset", "both") == sub]
+        # clean=True: the release's persona template leaks its own file name into the answer format
+        # (`"APP": "APP",prompt_call_api_persona.txt`), which real models copy; runs use the cleaned text
+        rb.cache[sub] = ToolSpectrumPrompter(sub, list(rb.tools_by_key.values()), paths.toolspectrum_dir(),
+                                             pool=same, seed=rb.seed, clean=True)
+    return rb.cache[sub]
+
+
+def request(rb, example, domain: str | None = None) -> tuple[list[dict], None]:
+    """The run's answer request (``pfc.run.requests.RequestBuilder`` ``rb``)."""
+    return _run_prompter(rb, example).build(example, rb.strategy, domain=domain).messages, None
+
+
+def domain_request(rb, example) -> Prompt:
+    """The hierarchical strategy's step 1."""
+    return _run_prompter(rb, example).domain_prompt(example)
+
+
+def template_identity() -> dict:
+    """The ToolSpectrum release's prompt and API files, by content hash (no release: ``own``, no hash)."""
+    d = paths.toolspectrum_dir()
+    if d is None:
+        return {"source": "own", "sha256": None}
+    texts = [(Path(d) / sub / name).read_text(encoding="utf-8", errors="surrogateescape")
+             if (Path(d) / sub / name).exists() else "" for tpl, api in FILES.values()
+             for sub, name in (("prompts", tpl), ("api", api))]
+    return {"source": "release", "sha256": template_sha(*texts)}

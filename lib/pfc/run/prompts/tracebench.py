@@ -14,10 +14,11 @@ up to the end of the shorter history.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from pfc.run.history import record_text, select_history
 from pfc.eval.render import tool_name
-from pfc.run.prompts import Prompt
+from pfc.run.prompts import Prompt, template_sha
 
 SYSTEM = ("You are an assistant on the user's phone. Fulfil the user's request with exactly one function call. "
           "Several apps offer similar functions: choose the app this user would choose. Fill in every "
@@ -90,3 +91,20 @@ def build(example, tools_by_key: dict, native: bool = True, history: str = "full
     messages = [{"role": "system", "content": system}, *demos, {"role": "user", "content": user}]
     meta = {"history_mode": history, "history_records": len(lines), "native_tools": native}
     return Prompt(messages, strategy, "answer", meta), (specs if native else None)
+
+
+def request(rb, example, domain: str | None = None) -> tuple[list[dict], list[dict] | None]:
+    """The run's answer request (``pfc.run.requests.RequestBuilder`` ``rb``): messages and tool specs."""
+    prompt, specs = build(example, rb.tools_by_key, native=rb.native, history=rb.history, k=rb.k,
+                          strategy=rb.strategy, pool=rb.pool, seed=rb.seed, domain=domain)
+    return prompt.messages, specs
+
+
+def domain_request(rb, example) -> Prompt:
+    """The hierarchical strategy's step 1 (``meta["domains"]``: the names it may answer with)."""
+    return domain_prompt(example, rb.tools_by_key)
+
+
+def template_identity() -> dict:
+    """Our TRACEBench wording: this module's text, by content hash."""
+    return {"source": "own", "sha256": template_sha(Path(__file__).read_text(encoding="utf-8"))}
