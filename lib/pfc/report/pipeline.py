@@ -182,7 +182,8 @@ def counterfactual_steps(bench: Path, baselines) -> tuple[list[Step], dict, Path
     var = paths.BENCHMARKS / "tracebench_swap-user"
     steps = [Step("counterfactual variants (swap-user, seed 0)", None, {"kind": "swap-user", "seed": 0},
                   [bench / "examples.jsonl"], [var / "examples.jsonl"],
-                  fn=lambda: build_variants(bench, var, "swap-user", seed=0))]
+                  # read and written like the notebooks' paths (pfc.paths.source / output)
+                  fn=lambda: build_variants(paths.source(_rel(bench)), paths.output(_rel(var)), "swap-user", seed=0))]
     pairs = {}
     for b in baselines:
         if b == "oracle":
