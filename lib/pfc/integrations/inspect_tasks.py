@@ -33,9 +33,12 @@ _LOADED: dict[str, tuple[list, list]] = {}  # "benchmark:examples": (examples, t
 ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
 
 
+EXTERNAL = {"toolspectrum": paths.toolspectrum_dir}  # third-party releases, read where they are configured
+
+
 def _default_examples(benchmark: str) -> str:
-    if benchmark == "toolspectrum":
-        d = paths.toolspectrum_dir()
+    if benchmark in EXTERNAL:
+        d = EXTERNAL[benchmark]()
         return str(d) if d is not None else ""
     return str(paths.BENCHMARKS / benchmark)
 

@@ -34,6 +34,7 @@ K_HISTORIES = ("last_k", "retrieved")
 MODEL_KEYS = {"name", "backend", "model", "resources", "keep_loaded", "options", "sampling"}
 RESOURCE_KEYS = {"cpus", "gpus", "tensor_parallel_size", "custom"}
 BENCH_KEYS = {"name", "benchmark", "examples", "tools", "build", "limit", "settings"}
+BUILDABLE = {"tracebench": {"users", "seed", "records", "queries"}}  # what a 'build' can make, and its parameters
 SPEC_KEYS = {"name", "models", "benchmarks", "settings", "retries", "cache"}
 # backend options and sampling keys, with the `pfc run` flag each one is
 OPTION_FLAGS = {"concurrency": "--concurrency", "timeout": "--timeout", "dtype": "--dtype", "device": "--device",
@@ -224,8 +225,8 @@ def _benchmark(b, i: int, spec_path, base: dict) -> dict:
         raise _err(f"unknown benchmark {kind!r}; expected one of {NAMES}", spec_path, f"{where}.benchmark")
     if bool(b.get("examples")) == bool(b.get("build")):
         raise _err("give either 'examples' (a path) or 'build' (TRACEBench parameters)", spec_path, where)
-    if b.get("build") is not None and (kind != "tracebench" or not isinstance(b["build"], dict)
-                                       or set(b["build"]) - {"users", "seed", "records", "queries"}):
+    if b.get("build") is not None and (kind not in BUILDABLE or not isinstance(b["build"], dict)
+                                       or set(b["build"]) - BUILDABLE[kind]):
         raise _err("'build' makes a TRACEBench: a mapping of users, seed, records, queries", spec_path,
                    f"{where}.build")
     limit = b.get("limit")
