@@ -60,6 +60,13 @@ class Adapter:
     render_style: str = "json"             # how the built-in baselines write their answers (pfc.eval.render)
     baselines: str = ""                    # run-stage module with its own predict(name, example, seed), if any
     official_compat: bool = False          # `--compat official`: the official scorer exists
+    default_data: Callable | None = None   # () -> where its data is by default (None: not here); default: built
+                                           # by `make reproduce` into paths.BENCHMARKS / name
+
+    def __post_init__(self):
+        if self.default_data is None:
+            from pfc import paths
+            self.default_data = lambda: paths.BENCHMARKS / self.name
 
 
 def get(name: str) -> Adapter:

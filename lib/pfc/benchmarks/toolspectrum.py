@@ -43,6 +43,7 @@ import ast
 import re
 from pathlib import Path
 
+from pfc import paths
 from pfc.errors import UserError, read_json
 from pfc.eval.literals import Unsafe, to_value
 from pfc.eval.matching import norm_app
@@ -251,4 +252,5 @@ def row(example, result, ctx):
 ADAPTER = Adapter("toolspectrum", METRIC_KEYS, load, load_predictions, context, row,
                   style="json", group_by=["subset", "domain"],
                   strategies=("zero_shot", "few_shot", "cot", "hierarchical", "flat"),
-                  prompts="pfc.run.prompts.toolspectrum", strict_template=toolspectrum_template, render_style="json")
+                  prompts="pfc.run.prompts.toolspectrum", strict_template=toolspectrum_template, render_style="json",
+                  default_data=paths.toolspectrum_dir)  # the public release, read in place

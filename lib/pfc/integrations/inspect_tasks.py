@@ -33,14 +33,9 @@ _LOADED: dict[str, tuple[list, list]] = {}  # "benchmark:examples": (examples, t
 ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
 
 
-EXTERNAL = {"toolspectrum": paths.toolspectrum_dir}  # third-party releases, read where they are configured
-
-
 def _default_examples(benchmark: str) -> str:
-    if benchmark in EXTERNAL:
-        d = EXTERNAL[benchmark]()
-        return str(d) if d is not None else ""
-    return str(paths.BENCHMARKS / benchmark)
+    d = benchmarks.get(benchmark).default_data()
+    return str(d) if d is not None else ""
 
 
 def load(benchmark: str, examples: str = "", tools: str = "", limit: int = 0) -> tuple[str, list, list]:
