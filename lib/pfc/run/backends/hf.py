@@ -13,7 +13,12 @@ records ``prefill_s``, ``decode_s`` and ``reused_tokens``. Reuse changes only ho
 forward pass is chunked: logits agree to floating-point rounding (bf16 rounding can flip a
 near-tie token, as batching does on any server).
 
-It does not batch requests (one sequence at a time: the CPU's cores are the limit).
+Engines: ``engine="batch"`` (default) hands the requests of one call to
+:mod:`pfc.run.backends.hf_engine` (groups sharing a prefix: the prefix prefilled once, the
+rows decoded together, up to ``max_batch`` rows); ``engine="single"`` is the one-sequence path
+(each request prefilled after the previous prompt's cached prefix, then decoded alone).
+The engine changes only how the same computation is batched, so it is not part of
+:meth:`identity` (like prefix reuse); :meth:`describe` records it.
 Needs torch and transformers (``requirements-models.txt``).
 
     >>> HFBackend.name
@@ -56,11 +61,14 @@ def check_device(torch, device: str) -> None:
         raise UserError(f"--device {device!r}: only {torch.cuda.device_count()} CUDA device(s) visible")
 
 
+ENGINES = ("batch", "single")
+
+
 class HFBackend(Backend):
     name = "hf"
 
     def __init__(self, model: str = "", device: str = "cpu", dtype: str | None = None, prefix_reuse: bool = True,
-                 adapter: str = "", **_):
+                 adapter: str = "", engine: str = "batch", max_batch: int = 8, chunk: int = 1024, **_):
         try:
             import torch
             from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -77,7 +85,10 @@ class HFBackend(Backend):
                 raise UserError(f"--model {model!r} is neither a registered model ({', '.join(models.REGISTRY)}) "
                                  f"nor a local model directory")
         check_device(torch, device)
+        if engine not in ENGINES:
+            raise UserError(f"unknown hf engine {engine!r}; expected one of {ENGINES}")
         self.model, self.device, self.prefix_reuse = model, device, bool(prefix_reuse)
+        self.engine, self.max_batch, self.chunk = engine, int(max_batch), int(chunk)
         self.dtype = dtype or "auto"
         self.fingerprint = models.fingerprint(path)
         self.tok = AutoTokenizer.from_pretrained(path)
@@ -98,7 +109,8 @@ class HFBackend(Backend):
 
     def describe(self) -> dict:
         return {"backend": self.name, "model": self.model, "fingerprint": self.fingerprint,
-                "dtype": self.loaded_dtype, "prefix_reuse": self.prefix_reuse}
+                "dtype": self.loaded_dtype, "prefix_reuse": self.prefix_reuse, "engine": self.engine,
+                **({"max_batch": self.max_batch} if self.engine == "batch" else {})}
 
     def identity(self) -> str:
         """What decides the outputs besides the request: weights, dtype (prefix reuse only re-chunks prefill)."""
@@ -124,6 +136,8 @@ class HFBackend(Backend):
         return self.generate_each(requests)
 
     def generate_each(self, requests, on_done=None):
+        if self.engine == "batch" and self.prefix_reuse:  # without reuse: every prompt from scratch, alone
+            return self._batched(requests, on_done)
         out = []
         for i, r in enumerate(requests):
             resp = self._one(r)
@@ -145,6 +159,72 @@ class HFBackend(Backend):
         except Exception as e:  # one failed request is a failure row, not a crash
             self._cache, self._prev_ids = None, []
             return Response(error=f"{type(e).__name__}: {e}"[:300], latency_s=time.perf_counter() - t0)
+
+    def _encode(self, r) -> list[int]:
+        self._check_tools(r.messages, r.tools)
+        enc = self.tok.apply_chat_template(r.messages, tools=r.tools, add_generation_prompt=True,
+                                           return_tensors="pt", return_dict=True)
+        return enc["input_ids"][0].tolist()
+
+    def _batched(self, requests, on_done=None):
+        """The throughput engine (``pfc.run.backends.hf_engine``): groups sharing a prefix, decoded together."""
+        from pfc.run.backends import hf_engine as eng
+        out: list = [None] * len(requests)
+
+        def done(i, resp):
+            out[i] = resp
+            if on_done is not None:
+                on_done(i, resp)
+        ids: dict[int, list[int]] = {}
+        for i, r in enumerate(requests):
+            try:
+                ids[i] = self._encode(r)
+            except Exception as e:  # noqa: BLE001 - one bad request is a failure row
+                done(i, Response(error=f"{type(e).__name__}: {e}"[:300]))
+        order = sorted(ids)
+        pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else 0
+        for group in eng.plan_groups([ids[i] for i in order], max_batch=self.max_batch):
+            idx = [order[j] for j in group]
+            t0 = time.perf_counter()
+            try:
+                prompts = [ids[i] for i in idx]
+                p = min(len(x) for x in prompts) - 1
+                for x in prompts[1:]:
+                    p = min(p, eng.common_prefix(prompts[0], x))
+                reused = self._prefix(prompts[0][:p])
+
+                def row(j, toks, pre, dec, idx=idx, prompts=prompts, p=p, reused=reused):
+                    n = len(prompts[j])
+                    done(idx[j], Response(
+                        text=self.tok.decode(toks, skip_special_tokens=False),
+                        latency_s=round(pre + dec, 4),
+                        usage={"prompt_tokens": n, "completion_tokens": len(toks), "prefill_s": round(pre, 4),
+                               "decode_s": round(dec, 4), "reused_tokens": reused if j == 0 else p,
+                               "batch_rows": len(prompts)}))
+                t_pre = time.perf_counter() - t0
+                eng.run_group(self.lm, self._cache, prompts, [requests[i].sampling for i in idx],
+                              self._pick, self.stop, pad, self.chunk, self.device,
+                              on_row=lambda j, toks, pre, dec: row(j, toks, pre + t_pre / len(idx), dec))
+            except Exception as e:  # noqa: BLE001 - the group's requests become failure rows
+                self._cache, self._prev_ids = None, []
+                for i in idx:
+                    if out[i] is None:
+                        done(i, Response(error=f"{type(e).__name__}: {e}"[:300], latency_s=time.perf_counter() - t0))
+        return out
+
+    def _prefix(self, prefix: list[int]) -> int:
+        """Make ``self._cache`` (batch 1) hold exactly ``prefix``, reusing what it shares; returns reused tokens."""
+        from pfc.run.backends import hf_engine as eng
+        cache = self._cache if isinstance(self._cache, eng.GrowCache) and self.prefix_reuse else None
+        reuse = eng.common_prefix(self._prev_ids, prefix) if cache is not None else 0
+        if cache is None:
+            cache = eng.GrowCache()
+        cache.crop_to(reuse)
+        self._cache, self._prev_ids = None, []
+        if len(prefix) > reuse:
+            eng.prefill(self.lm, prefix[reuse:], cache, self.chunk, self.device)
+        self._cache, self._prev_ids = cache, list(prefix)
+        return reuse
 
     def _pick(self, logits, sampling, gen):
         import torch

@@ -1,0 +1,223 @@
+"""Throughput engine for the ``hf`` backend: several requests decoded together on one shared prefix.
+
+What it does, for the requests one ``generate_each`` call hands over (the runner's batch, in
+run order: by subset, user, anchor):
+
+1. **Groups** consecutive requests whose token ids share a long common prefix (at least
+   ``share`` of the group's prefix so far; at most ``max_batch`` rows and ``max_tokens_kv``
+   cached positions per group).
+2. **Prefills the group's common prefix once**, on a batch-1 cache that is kept between
+   groups and calls (cropped to the longest common prefix with the next group: the old
+   one-sequence reuse, now across groups), in chunks of ``chunk`` tokens.
+3. **Copies that prefix cache to one row per request** and prefills the per-request
+   suffixes together (right padding; padded positions are masked and every row keeps its own
+   position ids), then **decodes all rows together**, one token per row per step; a row
+   leaves the batch when it stops (stop token or ``max_tokens``).
+
+KV caches are preallocated (:class:`GrowCache`): ``DynamicCache`` concatenates the whole cache
+on every decode step, which on a 15k-token context copies ~180 MB per token.
+
+Each row picks its tokens with the backend's own sampler and its own seeded generator, so
+outputs equal the one-at-a-time path up to floating-point rounding of batched matmuls (a
+near-tie can flip under bf16; ``tests/test_hf_engine.py`` checks agreement on a fixed
+sample). Per-row ``prefill_s``/``decode_s`` are the group's seconds split equally over its
+rows. It does not tokenize, pick models or cache responses (``pfc.run.backends.hf``,
+``pfc.run.runner``).
+"""
+from __future__ import annotations
+
+import time
+
+import torch
+from transformers import DynamicCache
+from transformers.cache_utils import Cache, DynamicLayer
+
+from pfc.run.backends.hf import common_prefix
+
+
+class GrowLayer(DynamicLayer):
+    """A KV layer with a preallocated buffer: appending writes in place (amortised growth)."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.n = 0
+        self.kbuf = self.vbuf = None
+
+    def _view(self):
+        self.keys, self.values = self.kbuf[:, :, :self.n], self.vbuf[:, :, :self.n]
+
+    def reserve(self, total: int) -> None:
+        if self.kbuf is not None and self.kbuf.shape[2] < total:
+            b, h, _, d = self.kbuf.shape
+            k = self.kbuf.new_empty((b, h, total, d))
+            v = self.vbuf.new_empty((b, h, total, d))
+            k[:, :, :self.n] = self.kbuf[:, :, :self.n]
+            v[:, :, :self.n] = self.vbuf[:, :, :self.n]
+            self.kbuf, self.vbuf = k, v
+
+    def update(self, key_states, value_states, *args, **kwargs):
+        b, h, m, d = key_states.shape
+        if self.kbuf is None:
+            self.kbuf = key_states.new_empty((b, h, max(m, 256), d))
+            self.vbuf = value_states.new_empty((b, h, max(m, 256), d))
+            self.dtype, self.device, self.is_initialized = key_states.dtype, key_states.device, True
+        elif self.kbuf.shape[2] < self.n + m:
+            self.reserve(max(self.n + m, 2 * self.kbuf.shape[2]))
+        self.kbuf[:, :, self.n:self.n + m] = key_states
+        self.vbuf[:, :, self.n:self.n + m] = value_states
+        self.n += m
+        self._view()
+        return self.keys, self.values
+
+    def get_seq_length(self) -> int:
+        return self.n
+
+    def crop(self, tokens_to_remove: int) -> None:
+        self.n = max(0, self.n - abs(tokens_to_remove))
+        if self.kbuf is not None:
+            self._view()
+
+    def select(self, rows) -> None:
+        if self.kbuf is not None:
+            self.kbuf, self.vbuf = self.kbuf[rows], self.vbuf[rows]
+            self._view()
+
+
+class GrowCache(DynamicCache):
+    def __init__(self):
+        Cache.__init__(self, layer_class_to_replicate=GrowLayer)
+
+    def crop_to(self, length: int) -> None:
+        for layer in self.layers:
+            layer.crop(max(0, layer.get_seq_length() - length))
+
+    def select(self, rows) -> None:
+        for layer in self.layers:
+            layer.select(rows)
+
+    def expanded(self, rows: int, room: int) -> "GrowCache":
+        """A new cache with ``rows`` copies of this (batch-1) cache and room for ``room`` more positions."""
+        new = GrowCache()
+        for layer in self.layers:
+            g = GrowLayer()
+            n = layer.get_seq_length()
+            b, h, _, d = layer.kbuf.shape
+            g.kbuf = layer.kbuf.new_empty((rows, h, n + room, d))
+            g.vbuf = layer.vbuf.new_empty((rows, h, n + room, d))
+            g.kbuf[:, :, :n] = layer.kbuf[:, :, :n]
+            g.vbuf[:, :, :n] = layer.vbuf[:, :, :n]
+            g.n, g.dtype, g.device, g.is_initialized = n, layer.dtype, layer.device, True
+            g._view()
+            new.layers.append(g)
+        return new
+
+
+def plan_groups(ids: list[list[int]], max_batch: int = 8, share: float = 0.5,
+                max_tokens_kv: int = 160_000, room: int = 512) -> list[list[int]]:
+    """Consecutive indices grouped so that each group's common prefix stays at least ``share`` of its
+    first prompt (a singleton joins anything only then), within ``max_batch`` rows and ``max_tokens_kv``
+    cached positions (rows × (longest prompt + room)).
+
+        >>> plan_groups([[1, 2, 3, 4], [1, 2, 3, 5], [9, 9, 9, 9]], max_batch=4)
+        [[0, 1], [2]]
+    """
+    groups: list[list[int]] = []
+    prefix = longest = 0
+    for i, x in enumerate(ids):
+        if groups:
+            g = groups[-1]
+            p = min(prefix, common_prefix(ids[g[0]], x))
+            size = (len(g) + 1) * (max(longest, len(x)) + room)
+            if len(g) < max_batch and p >= share * len(ids[g[0]]) and size <= max_tokens_kv:
+                g.append(i)
+                prefix, longest = p, max(longest, len(x))
+                continue
+        groups.append([i])
+        prefix, longest = len(x), len(x)
+    return groups
+
+
+def prefill(lm, ids: list[int], cache, chunk: int, device) -> torch.Tensor:
+    """Feed ``ids`` after what ``cache`` holds (batch 1), ``chunk`` tokens at a time; last logits."""
+    logits = None
+    with torch.no_grad():
+        for s in range(0, len(ids), chunk):
+            x = torch.tensor([ids[s:s + chunk]], device=device)
+            logits = lm(input_ids=x, past_key_values=cache, use_cache=True, logits_to_keep=1).logits[0, -1]
+    return logits
+
+
+def run_group(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict], pick, stop: set, pad: int,
+              chunk: int, device, on_row=None) -> list[tuple[list[int], float, float]]:
+    """Decode ``prompts`` (each = the cached prefix + its suffix) together; returns (tokens, prefill_s,
+    decode_s) per row; ``on_row(i, tokens, prefill_s, decode_s)`` is called as each row finishes."""
+    t0 = time.perf_counter()
+    p = prefix_cache.get_seq_length()
+    rows = len(prompts)
+    suffix = [x[p:] for x in prompts]
+    lens = [len(s) for s in suffix]
+    width = max(lens)
+    max_new = [int(s.get("max_tokens", 256)) for s in samplings]
+    cache = prefix_cache.expanded(rows, width + max(max_new) + 1)
+    gens = [torch.Generator().manual_seed(int(s.get("seed", 0))) for s in samplings]
+    x = torch.tensor([s + [pad] * (width - len(s)) for s in suffix], device=device)
+    mask = torch.zeros((rows, p + width), dtype=torch.long, device=device)
+    mask[:, :p] = 1
+    for r, n in enumerate(lens):
+        mask[r, p:p + n] = 1
+    last = torch.tensor([n - 1 for n in lens], device=device)
+    with torch.no_grad():
+        hidden = []
+        for s in range(0, width, chunk):
+            e = min(width, s + chunk)
+            pos = torch.arange(p + s, p + e, device=device).expand(rows, -1)
+            out = lm.get_decoder()(input_ids=x[:, s:e], attention_mask=mask[:, :p + e], position_ids=pos,
+                           past_key_values=cache, use_cache=True)
+            hidden.append(out.last_hidden_state)
+        h = torch.cat(hidden, dim=1)[torch.arange(rows), last]
+        logits = lm.get_output_embeddings()(h)
+    t1 = time.perf_counter()
+    prefill_each = (t1 - t0) / rows
+    outs: list[list[int]] = [[] for _ in range(rows)]
+    live = list(range(rows))  # original row of each cache row
+    results: list = [None] * rows
+    nxt = torch.tensor([n + p for n in lens], device=device)  # next position id per original row
+    with torch.no_grad():
+        while live:
+            done_now, feed = [], []
+            for j, r in enumerate(live):
+                t = pick(logits[j], samplings[r], gens[r])
+                if t in stop:
+                    done_now.append(j)
+                    feed.append(pad)
+                    continue
+                outs[r].append(t)
+                feed.append(t)
+                if len(outs[r]) >= max_new[r]:
+                    done_now.append(j)
+            for j in done_now:
+                r = live[j]
+                results[r] = (outs[r], prefill_each, None)
+            keep = [j for j in range(len(live)) if j not in set(done_now)]
+            if not keep:
+                break
+            if len(keep) < len(live):
+                sel = torch.tensor(keep, device=device)
+                cache.select(sel)
+                mask = mask[sel]
+                feed = [feed[j] for j in keep]
+                live = [live[j] for j in keep]
+            mask = torch.cat([mask, torch.ones((len(live), 1), dtype=mask.dtype, device=device)], dim=1)
+            pos = nxt[live].unsqueeze(1)
+            out = lm(input_ids=torch.tensor([[t] for t in feed], device=device), attention_mask=mask,
+                     position_ids=pos, past_key_values=cache, use_cache=True, logits_to_keep=1)
+            logits = out.logits[:, -1]
+            nxt[live] += 1
+    t2 = time.perf_counter()
+    decode_each = (t2 - t1) / rows
+    final = []
+    for r in range(rows):
+        final.append((results[r][0], prefill_each, decode_each))
+        if on_row is not None:
+            on_row(r, *final[-1])
+    return final
