@@ -128,7 +128,8 @@ def _run_cmd(args) -> int:
     sampling = {k: v for k, v in (("max_tokens", args.max_tokens), ("temperature", args.temperature),
                                   ("top_p", args.top_p)) if v is not None}
     options = {k: v for k, v in (("concurrency", args.concurrency), ("timeout", args.timeout),
-                                 ("max_retries", args.retries), ("dtype", args.dtype), ("device", args.device)) if v is not None}
+                                 ("max_retries", args.retries), ("dtype", args.dtype), ("device", args.device),
+                                 ("engine", args.engine)) if v is not None}
     if args.no_prefix_reuse:
         options["prefix_reuse"] = False
     if args.adapter:
@@ -139,7 +140,8 @@ def _run_cmd(args) -> int:
                     limit=args.limit, native=not args.prompt_format, seed=args.seed,
                     tools_path=args.tools and existing(args.tools, "--tools"), sampling=sampling,
                     batch_size=args.batch_size, backend_options=options, force=args.force,
-                    use_cache=not args.no_cache, prompt_variant=args.prompt_variant)
+                    use_cache=not args.no_cache, prompt_variant=args.prompt_variant,
+                    layout=args.layout)
     except ModelError as e:
         raise UserError(str(e)) from None
     print(json.dumps(usage))
@@ -293,6 +295,9 @@ def main(argv=None) -> int:
     rn.add_argument("--tools")
     rn.add_argument("--prompt-variant", default="all",
                     help="ptbench profile ablation: all | no_basic | no_history | no_basic_history | no_personal")
+    rn.add_argument("--layout", choices=["paper", "prefix"], default="paper",
+                    help="prompt layout: paper (the papers' templates, default) | prefix (instructions and tools "
+                         "first, then profile/history, then the request: long shared prefixes, faster)")
     rn.add_argument("--adapter", help="hf backend: a LoRA adapter directory (pfc.run.train) merged into --model")
     rn.add_argument("--out", required=True, help="run directory, e.g. data/runs/<run_id>")
     rn.add_argument("--max-tokens", type=positive_int, help="generation limit (default 512)")
@@ -308,6 +313,8 @@ def main(argv=None) -> int:
                     help="hf/vllm weights dtype (hf default: bfloat16 on CPU)")
     rn.add_argument("--no-prefix-reuse", action="store_true",
                     help="hf: prefill every prompt from scratch (default: reuse the previous prompt's KV prefix)")
+    rn.add_argument("--engine", choices=["batch", "single"],
+                    help="hf: batch (default: requests sharing a prefix decoded together) | single (one at a time)")
     rn.add_argument("--device", help="hf: torch device (default cpu; e.g. cuda)")
     rn.add_argument("--force", action="store_true", help="start afresh: move this directory's run files to attic/")
     rn.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")

@@ -69,6 +69,7 @@ class RunConfig:
     use_cache: bool = True
     ids: tuple | None = None               # run only these example ids (a sample)
     prompt_variant: str = "all"            # PTBench profile ablations
+    layout: str = "paper"                  # prompt layout (pfc.run.prompts.LAYOUTS): paper | prefix
 
     def check(self) -> None:
         """Refuse (UserError) an option that cannot work, before any example is read."""
@@ -77,6 +78,8 @@ class RunConfig:
         benchmarks.get(self.benchmark)
         check_strategy(self.benchmark, self.strategy)
         check_prompt_variant(self.benchmark, self.prompt_variant)
+        from pfc.run.prompts import check_layout
+        check_layout(self.layout)
 
     def full_sampling(self) -> dict:
         return {**DEFAULT_SAMPLING, **(self.sampling or {}), "seed": self.seed}
@@ -91,6 +94,6 @@ class RunConfig:
                 "limit": self.limit, "native_tools": self.native, "seed": self.seed, "sampling": self.full_sampling(),
                 "n_examples": n_examples, "git_commit": git_commit(), "versions": versions(),
                 "backend_options": self.backend_options or {}, "prompt_variant": self.prompt_variant,
-                "cache": self.use_cache, "ids": self.sample_ids(), "batch_size": self.batch_size,
+                "layout": self.layout, "cache": self.use_cache, "ids": self.sample_ids(), "batch_size": self.batch_size,
                 "model_identity": backend.describe(),
                 "hierarchical_fallback": HIERARCHICAL_FALLBACK if self.strategy == "hierarchical" else None}

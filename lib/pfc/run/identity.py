@@ -2,8 +2,9 @@
 
 The identity is one flat-ish dict built in one place (:func:`build`): benchmark, backend
 (and, for built-in backends, a hash of their code), model, strategy, history mode and k,
-prompt format, sampling (every sampling parameter, seed included), seed, prompt variant
-and a content hash of the examples and the tools (independent of where they live).
+prompt format, sampling (every sampling parameter, seed included), seed, prompt variant,
+prompt layout (``layout``, recorded when not ``paper``: a paper-layout run keeps the identity
+it had before layouts existed, so it still resumes) and a content hash of the examples and the tools (independent of where they live).
 :func:`claim` writes it on a fresh directory, accepts the same identity on resume, and
 refuses a different one naming each differing field; ``force=True`` moves the old run's
 files into ``<out>/attic/<n>/`` and starts afresh. It does not run anything.

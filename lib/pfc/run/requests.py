@@ -32,10 +32,12 @@ def template_identity(benchmark: str) -> dict:
 
 class RequestBuilder:
     def __init__(self, benchmark: str, tools, strategy: str = "zero_shot", history: str = "full", k: int = 50,
-                 native: bool = True, sampling: dict | None = None, pool=(), prompt_variant: str = "all"):
+                 native: bool = True, sampling: dict | None = None, pool=(), prompt_variant: str = "all",
+                 layout: str = "paper"):
         self.benchmark, self.strategy, self.history, self.k, self.native = benchmark, strategy, history, k, native
         self.tools_by_key = tools if isinstance(tools, dict) else {t.key: t for t in tools}
         self.sampling, self.pool, self.prompt_variant = dict(sampling or {}), pool, prompt_variant
+        self.layout = layout
         self.seed = int(self.sampling.get("seed", 0))
         self.prompts = prompt_module(benchmark)
         self.cache: dict = {}  # the prompt module's per-run state (ToolSpectrum: one prompter per subset)

@@ -42,15 +42,22 @@ from pfc.run.writer import PredictionRow, RunWriter, finished_ids  # noqa: F401 
 
 def build_request(benchmark: str, example, tools_by_key: dict, strategy: str, history: str, k: int,
                   native: bool, sampling: dict, pool=(), domain: str | None = None,
-                  prompters: dict | None = None, prompt_variant: str = "all") -> Request:
+                  prompters: dict | None = None, prompt_variant: str = "all", layout: str = "paper") -> Request:
     """One example's answer request (the positional form of ``RequestBuilder(...).answer``)."""
     check_strategy(benchmark, strategy)
     return RequestBuilder(benchmark, tools_by_key, strategy, history, k, native, sampling, pool,
-                          prompt_variant).answer(example, domain)
+                          prompt_variant, layout).answer(example, domain)
 
 
-def _ordered(examples):
-    """Each user's examples together, shortest history first: consecutive prompts share prefixes."""
+def _ordered(examples, requests: RequestBuilder | None = None):
+    """Each user's examples together, shortest history first: consecutive prompts share prefixes.
+    With ``requests`` (the prefix layout): ordered by the answer prompt's text itself, so neighbours
+    share the longest prefixes (by subset or scenario, then user, then anchor)."""
+    if requests is not None:
+        def text(e):
+            r = requests.answer(e)
+            return [m.get("content") or "" for m in r.messages], e.id
+        return sorted(examples, key=text)
     return sorted(examples, key=lambda e: (e.user_id or "", len(e.history), e.id))
 
 
@@ -58,14 +65,14 @@ def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strate
         history: str = "full", k: int = 50, limit: int | None = None, native: bool = True, seed: int = 0,
         batch_size: int = 16, sampling: dict | None = None, cache_path=None, tools_path=None,
         backend_options: dict | None = None, progress: bool = True, force: bool = False,
-        use_cache: bool = True, ids=None, prompt_variant: str = "all") -> dict:
+        use_cache: bool = True, ids=None, prompt_variant: str = "all", layout: str = "paper") -> dict:
     """Run (or resume) one run directory; returns this invocation's usage (keyword form of :func:`execute`)."""
     return execute(RunConfig(benchmark, examples_path, backend, out_dir, model=model, strategy=strategy,
                              history=history, k=k, limit=limit, native=native, seed=seed, batch_size=batch_size,
                              sampling=dict(sampling or {}), cache_path=cache_path, tools=tools_path,
                              backend_options=dict(backend_options or {}), progress=progress, force=force,
                              use_cache=use_cache, ids=None if ids is None else tuple(ids),
-                             prompt_variant=prompt_variant))
+                             prompt_variant=prompt_variant, layout=layout))
 
 
 def _select(cfg: RunConfig, examples: list) -> tuple[list, list]:
@@ -115,17 +122,18 @@ def execute(cfg: RunConfig) -> dict:
                                    model_identity=be.identity(), prompt_variant=cfg.prompt_variant,
                                    prompt_template=template_identity(cfg.benchmark),
                                    examples_sha256=run_identity.content_hash(all_examples, tools),
-                                   sample_sha256=None if ids is None else run_identity.text_hash(ids))
+                                   sample_sha256=None if ids is None else run_identity.text_hash(ids),
+                                   **({"layout": cfg.layout} if cfg.layout != "paper" else {}))
         moved = run_identity.claim(Path(cfg.out_dir), ident, force=cfg.force, shown=str(cfg.out_dir))
         writer = RunWriter(cfg.out_dir)
         writer.write_config(cfg.record(be, len(examples)))
         done = writer.finished()
-        todo = [e for e in _ordered(examples) if e.id not in done]
+        requests = RequestBuilder(cfg.benchmark, tools, cfg.strategy, cfg.history, cfg.k, cfg.native, sampling,
+                                  pool, cfg.prompt_variant, cfg.layout)
+        todo = _ordered([e for e in examples if e.id not in done], requests if cfg.layout == "prefix" else None)
         wanted = {e.id for e in examples}
         cached = CachedBackend(be, ResponseCache(cfg.cache_path or paths.CACHE / "responses.sqlite")
                                if cfg.use_cache else None)
-        requests = RequestBuilder(cfg.benchmark, tools, cfg.strategy, cfg.history, cfg.k, cfg.native, sampling, pool,
-                                  cfg.prompt_variant)
         strategy = strategies.get(cfg.strategy)
         usage = {"failures": 0, "already_done": len(done & wanted), "written": 0, "todo": len(todo),
                  "n_examples": len(examples), "first_error": None,

@@ -17,6 +17,16 @@ from dataclasses import dataclass, field
 # only that domain's tools (ToolSpectrum App. B.3, Fig. 5). flat: the single-step
 # counterpart of hierarchical — step-by-step reasoning over the full toolset.
 STRATEGIES = ("zero_shot", "few_shot", "cot", "hierarchical", "flat")
+# paper: the papers' templates as published (the default, unchanged bytes). prefix: the same content
+# with the invariant parts first (instructions and toolset, then the user's profile and history, then
+# the request), so consecutive prompts share long prefixes whose KV cache a backend can reuse.
+LAYOUTS = ("paper", "prefix")
+
+
+def check_layout(layout: str) -> None:
+    from pfc.errors import UserError
+    if layout not in LAYOUTS:
+        raise UserError(f"unknown prompt layout {layout!r}; expected one of {LAYOUTS}")
 
 
 @dataclass

@@ -14,6 +14,11 @@ Profile variants (PTBench Table 2, Fig. 3, Table 3), applied to the same example
 ``no_basic_history`` (both) | ``no_personal`` (Table 3: every piece of personalized
 information removed from the instruction: no profile section at all).
 
+Layouts (``pfc.run.prompts.LAYOUTS``): ``paper`` as above; ``prefix`` moves the profile after
+the platforms, the APIs and the answer format (the official wording: its profile sentence moves
+to the end), so a scenario's prompts share everything but the profile and the query, and one
+user's prompts in a scenario everything but the query.
+
     >>> FORMAT
     'platform:[func1(param1_name=param1_value, param2_name=param2_value), func2(...)]'
 """
@@ -35,6 +40,12 @@ SYSTEM = ("You act for a user whose profile is given below. Several platforms of
 SYSTEM_NO_PERSONAL = ("Several platforms offer similar APIs: choose the platform that fits the request, then call "
                       "its APIs.\n\nPlatforms:\n{platforms}\n\nAPIs of the platforms:\n{tools}\n\n"
                       "Respond only in the format " + FORMAT + " and nothing else.")
+SYSTEM_PREFIX = ("You act for a user whose profile is given at the end. Several platforms offer similar APIs: choose "
+                 "the platform that fits the user's profile or the needs of the request, then call its APIs. "
+                 "Everything you need is in the profile; do not ask the user for more.\n\n"
+                 "Platforms:\n{platforms}\n\nAPIs of the platforms:\n{tools}\n\n"
+                 "Respond only in the format " + FORMAT + " and nothing else.\n\nUser profile:\n{profile}")
+OFFICIAL_PROFILE = "You are given a user profile:{profile}. \n"
 VARIANTS = ("all", "no_basic", "no_history", "no_basic_history", "no_personal")
 WORDINGS = ("auto", "official", "own")
 
@@ -87,7 +98,9 @@ def _wording(wording: str):
     return official_template(d)
 
 
-def system_prompt(example, variant: str = "all", wording: str = "auto") -> str:
+def system_prompt(example, variant: str = "all", wording: str = "auto", layout: str = "paper") -> str:
+    from pfc.run.prompts import check_layout
+    check_layout(layout)
     profile = profile_variant(example.profile, variant)
     platforms, tools = example.meta.get("platforms"), example.meta.get("official_tools")
     official = _wording(wording)
@@ -99,12 +112,17 @@ def system_prompt(example, variant: str = "all", wording: str = "auto") -> str:
                 "The platform you choose should fit the user profile or the needs of the user's query. All the "
                 "necessary information are provided in the user profile. ", "")
             profile = {}  # whatever wording is left, no personal information goes in
+        elif layout == "prefix":
+            if OFFICIAL_PROFILE not in text:
+                raise OfficialPromptError("the official PTBench prompt has no profile sentence to move "
+                                          "(--layout prefix); use --layout paper")
+            text = text.replace(OFFICIAL_PROFILE, "") + "\n" + OFFICIAL_PROFILE.strip()
         return text.replace("{profile}", str(profile)).replace("{platforms}", str(platforms)).replace(
             "{tools}", str(tools)).replace("{format}", fmt)
     dump = lambda v: json.dumps(v, ensure_ascii=False)  # noqa: E731
     if variant == "no_personal":
         return SYSTEM_NO_PERSONAL.format(platforms=dump(platforms), tools=dump(tools))
-    return SYSTEM.format(profile=dump(profile), platforms=dump(platforms), tools=dump(tools))
+    return (SYSTEM_PREFIX if layout == "prefix" else SYSTEM).format(profile=dump(profile), platforms=dump(platforms), tools=dump(tools))
 
 
 def demonstrations(example, pool, k: int, seed: int) -> list[dict]:
@@ -121,8 +139,8 @@ def demonstrations(example, pool, k: int, seed: int) -> list[dict]:
 
 
 def build(example, strategy: str = "zero_shot", pool=(), seed: int = 0, shots: int = 3, variant: str = "all",
-          wording: str = "auto") -> Prompt:
-    system = system_prompt(example, variant, wording)
+          wording: str = "auto", layout: str = "paper") -> Prompt:
+    system = system_prompt(example, variant, wording, layout)
     if strategy == "cot":
         system += " First reason briefly about the profile, then give the answer on the last line."
     demos = demonstrations(example, pool, shots, seed) if strategy == "few_shot" else []
@@ -132,7 +150,8 @@ def build(example, strategy: str = "zero_shot", pool=(), seed: int = 0, shots: i
 
 def request(rb, example, domain: str | None = None) -> tuple[list[dict], None]:
     """The run's answer request (``pfc.run.requests.RequestBuilder`` ``rb``); PTBench has no domain step."""
-    return build(example, rb.strategy, rb.pool, rb.seed, variant=rb.prompt_variant).messages, None
+    return build(example, rb.strategy, rb.pool, rb.seed, variant=rb.prompt_variant,
+                 layout=getattr(rb, "layout", "paper")).messages, None
 
 
 def template_identity() -> dict:

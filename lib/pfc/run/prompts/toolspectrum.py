@@ -10,6 +10,11 @@ published, including the stray file name in the persona template (``clean=True``
 Without a release, an own-worded template with the same sections is used, and the
 toolset is rebuilt from :class:`~pfc.schema.Tool` objects in the release's structure.
 
+Layouts (``pfc.run.prompts.LAYOUTS``): ``paper`` fills the template as published; ``prefix``
+moves the template's ``## Toolset`` section to the start of ``### Input`` and puts the user
+instruction last (toolset, persona, environment, instruction), so every prompt of a subset
+shares the instructions and the toolset (~13k tokens) as a prefix. Nothing else changes.
+
 Strategies (``pfc.run.prompts.STRATEGIES``): zero_shot, few_shot (k demonstrations from other
 samples of the subset, seeded; never the sample itself or one with the same instruction),
 cot, hierarchical (step 1 predicts the domain, step 2 shows only that domain's apps —
@@ -21,6 +26,7 @@ App. B.3, Fig. 5) and flat (step-by-step over the full toolset).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from pfc import paths
@@ -58,6 +64,25 @@ COT_NOTE = ("Additional requirement: before the dictionary, think step by step �
             "the request — then end your answer with the dictionary.\n\n")
 
 
+SECTION_RANK = {"## Toolset": 0, "## User Persona": 1, "## Environment": 2, "## User Instruction": 3}
+
+
+def prefix_layout(template: str) -> str:
+    r"""The template with its ``### Input`` sections reordered: toolset, persona, environment, instruction.
+
+        >>> prefix_layout("Do it.\n### Input\n## User Instruction\n<I>\n\n## Toolset\n<T>\n\n### Output\n")
+        'Do it.\n### Input\n## Toolset\n<T>\n\n## User Instruction\n<I>\n\n### Output\n'
+    """
+    i, o = template.find("### Input"), template.find("### Output")
+    if i < 0 or o < i:
+        raise UserError("the ToolSpectrum template has no '### Input' ... '### Output' block to reorder")
+    body = template[i + len("### Input"):o]
+    sections = [p for p in re.split(r"(?m)^(?=## )", body) if p.strip()]
+    rank = lambda sec: next((r for head, r in SECTION_RANK.items() if sec.startswith(head)), 9)  # noqa: E731
+    ordered = sorted(sections, key=rank)
+    return template[:i] + "### Input\n" + "".join(sec.rstrip("\n") + "\n\n" for sec in ordered) + template[o:]
+
+
 def dumps(value) -> str:
     return json.dumps(value, ensure_ascii=False, indent=4)
 
@@ -80,7 +105,7 @@ class ToolSpectrumPrompter:
     """Builds the prompts of one subset (profile, environment or both)."""
 
     def __init__(self, subset: str, tools: list[Tool], release_dir=None, pool: list[Example] = (),
-                 k: int = 3, seed: int = 0, clean: bool = False):
+                 k: int = 3, seed: int = 0, clean: bool = False, layout: str = "paper"):
         if subset not in FILES:
             raise UserError(f"unknown subset {subset!r}; expected one of {sorted(FILES)}")
         self.subset, self.k, self.seed, self.pool = subset, k, seed, list(pool)
@@ -94,6 +119,9 @@ class ToolSpectrumPrompter:
         else:
             self.template = OWN_TEMPLATE
             self.toolset = toolset_from_tools(tools)
+        from pfc.run.prompts import check_layout
+        check_layout(layout)
+        self.layout = layout
         self._dumped: dict[tuple, str] = {}  # serialised toolsets, by app set
         self.domains: dict[str, list[str]] = {}
         for t in tools:
@@ -122,6 +150,8 @@ class ToolSpectrumPrompter:
                                 if self.subset != "environment" else "")
             text = text.replace("<ENVIRONMENT_SECTION>", "\n## Environment\n<ENVIRONMENT_PLACEHOLDER>\n"
                                 if self.subset != "profile" else "")
+        if self.layout == "prefix":
+            text = prefix_layout(text)
         for key, value in self._sections(ex).items():
             text = text.replace(key, value)
         toolset = self.toolset if toolset is None else toolset
@@ -197,7 +227,8 @@ def _run_prompter(rb, example) -> ToolSpectrumPrompter:
         # clean=True: the release's persona template leaks its own file name into the answer format
         # (`"APP": "APP",prompt_call_api_persona.txt`), which real models copy; runs use the cleaned text
         rb.cache[sub] = ToolSpectrumPrompter(sub, list(rb.tools_by_key.values()), paths.toolspectrum_dir(),
-                                             pool=same, seed=rb.seed, clean=True)
+                                             pool=same, seed=rb.seed, clean=True,
+                                             layout=getattr(rb, "layout", "paper"))
     return rb.cache[sub]
 
 

@@ -6,7 +6,9 @@ Layout (prefix reuse): system = instructions + the user's history (records writt
 ``<time> App__function(...)``, the same name form as the tools); then the template's tool
 block (native) or, in prompt format, the tools at the start of the user message; then the
 current time and the request. A user's consecutive requests therefore share the system text
-up to the end of the shorter history.
+up to the end of the shorter history. This order already puts the invariant parts first, so
+both layouts (``pfc.run.prompts.LAYOUTS``: ``paper``, ``prefix``) give the same bytes here: the
+candidate tools differ per anchor and the chat template places them after the system text.
 
     >>> SYSTEM.startswith("You are")
     True
@@ -68,9 +70,11 @@ def demonstrations(example, pool, k: int, seed: int) -> list[dict]:
 
 def build(example, tools_by_key: dict, native: bool = True, history: str = "full", k: int = 50,
           strategy: str = "zero_shot", pool=(), shots: int = 3, seed: int = 0,
-          domain: str | None = None) -> tuple[Prompt, list[dict] | None]:
+          domain: str | None = None, layout: str = "paper") -> tuple[Prompt, list[dict] | None]:
     """(prompt, tool specs or None). ``tools_by_key``: tool key -> Tool; ``pool``: few-shot sources;
     ``domain``: hierarchical step 2 keeps only that scenario's tools (all of them when None)."""
+    from pfc.run.prompts import check_layout
+    check_layout(layout)
     keys = example.tools or sorted(tools_by_key)
     if domain is not None:
         keys = [key for key in keys if key in tools_by_key and tools_by_key[key].domain == domain] or keys
@@ -96,7 +100,8 @@ def build(example, tools_by_key: dict, native: bool = True, history: str = "full
 def request(rb, example, domain: str | None = None) -> tuple[list[dict], list[dict] | None]:
     """The run's answer request (``pfc.run.requests.RequestBuilder`` ``rb``): messages and tool specs."""
     prompt, specs = build(example, rb.tools_by_key, native=rb.native, history=rb.history, k=rb.k,
-                          strategy=rb.strategy, pool=rb.pool, seed=rb.seed, domain=domain)
+                          strategy=rb.strategy, pool=rb.pool, seed=rb.seed, domain=domain,
+                          layout=getattr(rb, "layout", "paper"))
     return prompt.messages, specs
 
 
