@@ -1,0 +1,192 @@
+"""Examples per hour of a real model through ``pfc run``: today's path beside the throughput engine.
+
+    python benchmarks/bench_throughput.py [--model qwen2.5-coder-0.5b] [--n 24] [--before-n 24]
+
+Per benchmark (ToolSpectrum zero-shot, TRACEBench full history, PTBench), on the same
+examples, through ``pfc.run.runner.run`` with the response cache off (model loading excluded:
+each backend is loaded once beforehand), the papers' sampling (temperature 0.1, top-p 0.1):
+
+- ``before``: the one-sequence ``hf`` path (``engine="single"``: prefix reuse from the previous
+  prompt only), paper layout — what ``pfc run`` did before the engine;
+- ``after`` with ``--layout paper`` and with ``--layout prefix``: the batched engine.
+
+Examples: ToolSpectrum ``n`` seeded from the ``both`` subset (persona + environment); TRACEBench ``n`` consecutive examples in run
+order (the vagueness variants of consecutive anchors, as a full reference run meets them);
+PTBench ``n`` seeded from the trained-user test split. ``before`` may run on the first
+``--before-n BENCH=N`` of them only (it is slow; the paper-layout ``after`` then runs on the
+same N, so their outputs can be compared; one untimed example runs first so the one-sequence
+cache is warm, as in a long run): the report says so, with n per column. Also recorded:
+agreement of the outputs with ``before`` on the examples both ran (same prompt: paper layout),
+the load average (``os.getloadavg``) before and after each measurement, torch threads.
+Writes ``reports/perf_throughput.json`` and ``.md``. Numbers are measurements on whatever
+else the machine is doing, never assertions.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "lib"))
+
+from pfc import benchmarks, paths  # noqa: E402
+from pfc.run.backends import get  # noqa: E402
+from pfc.run.runner import run  # noqa: E402
+
+SUBSETS = {"profile": "dataset_persona.json", "environment": "dataset_environment.json",
+           "both": "dataset_persona_environment.json"}
+
+
+def samples(n: int) -> dict[str, list[tuple[Path, list[str]]]]:
+    """Per benchmark: [(examples file, ids)] (ToolSpectrum: one entry per subset)."""
+    from pfc.report.real_models import tracebench_data
+    from pfc.run.realruns import ptbench_data
+    from pfc.run.runner import _ordered
+    out: dict = {}
+    ts = paths.toolspectrum_dir()
+    if ts is not None:
+        out["toolspectrum"] = []
+        for sub, fname in SUBSETS.items():
+            exs, _ = benchmarks.get("toolspectrum").load(ts / "data" / fname, None)
+            if sub == "both":  # one subset: the prefix (its toolset) is shared as in a full run of the subset
+                ids = sorted(random.Random(f"bench:{sub}").sample(sorted(e.id for e in exs), n))
+                out["toolspectrum"].append((ts / "data" / fname, ids))
+    tb = tracebench_data()
+    exs, _ = benchmarks.get("tracebench").load(tb, None)
+    ordered = _ordered(exs)
+    i0 = len(ordered) // 10
+    out["tracebench"] = [(tb, [e.id for e in ordered[i0:i0 + n]])]
+    pt = ptbench_data(0) / "test_trained_user" / "data.json"
+    exs, _ = benchmarks.get("ptbench").load(pt, None)
+    out["ptbench"] = [(pt, sorted(random.Random("bench:ptbench").sample(sorted(e.id for e in exs), n)))]
+    return out
+
+
+def measure(bench: str, parts, backend, layout: str, limit: int | None, workdir: Path) -> dict:
+    """Seconds per example over ``parts`` (the first ``limit`` ids of each part), with the outputs."""
+    load0 = os.getloadavg()
+    outputs, n, secs, gen = {}, 0, 0.0, {"prefill_s": 0.0, "decode_s": 0.0, "completion_tokens": 0}
+    for j, (path, ids) in enumerate(parts):
+        out = workdir / f"{bench}-{backend.engine}-{layout}-{j}"
+        if limit and limit < len(ids):  # a subset: one untimed example first, so its cache is warm as in a long run
+            run(bench, path, backend, out, history="full", ids=ids[:1], use_cache=False, progress=False,
+                layout=layout, force=True)
+            ids = ids[1:limit + 1]
+        t0 = time.perf_counter()
+        run(bench, path, backend, out, history="full", ids=ids, use_cache=False, progress=False, layout=layout,
+            force=True)
+        secs += time.perf_counter() - t0
+        n += len(ids)
+        for line in (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            outputs[row["id"]] = row["output"]
+            for k in gen:
+                gen[k] += (row.get("generation") or {}).get(k, 0)
+    return {"n": n, "s_per_example": round(secs / n, 2), "examples_per_hour": round(3600 * n / secs, 1),
+            "loadavg_start": [round(x, 2) for x in load0], "loadavg_end": [round(x, 2) for x in os.getloadavg()],
+            "completion_tokens_per_example": round(gen["completion_tokens"] / n, 1), "outputs": outputs}
+
+
+def write(path: Path, res: dict) -> None:
+    path.with_suffix(".json").write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+    lines = ["# Throughput of a real model through `pfc run` (CPU)", "",
+             f"Measured by `benchmarks/bench_throughput.py` on {res['when']}, {res['machine']}; model "
+             f"`{res['model']}` (bf16), papers' sampling, response cache off, model load excluded. "
+             "`before` = the one-sequence `hf` path (`--engine single`), paper layout; `after` = the batched "
+             "engine (`--engine batch`, the default). **The machine was shared** (other engineers' jobs on the "
+             "same 2 cores): the load average at the start and end of each measurement is listed; absolute "
+             "seconds are therefore slower than on an idle machine, and before/after ran at different times.", "",
+             "| benchmark | layout | before s/ex (n) | after s/ex (n) | speed-up | after ex/hour | agree with before | "
+             "load avg (1 min) before → after |", "|---|---|---:|---:|---:|---:|---:|---|"]
+    for b in res["benchmarks"]:
+        b = {"load_before": ["–"], "load_before_end": ["–"], "load_after": ["–"], "load_after_end": ["–"], **b}
+        lines.append(f"| {b['benchmark']} | {b['layout']} | {b['before_s_per_example']} ({b['n_before']}) | "
+                     f"{b['after_s_per_example']} ({b['n']}) | {b['speedup']}× | {b['after_examples_per_hour']} | "
+                     f"{b['agreement'] if b['agreement'] is not None else '–'} | "
+                     f"{b['load_before'][0]}–{b['load_before_end'][0]} → {b['load_after'][0]}–{b['load_after_end'][0]} |")
+    lines += ["", "Agreement: share of the examples run by both paths whose raw outputs are identical "
+              "(paper layout only: the prefix layout's prompts differ, so its outputs may too). "
+              f"Command: `{res['command']}`.", ""]
+    path.with_suffix(".md").write_text("\n".join(lines), encoding="utf-8")
+
+
+def row(res: dict, bench: str, layout: str) -> dict:
+    for r in res["benchmarks"]:
+        if r["benchmark"] == bench and r["layout"] == layout:
+            return r
+    r = {"benchmark": bench, "layout": layout, "n": None, "n_before": None, "before_s_per_example": None,
+         "after_s_per_example": None, "before_examples_per_hour": None, "after_examples_per_hour": None,
+         "speedup": None, "agreement": None}
+    res["benchmarks"].append(r)
+    return r
+
+
+def fill(r: dict, before: dict | None, after: dict | None) -> None:
+    if after is not None:
+        r.update(n=after["n"], after_s_per_example=after["s_per_example"],
+                 after_examples_per_hour=after["examples_per_hour"], load_after=after["loadavg_start"],
+                 load_after_end=after["loadavg_end"], after_completion_tokens=after["completion_tokens_per_example"])
+    if before is not None:
+        r.update(n_before=before["n"], before_s_per_example=before["s_per_example"],
+                 before_examples_per_hour=before["examples_per_hour"], load_before=before["loadavg_start"],
+                 load_before_end=before["loadavg_end"], before_completion_tokens=before["completion_tokens_per_example"])
+    if r["before_s_per_example"] and r["after_s_per_example"]:
+        r["speedup"] = round(r["before_s_per_example"] / r["after_s_per_example"], 1)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default="qwen2.5-coder-0.5b")
+    ap.add_argument("--n", type=int, default=24)
+    ap.add_argument("--before-n", nargs="*", default=[],
+                    help="BENCH=N: the before path (and the paper layout after) on the first N examples only")
+    ap.add_argument("--benchmarks", nargs="+", default=["ptbench", "tracebench", "toolspectrum"])
+    ap.add_argument("--max-batch", type=int, default=8)
+    ap.add_argument("--out", default=str(paths.REPORTS / "perf_throughput.json"))
+    args = ap.parse_args(argv)
+    before_n = {k: int(v) for k, v in (x.split("=") for x in args.before_n)}
+    import torch
+    res = {"when": time.strftime("%Y-%m-%d %H:%M"), "model": args.model,
+           "machine": f"{platform.machine()}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads",
+           "command": "python benchmarks/bench_throughput.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+           "benchmarks": []}
+    before_be = get("hf", args.model, engine="single")
+    after_be = get("hf", args.model, engine="batch", max_batch=args.max_batch)
+    plan = samples(args.n)
+    benches = [b for b in args.benchmarks if b in plan]
+    outs: dict = {}
+    # most informative first (each row is written as soon as it is measured; a stopped benchmark keeps them):
+    # the prefix layout after, then the before path, then the paper layout after on the before examples
+    with tempfile.TemporaryDirectory() as tmp:
+        for phase in ("prefix", "before", "paper"):
+            for bench in benches:
+                limit = before_n.get(bench)
+                if phase == "prefix":
+                    m = measure(bench, plan[bench], after_be, "prefix", None, Path(tmp))
+                    fill(row(res, bench, "prefix"), None, m)
+                elif phase == "before":
+                    m = outs[bench] = measure(bench, plan[bench], before_be, "paper", limit, Path(tmp))
+                    fill(row(res, bench, "prefix"), m, None)
+                    fill(row(res, bench, "paper"), m, None)
+                else:
+                    m = measure(bench, plan[bench], after_be, "paper", limit, Path(tmp))
+                    r = row(res, bench, "paper")
+                    fill(r, None, m)
+                    b = outs[bench]["outputs"]
+                    shared = [i for i in b if i in m["outputs"]]
+                    r["agreement"] = round(sum(b[i] == m["outputs"][i] for i in shared) / len(shared), 3) if shared else None
+                    r["agreement_n"] = len(shared)
+                print(bench, phase, m["n"], m["s_per_example"], m["loadavg_start"], file=sys.stderr, flush=True)
+                write(Path(args.out), res)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
