@@ -1,0 +1,100 @@
+"""Full-scale reference runs of a real model: ordinary ``pfc run`` directories under ``reports/reference_runs/``.
+
+The plan (each run resumable: the same command skips finished rows, ``pfc.run.runner``):
+
+- ``tracebench-last_k``, ``tracebench-retrieved``: 400 examples of the embedded TRACEBench,
+  25 per vagueness level and history bin (100 per level), drawn anchor by anchor (seeded) so
+  that an anchor's vagueness variants run together and share their prompt prefix; k = 10;
+- ``ptbench-trained``, ``ptbench-untrained``: every record of both test splits of our PTool
+  synthesis (``pfc build ptbench --seed 0``), zero-shot, base model;
+- ``toolspectrum-{profile,environment,both}``: every example of the public release, zero-shot,
+  ``--layout prefix`` (toolset first: the ~13k-token prefix is shared by the whole subset).
+
+It plans and runs; scoring and tables are the report stage's. It does not commit anything.
+
+    python -m pfc.run.reference [--only tracebench-last_k ...] [--model qwen2.5-coder-0.5b]
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+
+from pfc import benchmarks, paths
+from pfc.errors import UserError
+from pfc.eval.groups import HISTORY_BINS, history_bin
+
+OUT = paths.REPORTS / "reference_runs"
+SUBSETS = {"profile": "dataset_persona.json", "environment": "dataset_environment.json",
+           "both": "dataset_persona_environment.json"}
+
+
+def tracebench_ids(examples, per_cell: int = 25, seed: int = 0) -> list[str]:
+    """``per_cell`` ids per (vagueness level, history bin), whole anchors first, in a seeded anchor order."""
+    by_anchor: dict[str, list] = {}
+    for e in sorted(examples, key=lambda e: e.id):
+        by_anchor.setdefault(str(e.meta.get("anchor_id", e.id)), []).append(e)
+    anchors = sorted(by_anchor)
+    random.Random(f"reference:{seed}").shuffle(anchors)
+    need: dict[tuple, int] = {}
+    chosen: list[str] = []
+    for a in anchors:
+        for e in by_anchor[a]:
+            cell = (e.meta.get("vagueness"), history_bin(int(e.meta.get("history_length", len(e.history)))))
+            if cell[1] in HISTORY_BINS and need.get(cell, 0) < per_cell:
+                need[cell] = need.get(cell, 0) + 1
+                chosen.append(e.id)
+    return sorted(chosen)
+
+
+def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None) -> list[dict]:
+    exs, _ = benchmarks.get("tracebench").load(tracebench, None)
+    ids = tracebench_ids(exs)
+    runs = [{"name": f"tracebench-{h}", "benchmark": "tracebench", "examples": tracebench, "ids": ids,
+             "history": h, "k": 10, "layout": "paper"} for h in ("last_k", "retrieved")]
+    runs += [{"name": f"ptbench-{s.split('_')[1]}", "benchmark": "ptbench", "examples": ptbench / s / "data.json",
+              "ids": None, "history": "full", "k": 50, "layout": "paper"}
+             for s in ("test_trained_user", "test_untrained_user")]
+    if toolspectrum is not None and (toolspectrum / "data").is_dir():
+        runs += [{"name": f"toolspectrum-{sub}", "benchmark": "toolspectrum", "examples": toolspectrum / "data" / f,
+                  "ids": None, "history": "full", "k": 50, "layout": "prefix"} for sub, f in SUBSETS.items()]
+    return runs
+
+
+def main(argv=None) -> int:
+    from pfc.run.checks import RunInterrupted
+    from pfc.run.realruns import ptbench_data
+    from pfc.run.runner import run
+    ap = argparse.ArgumentParser(prog="python -m pfc.run.reference", description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default="qwen2.5-coder-0.5b")
+    ap.add_argument("--only", nargs="+", help="run names (default: every run, in plan order)")
+    args = ap.parse_args(argv)
+    tb = paths.BENCHMARKS / "tracebench"
+    if not (tb / "examples.jsonl").exists():
+        print(f"error: {paths.relative(tb)}: no embedded TRACEBench; build it first (make reproduce, or "
+              "python -m pfc.report.real_models, which builds it)", file=sys.stderr)
+        return 2
+    runs = plan(tb, ptbench_data(0), paths.toolspectrum_dir())
+    unknown = set(args.only or ()) - {r["name"] for r in runs}
+    if unknown:
+        print(f"error: unknown run {sorted(unknown)[0]!r}; expected one of {[r['name'] for r in runs]}", file=sys.stderr)
+        return 2
+    for r in runs:
+        if args.only and r["name"] not in args.only:
+            continue
+        print(f"[reference] {r['name']}: {len(r['ids']) if r['ids'] else 'all'} examples", file=sys.stderr, flush=True)
+        try:
+            run(r["benchmark"], r["examples"], "hf", OUT / r["name"], model=args.model, history=r["history"],
+                k=r["k"], ids=r["ids"], layout=r["layout"])
+        except RunInterrupted as e:
+            print(f"{e}; the same command resumes every run", file=sys.stderr)
+            return 130
+        except UserError as e:
+            print(f"error: {r['name']}: {e}", file=sys.stderr)
+            return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
