@@ -69,15 +69,15 @@ class HFBackend(Backend):
 
     def __init__(self, model: str = "", device: str = "cpu", dtype: str | None = None, prefix_reuse: bool = True,
                  adapter: str = "", engine: str = "batch", max_batch: int = 8, chunk: int = 1024, **_):
+        if not model:  # checked first: the message is the same with or without the model stack
+            raise UserError("the hf backend needs --model: a registry name (`python -m pfc models`) or a "
+                             "local model directory")
         try:
             import torch
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError as e:
             raise MissingDependency("the hf backend needs torch and transformers: pip install -r requirements-models.txt") from e
         from pfc.run import models
-        if not model:
-            raise UserError("the hf backend needs --model: a registry name (`python -m pfc models`) or a "
-                             "local model directory")
         path = models.resolve(model)
         if model not in models.REGISTRY:
             from pathlib import Path
