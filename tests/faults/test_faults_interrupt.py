@@ -4,7 +4,7 @@ import subprocess
 import sys
 import time
 
-from conftest import last_line
+from faultkit import last_line
 
 from pfc import paths
 

@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import last_line
+from faultkit import last_line
 
 from pfc import paths
 from pfc.errors import UserError

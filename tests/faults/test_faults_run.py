@@ -7,7 +7,7 @@ import sys
 import time
 
 import pytest
-from conftest import digest, last_line, pfc, tree
+from faultkit import digest, last_line, pfc, tree
 from stub_server import serve
 
 from pfc import paths

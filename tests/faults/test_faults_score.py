@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import last_line, pfc, tree
+from faultkit import last_line, pfc, tree
 
 from pfc import paths
 from pfc.eval.render import render_json

@@ -7,7 +7,7 @@ import json
 import sqlite3
 
 import pytest
-from conftest import digest, last_line, pfc
+from faultkit import digest, last_line, pfc
 from stub_server import serve
 
 
