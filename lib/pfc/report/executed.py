@@ -23,7 +23,10 @@ from pfc import paths
 
 KERNEL_ENV = {"PFC_PROGRESS": "terminal", "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
               "HF_DATASETS_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_VERBOSITY": "error",
-              "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1"}
+              "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
+              # tqdm.auto warns at import when ipywidgets is missing (transformers imports it): matched by its
+              # message, so no module is imported at interpreter start-up
+              "PYTHONWARNINGS": "ignore:IProgress not found"}
 
 
 @contextlib.contextmanager
