@@ -38,7 +38,7 @@ BUILDABLE = {"tracebench": {"users", "seed", "records", "queries"}}  # what a 'b
 SPEC_KEYS = {"name", "models", "benchmarks", "settings", "retries", "cache"}
 # backend options and sampling keys, with the `pfc run` flag each one is
 OPTION_FLAGS = {"concurrency": "--concurrency", "timeout": "--timeout", "dtype": "--dtype", "device": "--device",
-                "adapter": "--adapter", "prefix_reuse": "--no-prefix-reuse"}
+                "adapter": "--adapter", "prefix_reuse": "--no-prefix-reuse", "engine": "--engine"}
 SAMPLING_FLAGS = {"max_tokens": "--max-tokens", "temperature": "--temperature", "top_p": "--top-p"}
 INDEX = "sweep.json"
 
