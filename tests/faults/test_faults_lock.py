@@ -90,3 +90,22 @@ def test_an_uncreatable_lock_directory_is_one_line_naming_it(tmp_path):
         with writer_lock(tmp_path / "f" / "run", "run directory"):
             pass
     assert "\n" not in str(e.value)
+
+
+def test_a_refusal_in_the_instant_before_the_holder_writes_its_line_still_names_the_holder(tmp_path):
+    # the holder has taken the flock but not yet written its line (the window CI hit): the refusal waits for it
+    import fcntl
+    import threading
+    d = tmp_path / "run"
+    d.mkdir()
+    fh = open(d / LOCK_NAME, "a+", encoding="utf-8")
+    fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    late = threading.Timer(0.2, lambda: (fh.write("pid 4242 on elsewhere since now: pfc run\n"), fh.flush()))
+    late.start()
+    try:
+        with pytest.raises(DirBusy, match=r"\(pid 4242 on elsewhere since now: pfc run\)"):
+            with writer_lock(d, "run directory"):
+                pass
+    finally:
+        late.join()
+        fh.close()

@@ -51,6 +51,18 @@ def read_holder(directory, name: str = LOCK_NAME) -> str:
         return ""
 
 
+def _holder_of_held_lock(fh, wait_s: float = 2.0) -> str:
+    """The holder's line of a lock another process holds. A holder writes its line just after it
+    takes the lock, so a refusal in between waits (up to ``wait_s``) for that line to appear."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        fh.seek(0)
+        holder = fh.read().strip()
+        if holder or time.monotonic() >= deadline:
+            return holder or "another process (starting)"
+        time.sleep(0.01)
+
+
 def _acquire(directory: Path, kind: str, what: str, name: str) -> tuple:
     import fcntl
     try:
@@ -61,8 +73,7 @@ def _acquire(directory: Path, kind: str, what: str, name: str) -> tuple:
     try:
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        fh.seek(0)
-        holder = fh.read().strip() or "another process (starting)"
+        holder = _holder_of_held_lock(fh)
         fh.close()
         raise DirBusy(f"another writer holds this {kind} ({holder}); wait for it to finish or stop it",
                       file=str(directory)) from None
