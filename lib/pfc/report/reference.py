@@ -1,0 +1,121 @@
+"""Score the reference runs under ``reports/reference_runs/`` and write their ``metrics.json``.
+
+Each subdirectory holding a ``pfc run`` output (``config.json``, ``run.json``,
+``predictions.jsonl``, ``usage.json``; written by ``python -m pfc.run.reference``) is scored on
+exactly the rows it holds with the project's scorer (``pfc.eval.scoring.score``) and bootstrap 95%
+intervals over examples (``pfc.eval.bootstrap.estimates``): the headline metrics of
+``pfc.report.real_models.HEADLINE``, TRACEBench per vagueness level and per history bin,
+ToolSpectrum in both scoring modes (robust and strict). A run whose ``usage.json`` says fewer rows
+``done`` than ``n_examples`` is labelled ``partial`` with its n in every entry and label.
+
+It runs nothing (``pfc.run.reference`` does) and draws no table (the notebooks read ``label`` and
+the intervals from here). A corrupt row is refused with a one-line error naming file, line and field.
+
+    python -m pfc.report.reference            # writes reports/reference_runs/metrics.json
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+from pfc import benchmarks, paths
+from pfc.errors import UserError
+from pfc.schema import SchemaError
+from pfc.eval.bootstrap import estimates
+from pfc.eval.scoring import score
+from pfc.report.real_models import HEADLINE
+
+ROOT = paths.REPORTS / "reference_runs"
+GROUPS = {"tracebench": ("vagueness", "history_bin")}
+MODES = {"tracebench": (False,), "ptbench": (False,), "toolspectrum": (False, True)}  # strict?
+
+
+def run_dirs(root: Path = ROOT) -> list[Path]:
+    """Every run directory under ``root`` with predictions, by name."""
+    return sorted(p for p in Path(root).glob("*/") if (p / "predictions.jsonl").is_file()
+                  and (p / "config.json").is_file())
+
+
+def _json(path: Path, field: str | None = None):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise SchemaError(f"unreadable JSON ({type(e).__name__})", file=str(path), field=field) from None
+
+
+def _cells(ci: dict) -> dict:
+    return {k: [round(float(x), 6) if x == x else None for x in v] for k, v in ci.items()}
+
+
+def score_run(run: Path, model: str | None = None) -> dict:
+    """One run's entry of ``metrics.json`` (see the module docstring)."""
+    config = _json(run / "config.json")
+    usage = _json(run / "usage.json") if (run / "usage.json").exists() else {}
+    ident = _json(run / "run.json", "identity").get("identity") if (run / "run.json").exists() else None
+    identity = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest() if ident else None
+    bench = config.get("benchmark")
+    if bench not in HEADLINE:
+        raise SchemaError(f"unknown benchmark {bench!r}", file=str(run / "config.json"), field="benchmark")
+    examples, tools_path = (paths.ROOT / config[k] if config.get(k) else None for k in ("examples", "tools"))
+    adapter = benchmarks.get(bench)
+    exs, tools = adapter.load(examples, tools_path)
+    outputs = adapter.load_predictions(run / "predictions.jsonl", exs)
+    known = {e.id for e in exs}
+    stray = sorted(set(outputs) - known)
+    if stray:
+        raise SchemaError(f"id {stray[0]!r} is not an example of {config['examples']}",
+                          file=str(run / "predictions.jsonl"), field="id")
+    exs = [e for e in exs if e.id in outputs]
+    if not exs:
+        raise UserError(f"{run / 'predictions.jsonl'}: no finished rows")
+    planned = int(usage.get("n_examples") or config.get("n_examples") or len(exs))
+    partial = len(exs) < planned
+    name = model or config.get("model", "?")
+    label = f"{name} (reference run, n={len(exs)}" + (f" of {planned}, partial)" if partial else ")")
+    keys = {k: adapter.metric_keys[k] for k in HEADLINE[bench] if k in adapter.metric_keys}
+    entry = {"run": run.name, "benchmark": bench, "label": label, "n": len(exs), "planned": planned,
+             "partial": partial, "identity_sha256": identity, "model": name,
+             "history": config.get("history"), "layout": config.get("layout")}
+    for strict in MODES[bench]:
+        rep = score(exs, outputs, bench, tools, strict=strict)
+        mode = "strict" if strict else "robust"
+        entry[mode] = _cells(estimates(rep.per_example, keys))
+        for g in GROUPS.get(bench, ()) if not strict else ():
+            entry[f"by_{g}"] = {str(v): {"n": len(part), **_cells(estimates(part.reset_index(drop=True), keys))}
+                                for v, part in rep.per_example.groupby(g, dropna=True)}
+    return entry
+
+
+def metrics(root: Path = ROOT) -> dict:
+    """``{run name: entry}`` for every run present; empty when none is."""
+    return {run.name: score_run(run) for run in run_dirs(root)}
+
+
+def write(root: Path = ROOT, out: Path | None = None) -> Path | None:
+    """Write ``metrics.json`` beside the runs; None (nothing written) when no run is present."""
+    m = metrics(root)
+    if not m:
+        return None
+    out = out or Path(root) / "metrics.json"
+    out.write_text(json.dumps(m, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m pfc.report.reference", description=__doc__.split("\n")[0])
+    ap.add_argument("--root", default=str(ROOT), help="directory of reference run directories")
+    args = ap.parse_args(argv)
+    try:
+        out = write(Path(args.root))
+    except UserError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {out}" if out else f"no reference run under {args.root}; nothing written", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

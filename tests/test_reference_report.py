@@ -1,0 +1,61 @@
+"""The reference-run report stage (``pfc.report.reference``): scores run directories on the rows present."""
+import json
+
+import pytest
+
+from pfc.report import reference
+from pfc.run.runner import run
+
+
+@pytest.fixture
+def oracle_run(tiny_tracebench, tmp_path):
+    """A complete run of the gold-reading oracle: every metric is 1 on every row, by construction."""
+    out = tmp_path / "runs" / "tracebench-last_k"
+    run("tracebench", tiny_tracebench, "oracle", out, history="last_k", k=5)
+    return out
+
+
+def test_committed_reference_runs_rescore_to_the_committed_metrics():
+    committed = reference.ROOT / "metrics.json"
+    runs = reference.run_dirs()
+    if not runs:  # nothing committed yet: no metrics file may claim runs, and no entry is made up
+        assert not committed.exists() or json.loads(committed.read_text()) == {}
+        assert reference.metrics() == {}
+        return
+    assert json.loads(committed.read_text()) == json.loads(json.dumps(reference.metrics(), sort_keys=True))
+
+
+def test_oracle_run_scores_one_with_a_degenerate_interval(oracle_run):
+    entry = reference.metrics(oracle_run.parent)["tracebench-last_k"]
+    assert entry["robust"]["overall"] == [1.0, 1.0, 1.0]
+    assert entry["robust"]["function_param_values"] == [1.0, 1.0, 1.0]
+    assert not entry["partial"] and entry["n"] == entry["planned"]
+
+
+def test_per_vagueness_counts_add_up_to_the_rows_scored(oracle_run):
+    entry = reference.metrics(oracle_run.parent)["tracebench-last_k"]
+    assert sum(v["n"] for v in entry["by_vagueness"].values()) == entry["n"]
+    assert sum(v["n"] for v in entry["by_history_bin"].values()) <= entry["n"]
+
+
+def test_partial_run_is_labelled_with_its_n(oracle_run):
+    pred = oracle_run / "predictions.jsonl"
+    lines = pred.read_text().splitlines()
+    pred.write_text("\n".join(lines[:3]) + "\n")
+    entry = reference.metrics(oracle_run.parent)["tracebench-last_k"]
+    assert entry["partial"] and entry["n"] == 3 and entry["planned"] == len(lines)
+    assert entry["label"] == f"oracle (reference run, n=3 of {len(lines)}, partial)"
+
+
+def test_corrupt_row_is_refused_with_one_line_naming_file_line_and_field(oracle_run, capsys):
+    pred = oracle_run / "predictions.jsonl"
+    lines = pred.read_text().splitlines()
+    lines[1] = json.dumps({"id": json.loads(lines[1])["id"]})  # no output
+    pred.write_text("\n".join(lines) + "\n")
+    assert reference.main(["--root", str(oracle_run.parent)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "predictions.jsonl" in err and "2" in err and "output" in err
+
+
+def test_no_run_present_writes_nothing(tmp_path):
+    assert reference.write(tmp_path) is None and not (tmp_path / "metrics.json").exists()
