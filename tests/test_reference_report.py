@@ -10,7 +10,7 @@ from pfc.run.runner import run
 @pytest.fixture
 def oracle_run(tiny_tracebench, tmp_path):
     """A complete run of the gold-reading oracle: every metric is 1 on every row, by construction."""
-    out = tmp_path / "runs" / "tracebench-last_k"
+    out = tmp_path / "reference_runs" / "tracebench-last_k"
     run("tracebench", tiny_tracebench, "oracle", out, history="last_k", k=5)
     return out
 
@@ -44,7 +44,7 @@ def test_partial_run_is_labelled_with_its_n(oracle_run):
     pred.write_text("\n".join(lines[:3]) + "\n")
     entry = reference.metrics(oracle_run.parent)["tracebench-last_k"]
     assert entry["partial"] and entry["n"] == 3 and entry["planned"] == len(lines)
-    assert entry["label"] == f"oracle (reference run, n=3 of {len(lines)}, partial)"
+    assert entry["label"] == f"oracle [last_k] (reference run, n=3 of {len(lines)}, partial)"
 
 
 def test_corrupt_row_is_refused_with_one_line_naming_file_line_and_field(oracle_run, capsys):
@@ -58,4 +58,21 @@ def test_corrupt_row_is_refused_with_one_line_naming_file_line_and_field(oracle_
 
 
 def test_no_run_present_writes_nothing(tmp_path):
-    assert reference.write(tmp_path) is None and not (tmp_path / "metrics.json").exists()
+    assert reference.write(tmp_path, tmp_path / "metrics.json") is None and not (tmp_path / "metrics.json").exists()
+
+
+def test_tables_score_a_partial_reference_run_on_its_rows_with_its_label(oracle_run):
+    from pfc.report import tables as T
+    pred = oracle_run / "predictions.jsonl"
+    lines = pred.read_text().splitlines()
+    pred.write_text("\n".join(lines[:4]) + "\n")
+    r = T.load_run(oracle_run)
+    assert r.name == f"oracle [last_k] (reference run, n=4 of {len(lines)}, partial)"
+    assert len(r.per_example) == 4 and r.metrics["overall"] == 1.0  # unfinished rows are not scored as wrong
+
+
+def test_pipeline_plan_has_no_reference_step_without_committed_runs(monkeypatch, tmp_path):
+    from pfc.report import pipeline
+    monkeypatch.setattr(reference, "ROOT", tmp_path)
+    names = [s.name for s in pipeline.plan(real_model="none", toolspectrum=False, ptbench=False)]
+    assert not any(n.startswith("reference runs") for n in names)

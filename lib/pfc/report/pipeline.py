@@ -196,6 +196,14 @@ def counterfactual_steps(bench: Path, baselines) -> tuple[list[Step], dict, Path
     return steps, pairs, var
 
 
+def _reference_usable(run_dir: Path, ptbench: bool, runs: list[Path]) -> bool:
+    """A reference run joins the tables when its benchmark's data is part of this plan."""
+    bench = json.loads((run_dir / "config.json").read_text()).get("benchmark")
+    release = paths.toolspectrum_dir()
+    return {"tracebench": True, "ptbench": ptbench,
+            "toolspectrum": any("ts-" in d.name for d in runs) and release is not None}.get(bench, False)
+
+
 def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: int = 4, toolspectrum: bool = True,
          n_boot: int = 1000, ptbench: bool = True) -> list[Step]:
     """The steps of ``make reproduce`` in order (see the module docstring)."""
@@ -291,6 +299,13 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
         steps.append(Step("PTBench synthesis, baselines, tables", "ptbench.ipynb",
                           {"out_dir": _rel(paths.INTERIM / "ptbench" / "pipeline"), "finetune_report": _rel(ft)},
                           [ft], [], copy_name="ptbench"))
+    from pfc.report import reference  # committed reference runs (reports/reference_runs/): re-scored, never run here
+    refs = [d for d in reference.run_dirs() if _reference_usable(d, ptbench, runs)]
+    if refs:
+        steps.append(Step(f"reference runs: metrics.json ({len(refs)} runs)", None, {},
+                          [p for d in refs for p in (d / "predictions.jsonl", d / "config.json")],
+                          [paths.REPORTS / "reference_runs" / "metrics.json"], fn=lambda: reference.write()))
+        runs += refs
     run_inputs = [p for d in runs for p in (d / "predictions.jsonl", d / "config.json")]
     common = {"run_dirs": ",".join(_rel(d) for d in runs), "n_boot": n_boot, "seed": 0}
     for name, notebook, sub in (("evaluate", "04_evaluate.ipynb", "evaluate"),

@@ -28,14 +28,14 @@ from pfc.eval.bootstrap import estimates
 from pfc.eval.scoring import score
 from pfc.report.real_models import HEADLINE
 
-ROOT = paths.REPORTS / "reference_runs"
+ROOT = paths.ROOT / "reports" / "reference_runs"  # the committed runs (read); metrics.json goes to paths.REPORTS
 GROUPS = {"tracebench": ("vagueness", "history_bin")}
 MODES = {"tracebench": (False,), "ptbench": (False,), "toolspectrum": (False, True)}  # strict?
 
 
-def run_dirs(root: Path = ROOT) -> list[Path]:
-    """Every run directory under ``root`` with predictions, by name."""
-    return sorted(p for p in Path(root).glob("*/") if (p / "predictions.jsonl").is_file()
+def run_dirs(root: Path | None = None) -> list[Path]:
+    """Every run directory under ``root`` (default: the committed ``ROOT``) with predictions, by name."""
+    return sorted(p for p in Path(root or ROOT).glob("*/") if (p / "predictions.jsonl").is_file()
                   and (p / "config.json").is_file())
 
 
@@ -50,12 +50,16 @@ def _cells(ci: dict) -> dict:
     return {k: [round(float(x), 6) if x == x else None for x in v] for k, v in ci.items()}
 
 
-def score_run(run: Path, model: str | None = None) -> dict:
-    """One run's entry of ``metrics.json`` (see the module docstring)."""
+def is_reference(run_dir) -> bool:
+    """True for a directory directly under a ``reference_runs/`` directory (the committed one, or a copy)."""
+    return Path(run_dir).resolve().parent.name == "reference_runs"
+
+
+def present(run: Path):
+    """``(config, examples with a row, outputs, tools, planned n, label)`` of one run directory."""
+    run = Path(run)
     config = _json(run / "config.json")
     usage = _json(run / "usage.json") if (run / "usage.json").exists() else {}
-    ident = _json(run / "run.json", "identity").get("identity") if (run / "run.json").exists() else None
-    identity = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest() if ident else None
     bench = config.get("benchmark")
     if bench not in HEADLINE:
         raise SchemaError(f"unknown benchmark {bench!r}", file=str(run / "config.json"), field="benchmark")
@@ -72,9 +76,20 @@ def score_run(run: Path, model: str | None = None) -> dict:
     if not exs:
         raise UserError(f"{run / 'predictions.jsonl'}: no finished rows")
     planned = int(usage.get("n_examples") or config.get("n_examples") or len(exs))
+    from pfc.report.tables import run_label
+    tail = f" of {planned}, partial)" if len(exs) < planned else ")"
+    return config, exs, outputs, tools, planned, f"{run_label(config, run.name)} (reference run, n={len(exs)}{tail}"
+
+
+def score_run(run: Path) -> dict:
+    """One run's entry of ``metrics.json`` (see the module docstring)."""
+    config, exs, outputs, tools, planned, label = present(run)
+    ident = _json(run / "run.json", "identity").get("identity") if (run / "run.json").exists() else None
+    identity = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest() if ident else None
+    bench = config["benchmark"]
+    adapter = benchmarks.get(bench)
     partial = len(exs) < planned
-    name = model or config.get("model", "?")
-    label = f"{name} (reference run, n={len(exs)}" + (f" of {planned}, partial)" if partial else ")")
+    name = config.get("model", "?")
     keys = {k: adapter.metric_keys[k] for k in HEADLINE[bench] if k in adapter.metric_keys}
     entry = {"run": run.name, "benchmark": bench, "label": label, "n": len(exs), "planned": planned,
              "partial": partial, "identity_sha256": identity, "model": name,
@@ -89,17 +104,19 @@ def score_run(run: Path, model: str | None = None) -> dict:
     return entry
 
 
-def metrics(root: Path = ROOT) -> dict:
+def metrics(root: Path | None = None) -> dict:
     """``{run name: entry}`` for every run present; empty when none is."""
     return {run.name: score_run(run) for run in run_dirs(root)}
 
 
-def write(root: Path = ROOT, out: Path | None = None) -> Path | None:
-    """Write ``metrics.json`` beside the runs; None (nothing written) when no run is present."""
+def write(root: Path | None = None, out: Path | None = None) -> Path | None:
+    """Write ``metrics.json`` (default: ``reports/reference_runs/`` under the output root, which is the
+    committed file outside tests); None (nothing written) when no run is present."""
     m = metrics(root)
     if not m:
         return None
-    out = out or Path(root) / "metrics.json"
+    out = out or paths.REPORTS / "reference_runs" / "metrics.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(m, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return out
 
@@ -109,7 +126,7 @@ def main(argv=None) -> int:
     ap.add_argument("--root", default=str(ROOT), help="directory of reference run directories")
     args = ap.parse_args(argv)
     try:
-        out = write(Path(args.root))
+        out = write(Path(args.root), Path(args.root) / "metrics.json" if args.root != str(ROOT) else None)
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

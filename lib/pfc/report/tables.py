@@ -86,7 +86,16 @@ def load_run(run_dir, examples=None, tools=None, name: str | None = None) -> Run
     if bench not in benchmarks.NAMES:
         raise UserError(f"{cfg_path}: field 'benchmark' is {bench!r}; expected one of {benchmarks.NAMES}")
     ex_path = _examples_path(d, config, examples)
-    rep = score_files(bench, ex_path, pred, tools)
+    from pfc.report import reference
+    if examples is None and tools is None and reference.is_reference(d):  # scored on the rows present, labelled
+        from pfc.eval.coverage import coverage
+        from pfc.eval.scoring import score
+        _, exs, outputs, ts, planned, label = reference.present(d)
+        rep = score(exs, outputs, bench, ts)
+        rep.coverage = {**coverage([e.id for e in exs], outputs), "planned": planned}
+        name = name or label
+    else:
+        rep = score_files(bench, ex_path, pred, tools)
     ex_file = ex_path / "examples.jsonl" if ex_path.is_dir() else ex_path
     hashes = {"predictions.jsonl": sha256_path(pred), "config.json": sha256_path(cfg_path)}
     if ex_file.is_file():
