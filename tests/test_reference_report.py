@@ -22,7 +22,21 @@ def test_committed_reference_runs_rescore_to_the_committed_metrics():
         assert not committed.exists() or json.loads(committed.read_text()) == {}
         assert reference.metrics() == {}
         return
-    assert json.loads(committed.read_text()) == json.loads(json.dumps(reference.metrics(), sort_keys=True))
+    assert committed.exists(), "reference runs are committed without metrics.json: run python -m pfc.report.reference"
+    assert json.loads(committed.read_text()) == json.loads(json.dumps(reference.metrics(), sort_keys=True)), \
+        "reports/reference_runs/metrics.json is stale (rows were added?): run python -m pfc.report.reference"
+
+
+def test_complete_run_scores_as_pfc_score_does(tiny_tracebench, tmp_path):
+    """An independent route: a complete history-prior run through ``score_files`` (what ``pfc score`` uses)."""
+    from pfc.eval.scoring import score_files
+    out = tmp_path / "reference_runs" / "tracebench-last_k"
+    run("tracebench", tiny_tracebench, "history-prior", out, history="last_k", k=5)
+    entry = reference.metrics(out.parent)["tracebench-last_k"]
+    rep = score_files("tracebench", tiny_tracebench, out / "predictions.jsonl")
+    for k in ("format", "app", "overall"):
+        assert entry["robust"][k][0] == pytest.approx(rep.metrics[k], abs=1e-6)
+    assert 0 < entry["robust"]["overall"][0] < 1  # not a degenerate baseline: the comparison means something
 
 
 def test_oracle_run_scores_one_with_a_degenerate_interval(oracle_run):

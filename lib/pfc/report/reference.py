@@ -26,6 +26,7 @@ from pfc.errors import UserError
 from pfc.schema import SchemaError
 from pfc.eval.bootstrap import estimates
 from pfc.eval.scoring import score
+from pfc.provenance import sha256_path
 from pfc.report.real_models import HEADLINE
 
 ROOT = paths.ROOT / "reports" / "reference_runs"  # the committed runs (read); metrics.json goes to paths.REPORTS
@@ -93,6 +94,7 @@ def score_run(run: Path) -> dict:
     keys = {k: adapter.metric_keys[k] for k in HEADLINE[bench] if k in adapter.metric_keys}
     entry = {"run": run.name, "benchmark": bench, "label": label, "n": len(exs), "planned": planned,
              "partial": partial, "identity_sha256": identity, "model": name,
+             "predictions_sha256": sha256_path(run / "predictions.jsonl"),
              "history": config.get("history"), "layout": config.get("layout")}
     for strict in MODES[bench]:
         rep = score(exs, outputs, bench, tools, strict=strict)
