@@ -90,3 +90,13 @@ def test_pipeline_plan_has_no_reference_step_without_committed_runs(monkeypatch,
     monkeypatch.setattr(reference, "ROOT", tmp_path)
     names = [s.name for s in pipeline.plan(real_model="none", toolspectrum=False, ptbench=False)]
     assert not any(n.startswith("reference runs") for n in names)
+
+
+def test_pipeline_plan_passes_a_committed_reference_run_to_the_tables(monkeypatch, oracle_run):
+    from pfc.report import pipeline
+    monkeypatch.setattr(reference, "ROOT", oracle_run.parent)
+    steps = pipeline.plan(real_model="none", toolspectrum=False, ptbench=False)
+    assert any(s.name == "reference runs: metrics.json (1 runs)" for s in steps)
+    for name in ("evaluate", "error taxonomy", "figures"):
+        step = next(s for s in steps if s.name == name)
+        assert step.params["run_dirs"].split(",")[-1].endswith("reference_runs/tracebench-last_k")
