@@ -23,10 +23,21 @@ def test_grow_cache_appends_crops_and_expands_like_concatenation():
     assert torch.equal(wide.layers[0].keys[2], torch.cat([a, b[:, :, :1]], 2)[0])
 
 
-def test_groups_break_when_the_shared_prefix_falls_below_half_or_rows_run_out():
+def test_rows_that_diverge_at_the_same_point_join_until_rows_run_out():
     same = [[1] * 10 + [i] for i in range(5)]
     assert plan_groups(same, max_batch=2) == [[0, 1], [2, 3], [4]]
-    assert plan_groups([[1, 2, 3, 4], [1, 9, 9, 9], [1, 2, 3, 5]], max_batch=8) == [[0], [1], [2]]
+
+
+def test_a_new_anchor_starts_its_own_group_when_joining_would_prefill_its_tools_once_per_row():
+    # anchor A: 4 variants sharing 1,000 history + 300 tool tokens, each with its own 5-token request;
+    # anchor B: the same 1,000 history tokens, its own 300 tool tokens. Hand count for B joining A's
+    # group: prefix 1000 + 5 rows × 305 = 2525 positions; apart: A's 1300 + 4 × 5 = 1320, B's own 305
+    # (its history reused from the cache) = 1625; joining costs 900 tokens more.
+    hist = list(range(1000))
+    a = [hist + [1] * 300 + [10 + v] * 5 for v in range(4)]
+    b = [hist + [2] * 300 + [10] * 5]
+    assert plan_groups(a + b, max_batch=8, join_tokens=899) == [[0, 1, 2, 3], [4]]
+    assert plan_groups(a + b, max_batch=8, join_tokens=900) == [[0, 1, 2, 3, 4]]
 
 
 def test_groups_respect_the_kv_budget():
