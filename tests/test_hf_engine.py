@@ -2,16 +2,18 @@
 without a model, and, on the real SmolLM2-135M, batched greedy answers against the
 one-at-a-time path on a fixed sample of TRACEBench prompts sharing their history."""
 import pytest
-import torch
 
 from pfc.run import models
 from pfc.run.backends import Request, get
-from pfc.run.backends.hf_engine import GrowCache, plan_groups
+from pfc.run.backends.grouping import plan_groups
 
 SMOL = "smollm2-135m"
 
 
+@pytest.mark.model
 def test_grow_cache_appends_crops_and_expands_like_concatenation():
+    import torch
+    from pfc.run.backends.hf_engine import GrowCache
     c = GrowCache()
     a, b = torch.arange(2 * 300 * 4.).reshape(1, 2, 300, 4), torch.ones(1, 2, 5, 4)
     c.update(a, -a, 0)

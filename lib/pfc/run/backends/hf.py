@@ -26,19 +26,13 @@ Needs torch and transformers (``requirements-models.txt``).
 """
 from __future__ import annotations
 
+from pfc.run.backends.grouping import common_prefix  # noqa: F401 - used here and by hf_engine
+
 import sys
 import time
 
 from pfc.errors import MissingDependency, UserError
 from pfc.run.backends import Backend, Response
-
-
-def common_prefix(a: list[int], b: list[int]) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
 
 
 def crop(cache, length: int) -> None:

@@ -4,7 +4,7 @@ What it does, for the requests one ``generate_each`` call hands over (the runner
 run order: by subset, user, anchor):
 
 1. **Groups** consecutive requests while a joining row costs at most ``join_tokens`` more
-   prefill than a group of its own (:func:`plan_groups`; at most ``max_batch`` rows and
+   prefill than a group of its own (:func:`pfc.run.backends.grouping.plan_groups`; at most ``max_batch`` rows and
    ``max_tokens_kv`` cached positions per group).
 2. **Prefills the group's common prefix once**, on a batch-1 cache that is kept between
    groups and calls (cropped to the longest common prefix with the next group: the old
@@ -32,7 +32,7 @@ import torch
 from transformers import DynamicCache
 from transformers.cache_utils import Cache, DynamicLayer
 
-from pfc.run.backends.hf import common_prefix
+from pfc.run.backends.grouping import common_prefix, plan_groups  # noqa: F401 - torch-free planner
 
 
 class GrowLayer(DynamicLayer):
@@ -110,49 +110,6 @@ class GrowCache(DynamicCache):
             g._view()
             new.layers.append(g)
         return new
-
-
-def plan_groups(ids: list[list[int]], max_batch: int = 8, join_tokens: int = 512,
-                max_tokens_kv: int = 160_000, room: int = 512) -> list[list[int]]:
-    """Consecutive indices grouped while a joining row costs at most ``join_tokens`` more prefill tokens
-    than starting a new group would, within ``max_batch`` rows and ``max_tokens_kv`` cached positions
-    (rows × (longest prompt + room)).
-
-    A group of ``n`` rows with common prefix ``p`` and longest prompt ``L`` prefills ``p`` once and
-    ``n × (L − p)`` suffix positions (right-padded). Row ``x`` joining makes it ``p' + (n+1)(L' − p')``;
-    starting a new group instead costs ``len(x) − p'`` (its prefix up to ``p'`` is reused from the
-    cache). So TRACEBench's vagueness variants of one anchor share a group, and the next anchor, whose
-    candidate tools differ after the shared history, starts a new one (its tools prefilled once, not
-    once per row); rows that all diverge at the same point (a ToolSpectrum subset after its toolset)
-    join at no cost. Tiny prompts (1 token of padding) join freely:
-
-        >>> plan_groups([[1, 2, 3, 4], [1, 2, 3, 5], [9, 9, 9, 9]], max_batch=4)
-        [[0, 1, 2]]
-
-    Two variants of one anchor (150 shared tokens, 1 own) then another anchor sharing 100: together
-    100 + 3 × 51 = 253 positions, apart 150 + 2 × 1 + 51 = 203, so joining costs 50 tokens more:
-
-        >>> a1, a2, b = [0] * 100 + [1] * 50 + [7], [0] * 100 + [1] * 50 + [8], [0] * 100 + [2] * 50 + [7]
-        >>> plan_groups([a1, a2, b], join_tokens=49), plan_groups([a1, a2, b], join_tokens=50)
-        ([[0, 1], [2]], [[0, 1, 2]])
-    """
-    groups: list[list[int]] = []
-    prefix = longest = 0
-    for i, x in enumerate(ids):
-        if groups:
-            g = groups[-1]
-            n = len(g)
-            p2 = min(prefix, common_prefix(ids[g[0]], x), len(x) - 1)
-            l2 = max(longest, len(x))
-            extra = (p2 - prefix) + (n + 1) * (l2 - p2) - n * (longest - prefix) - (len(x) - p2)
-            size = (n + 1) * (l2 + room)
-            if n < max_batch and extra <= join_tokens and size <= max_tokens_kv:
-                g.append(i)
-                prefix, longest = p2, l2
-                continue
-        groups.append([i])
-        prefix, longest = len(x) - 1, len(x)
-    return groups
 
 
 def prefill(lm, ids: list[int], cache, chunk: int, device) -> torch.Tensor:
