@@ -140,6 +140,9 @@ benchmarks:
 
 
 TINY = "  - {{name: tiny, backend: hf, model: \"{tiny}\", sampling: {{max_tokens: 48}}}}\n"
+# one request at a time (engine single) where a test must catch a run half-written: the batched engine writes a
+# tiny run's rows in one or two bursts, and on an idle machine the run ended before that state could be seen
+ONE_BY_ONE = TINY.replace("sampling:", "options: {{engine: single}}, sampling:")
 BASELINES = "".join(f"  - {{{{name: {b}, backend: {b}}}}}\n" for b in ("oracle", "history-prior", "no-history",
                                                                         "random"))
 
@@ -202,7 +205,7 @@ def _check_runs_equal_serial_pfc_run(spec: Path, out: Path, serial: Path) -> Non
 
 def test_losing_a_worker_node_mid_run_then_resubmitting_completes_every_run_as_serial_runs(
         cluster, tiny_model, tracebench, tmp_path, capfd):
-    spec, out = _spec(tmp_path, tiny_model, tracebench, retries=0, models=TINY + BASELINES), tmp_path / "sweep"
+    spec, out = _spec(tmp_path, tiny_model, tracebench, retries=0, models=ONE_BY_ONE + BASELINES), tmp_path / "sweep"
     first = _sweep(spec, out, cluster)
     pid, pred = _wait_for_writer(lambda: _marked(NODE, f"{cluster.tag}-worker"), out, first)
     cluster.kill_node("worker")
@@ -226,10 +229,7 @@ def test_losing_a_worker_node_mid_run_then_resubmitting_completes_every_run_as_s
 
 def test_a_worker_process_killed_mid_run_is_retried_by_ray_and_the_run_resumes(
         cluster, tiny_model, tracebench, tmp_path):
-    # one request at a time (engine single): the batched engine writes a tiny run's rows in one or two bursts,
-    # and on an idle machine the run ended before a half-written state could be seen
-    one_by_one = TINY.replace("sampling:", "options: {{engine: single}}, sampling:")
-    spec, out = _spec(tmp_path, tiny_model, tracebench, retries=1, models=one_by_one, all_three=False), tmp_path / "sweep"
+    spec, out = _spec(tmp_path, tiny_model, tracebench, retries=1, models=ONE_BY_ONE, all_three=False), tmp_path / "sweep"
     proc = _sweep(spec, out, cluster)
     pid, pred = _wait_for_writer(lambda: _marked(MARK, cluster.tag), out, proc)
     os.kill(pid, signal.SIGKILL)
