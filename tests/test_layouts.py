@@ -72,12 +72,9 @@ def test_unknown_layout_is_refused(pt_example):
         pp.system_prompt(pt_example, wording="own", layout="compact")
 
 
-@pytest.fixture(scope="module")
-def tb(tmp_path_factory):
-    from pfc.data.build import build_tracebench
-    out = tmp_path_factory.mktemp("tb")
-    build_tracebench(out, users=1, seed=4, records=120, progress=False)
-    return out
+@pytest.fixture
+def tb(tiny_tracebench):
+    return tiny_tracebench  # the shared tiny TRACEBench (tests/conftest.py): runs only read it
 
 
 def test_layout_is_recorded_and_resuming_with_another_layout_is_refused(tb, tmp_path):
