@@ -39,6 +39,34 @@ def test_two_processes_writing_one_cache_at_once_lose_nothing(tmp_path):
     assert c.get("A-17") == {"text": "A answer 17", "usage": {}} and c.get("B-299")["text"] == "B answer 299"
 
 
+OPENER = """
+import sys, time
+from pathlib import Path
+from pfc.run.cache import ResponseCache
+path, go = sys.argv[1], Path(sys.argv[2])
+while not go.exists():
+    time.sleep(0.0005)
+c = ResponseCache(path)
+c.put(sys.argv[3], {"text": sys.argv[3]})
+print("ok")
+"""
+
+
+def test_several_processes_creating_one_new_cache_at_the_same_instant_all_open_it(tmp_path):
+    """Switching a new file to WAL takes a lock SQLite's busy wait does not cover: each opener must retry."""
+    path, go = tmp_path / "c.sqlite", tmp_path / "go"
+    names = [f"P{i}" for i in range(6)]
+    procs = [subprocess.Popen([sys.executable, "-c", OPENER, str(path), str(go), name], env=ENV,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for name in names]
+    time.sleep(1.0)  # every process imported and waiting
+    go.touch()
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0 and out.strip() == "ok", err[-2000:]
+    c = ResponseCache(path)
+    assert len(c) == len(names) and all(c.get(n) == {"text": n} for n in names)
+
+
 def test_a_cache_writer_killed_with_sigkill_leaves_every_committed_answer_readable(tmp_path):
     path = tmp_path / "c.sqlite"
     code = ("import sys; from pfc.run.cache import ResponseCache\n"

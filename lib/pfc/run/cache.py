@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import time
 from pathlib import Path
 
 from pfc.errors import UserError
@@ -44,11 +45,27 @@ class ResponseCache:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
             # openai callbacks may run in a worker thread; timeout: wait for other processes' writes
             self.db = sqlite3.connect(self.path, check_same_thread=False, timeout=BUSY_TIMEOUT_S)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, response TEXT NOT NULL)")
-            self.db.commit()
+            self._setup(time.monotonic() + BUSY_TIMEOUT_S)
         except (sqlite3.DatabaseError, OSError) as e:
             raise self._unusable(e) from None
+
+    def _setup(self, deadline: float) -> None:
+        """WAL mode and the table. Two processes creating one new file at once can get "database is
+        locked" at once, without SQLite's busy wait (switching the journal mode takes an exclusive lock
+        that the busy handler does not wait for), so a locked setup is retried until ``deadline``."""
+        delay = 0.005
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, response TEXT NOT NULL)")
+                self.db.commit()
+                return
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) and "busy" not in str(e) or time.monotonic() > deadline:
+                    raise
+                self.db.rollback()
+                time.sleep(delay)
+                delay = min(delay * 2, 0.2)
 
     def _unusable(self, e) -> UserError:
         if "full" in str(e) or "I/O error" in str(e):  # disk full / file-size limit: the cache is fine, the disk not
