@@ -22,6 +22,8 @@ from pfc.eval.render import render_json
 from pfc.run.runner import finished_ids, run
 from pfc.schema import load_examples
 
+pytestmark = pytest.mark.slow  # each test runs `python -m pfc` in a subprocess, as a user would: not in make test-fast
+
 PT = paths.GOLDEN / "ptbench_official" / "test_trained_user"
 
 

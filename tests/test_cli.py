@@ -3,6 +3,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from pfc import paths
 
 
@@ -68,6 +70,7 @@ def test_version_prints_the_package_version():
     assert p.returncode == 0 and p.stdout.strip() == f"pfc {__version__}"
 
 
+@pytest.mark.slow  # one subprocess per command
 def test_every_command_help_ends_with_an_example():
     import re
     top = run("--help")

@@ -17,6 +17,8 @@ from pfc.report.counterfactual import personalization
 from pfc.run.backends.builtin import BUILTINS
 from pfc.schema import load_examples, load_tools
 
+pytestmark = pytest.mark.slow  # its fixture builds the default TRACEBench: not in make test-fast
+
 
 @pytest.fixture(scope="module")
 def swapped(tmp_path_factory):

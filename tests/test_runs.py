@@ -15,6 +15,8 @@ from pfc.run.runner import finished_ids, run
 from pfc.schema import load_examples
 from pfc.eval.scoring import score_files
 
+pytestmark = pytest.mark.slow  # whole runs, some in subprocesses: not in make test-fast
+
 
 def test_history_prior_beats_no_history_beats_random(tiny_tracebench, tmp_path):
     overall = {}

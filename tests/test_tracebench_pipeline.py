@@ -18,6 +18,8 @@ from pfc.data.simulate import simulate, simulate_users
 from pfc.data.simulate_world import APP_CONTEXTS, SHOP_CONTEXT
 from pfc.data.toolset import load_tools, log_vocabulary, table3
 
+pytestmark = pytest.mark.slow  # default-size TRACEBench builds: not in make test-fast
+
 
 # ---------------------------------------------------------------- toolset
 def _printed(x: float, like) -> float:

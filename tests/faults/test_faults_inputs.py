@@ -8,6 +8,8 @@ from pfc.eval.render import render_json
 from pfc.run.runner import run
 from pfc.schema import load_examples
 
+pytestmark = pytest.mark.slow  # subprocess runs on malformed inputs: not in make test-fast
+
 
 @pytest.fixture
 def oracle_run(bench, tmp_path):

@@ -14,6 +14,8 @@ from pfc.eval.render import render_json
 from pfc.io.lock import writer_lock
 from pfc.schema import load_examples
 
+pytestmark = pytest.mark.slow  # subprocess scoring and reports under faults: not in make test-fast
+
 
 @pytest.fixture
 def scored(bench, tmp_path):

@@ -10,6 +10,8 @@ import pytest
 from faultkit import digest, last_line, pfc
 from stub_server import serve
 
+pytestmark = pytest.mark.slow  # each test drives `python -m pfc` subprocesses against a stub server: not in make test-fast
+
 
 def run_args(bench, out, limit, *more):
     return ["run", "--benchmark", "tracebench", "--examples", bench, "--backend", "openai", "--model", "m",
