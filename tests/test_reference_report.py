@@ -15,7 +15,23 @@ def oracle_run(tiny_tracebench, tmp_path):
     return out
 
 
-def test_committed_reference_runs_rescore_to_the_committed_metrics():
+@pytest.fixture
+def committed_data(tmp_path, monkeypatch):
+    """The data the committed runs answered, built afresh in a private output root (a fresh clone has none):
+    the default TRACEBench build and our PTBench synthesis (seed 0). ``present`` refuses a build whose content
+    hash is not the run's ``examples_sha256``, so a drifted build fails here instead of re-scoring other data."""
+    from pfc import paths
+    from pfc.data.build import build_tracebench
+    from pfc.run.sft import build_ptbench
+    monkeypatch.setattr(paths, "OUTPUT_ROOT", tmp_path)  # paths.source reads built data from here first
+    need = {json.loads((d / "config.json").read_text())["benchmark"] for d in reference.run_dirs()}
+    if "tracebench" in need:
+        build_tracebench(tmp_path / "data" / "benchmarks" / "tracebench", progress=False)
+    if "ptbench" in need:
+        build_ptbench(tmp_path / "data" / "benchmarks" / "ptbench", 0)
+
+
+def test_committed_reference_runs_rescore_to_the_committed_metrics(committed_data):
     committed = reference.ROOT / "metrics.json"
     runs = reference.run_dirs()
     if not runs:  # nothing committed yet: no metrics file may claim runs, and no entry is made up
@@ -100,3 +116,23 @@ def test_pipeline_plan_passes_a_committed_reference_run_to_the_tables(monkeypatc
     for name in ("evaluate", "error taxonomy", "figures"):
         step = next(s for s in steps if s.name == name)
         assert step.params["run_dirs"].split(",")[-1].endswith("reference_runs/tracebench-last_k")
+
+
+def test_a_run_rescored_against_another_build_is_refused_naming_the_field(oracle_run):
+    from pfc.errors import UserError
+    rj = oracle_run / "run.json"
+    doc = json.loads(rj.read_text())
+    doc["identity"]["examples_sha256"] = "0" * 64  # as if the model had answered another build
+    rj.write_text(json.dumps(doc))
+    with pytest.raises(UserError, match=r"run\.json.*identity\.examples_sha256"):
+        reference.metrics(oracle_run.parent)
+
+
+def test_a_run_whose_examples_are_not_built_says_so(oracle_run):
+    from pfc.errors import UserError
+    cfg = oracle_run / "config.json"
+    doc = json.loads(cfg.read_text())
+    doc["examples"] = "data/benchmarks/never-built"
+    cfg.write_text(json.dumps(doc))
+    with pytest.raises(UserError, match="never-built are not built"):
+        reference.metrics(oracle_run.parent)

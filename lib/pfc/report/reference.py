@@ -28,6 +28,7 @@ from pfc.eval.bootstrap import estimates
 from pfc.eval.scoring import score
 from pfc.provenance import sha256_path
 from pfc.report.real_models import HEADLINE
+from pfc.run.identity import content_hash
 
 ROOT = paths.ROOT / "reports" / "reference_runs"  # the committed runs (read); metrics.json goes to paths.REPORTS
 GROUPS = {"tracebench": ("vagueness", "history_bin")}
@@ -64,9 +65,18 @@ def present(run: Path):
     bench = config.get("benchmark")
     if bench not in HEADLINE:
         raise SchemaError(f"unknown benchmark {bench!r}", file=str(run / "config.json"), field="benchmark")
-    examples, tools_path = (paths.ROOT / config[k] if config.get(k) else None for k in ("examples", "tools"))
+    # built data (TRACEBench, our PTBench) lives under PFC_OUTPUT_ROOT when made there, else in the checkout
+    examples, tools_path = (paths.source(config[k]) if config.get(k) else None for k in ("examples", "tools"))
     adapter = benchmarks.get(bench)
+    if not examples.exists():
+        raise UserError(f"{paths.relative(run / 'config.json')}: its examples {config['examples']} are not built "
+                        "(make reproduce builds them; python -m pfc.report.reference needs them to re-score)")
     exs, tools = adapter.load(examples, tools_path)
+    ident = _json(run / "run.json", "identity").get("identity") or {} if (run / "run.json").exists() else {}
+    want = ident.get("examples_sha256")
+    if want and content_hash(exs, tools) != want:  # another build than the one the model answered: refuse
+        raise UserError(f"{paths.relative(run / 'run.json')}: field identity.examples_sha256: {config['examples']} "
+                        "is not the data this run answered (a different build?); rebuild it with the run's seed")
     outputs = adapter.load_predictions(run / "predictions.jsonl", exs)
     known = {e.id for e in exs}
     stray = sorted(set(outputs) - known)
@@ -132,7 +142,7 @@ def main(argv=None) -> int:
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(f"wrote {out}" if out else f"no reference run under {args.root}; nothing written", file=sys.stderr)
+    print(f"wrote {paths.relative(out)}" if out else f"no reference run under {args.root}; nothing written", file=sys.stderr)
     return 0
 
 

@@ -62,8 +62,7 @@ def _examples_path(run_dir: Path, config: dict, examples) -> Path:
     if not isinstance(config.get("examples"), str):
         raise UserError(f"{run_dir / 'config.json'}: field 'examples' missing or not a path; pass the examples "
                         "explicitly")
-    p = Path(config["examples"])
-    return p if p.is_absolute() else paths.ROOT / p
+    return paths.source(config["examples"])  # built data: under PFC_OUTPUT_ROOT when made there, else the checkout
 
 
 def load_run(run_dir, examples=None, tools=None, name: str | None = None) -> Run:
