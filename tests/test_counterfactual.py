@@ -173,3 +173,29 @@ def test_swap_user_skips_a_request_without_history_or_profile():
     variants, skipped = perturb(bare, "swap-user", 0)  # b1 is skipped too: its only donor has no history to give
     assert variants == [] and skipped == {"no user context (history or profile) to swap": 1,
                                           "no other user with a context for this request": 1}
+
+
+def test_answered_only_scores_exactly_the_variants_both_runs_answered(tiny_tracebench, tmp_path):
+    """A partial run (as a reference run in progress): the scored variants are the pairs with both answers,
+    and each metric equals the full run's per-variant rows restricted to them (an independent route)."""
+    from pfc.data.counterfactual import build_variants
+    from pfc.eval.metrics import METRICS, aggregate
+    from pfc.report.counterfactual import PERSONALIZATION, evaluate_pairs
+    from pfc.run.runner import run
+    var = tmp_path / "variants"
+    build_variants(tiny_tracebench, var, "swap-user", seed=0)
+    orig_run, var_run = tmp_path / "orig", tmp_path / "var"
+    run("tracebench", tiny_tracebench, "history-prior", orig_run, progress=False)
+    run("tracebench", var, "history-prior", var_run, progress=False)
+    _, _, full = evaluate_pairs("tracebench", tiny_tracebench, var, {"hp": (orig_run, var_run)}, n_boot=0)
+    rows = (var_run / "predictions.jsonl").read_text().splitlines()
+    (var_run / "predictions.jsonl").write_text("\n".join(rows[:5]) + "\n")  # 5 variants answered so far
+    kept = {json.loads(r)["id"] for r in rows[:5]}
+    long, wide, per = evaluate_pairs("tracebench", tiny_tracebench, var, {"hp": (orig_run, var_run)}, n_boot=0,
+                                     answered_only=True)
+    assert set(per["hp"]["id"]) == kept and int(wide.loc["hp", "variants"]) == 5
+    expected = full["hp"][full["hp"]["id"].isin(kept)].reset_index(drop=True)
+    for m in PERSONALIZATION:
+        got = long.set_index("metric").loc[m, "value"]
+        want = aggregate(METRICS[m], expected)
+        assert got == pytest.approx(want, nan_ok=True), m

@@ -58,6 +58,8 @@ def summary(long: pd.DataFrame, accuracy: dict[str, float]) -> pd.DataFrame:
     wide = long.pivot_table(index="run", columns="metric", values="value", aggfunc="first")
     wide = wide.reindex(columns=list(PERSONALIZATION))
     wide.insert(0, "accuracy (originals)", [accuracy.get(r) for r in wide.index])
+    if "variants" in long:
+        wide.insert(0, "variants", long.groupby("run")["variants"].first().reindex(wide.index).astype(int))
     return wide
 
 
@@ -79,25 +81,35 @@ def figure(wide: pd.DataFrame, ax=None):
 
 
 def evaluate_pairs(benchmark: str, originals_path, variants_path, pairs: dict, n_boot: int = N_BOOT,
-                   seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+                   seed: int = 0, answered_only: bool = False) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Long and wide tables for ``{run name: (run on originals, run on variants | None)}``.
 
     ``None`` as the variants' run means the model ignores the context by construction (the gold
-    ``oracle`` of the original): its answers on the originals stand for both. Returns
-    (long table, wide table with accuracy, {run name: per-variant DataFrame}).
+    ``oracle`` of the original): its answers on the originals stand for both. ``answered_only``: score
+    only the variants whose original and variant both have an answer, and accuracy on those originals
+    (a reference run on a sample, or one still in progress; otherwise a missing answer counts as an
+    unparsable one). Returns (long table, wide table with accuracy and the variants scored,
+    {run name: per-variant DataFrame}).
     """
     from pfc.eval.scoring import score
     adapter = benchmarks.get(benchmark)
-    originals, _ = adapter.load(originals_path, None)
-    variants, _ = adapter.load(variants_path, None)
+    all_originals, _ = adapter.load(originals_path, None)
+    all_variants, _ = adapter.load(variants_path, None)
     long, per, accuracy = [], {}, {}
     for name, (orig_dir, var_dir) in pairs.items():
+        originals, variants = all_originals, all_variants
         out_o = load_outputs(orig_dir, originals)
         out_v = load_outputs(var_dir, variants) if var_dir else None
+        if answered_only:
+            variants = [v for v in variants if v.meta["counterfactual"]["original_id"] in out_o
+                        and (out_v is None or v.id in out_v)]
+            kept = {v.meta["counterfactual"]["original_id"] for v in variants}
+            originals = [e for e in originals if e.id in kept]
         df = personalization(benchmark, originals, variants, out_o, out_v, same_answer=var_dir is None)
         per[name] = df
-        accuracy[name] = score(originals, out_o, benchmark).metrics["overall"]
-        long += metric_rows(df, name, n_boot, seed)
+        accuracy[name] = score(originals, {e.id: out_o[e.id] for e in originals if e.id in out_o},
+                               benchmark).metrics["overall"]
+        long += metric_rows(df, name, n_boot, seed, variants=len(df))
     long = pd.DataFrame(long)
     return long, summary(long, accuracy), per
 

@@ -196,6 +196,23 @@ def counterfactual_steps(bench: Path, baselines) -> tuple[list[Step], dict, Path
     return steps, pairs, var
 
 
+def _reference_pair() -> tuple[Path, Path] | None:
+    """The committed real-model runs on TRACEBench's originals and on their swap-user variants, when both exist."""
+    from pfc.report import reference
+    from pfc.run.reference import SWAP_RUN
+    pair = (reference.ROOT / "tracebench-last_k", reference.ROOT / SWAP_RUN)
+    return pair if all((d / "predictions.jsonl").is_file() for d in pair) else None
+
+
+def _real_pair(real_run) -> str:
+    """Notebook 08's ``real_run``: ``NAME=ORIGINALS:VARIANTS`` (the reference pair), or the sample run alone."""
+    pair = _reference_pair()
+    if pair:
+        name = json.loads((pair[0] / "config.json").read_text()).get("model", "real model")
+        return f"{name} [last_k] (reference runs)={_rel(pair[0])}:{_rel(pair[1])}"
+    return f"{real_run[0]}={_rel(real_run[1])}:" if real_run else ""
+
+
 def _reference_usable(run_dir: Path, ptbench: bool, runs: list[Path]) -> bool:
     """A reference run joins the tables when its benchmark's data is part of this plan."""
     bench = json.loads((run_dir / "config.json").read_text()).get("benchmark")
@@ -318,10 +335,12 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
     steps.append(Step("counterfactual contexts", "08_counterfactuals.ipynb",
                       {"originals": _rel(bench), "variants": _rel(var),
                        "run_pairs": ",".join(f"{n}={_rel(o)}:{_rel(v) if v else '-'}" for n, (o, v) in cf_pairs.items()),
-                       # the real model's answers on the variants are not generated here (CPU): the notebook says so
-                       "real_run": f"{real_run[0]}={_rel(real_run[1])}:" if real_run else "",
+                       # the real model on the variants is never run here (CPU): the committed reference pair
+                       # (pfc.run.reference) when there is one, else the sample run, which the notebook says lacks them
+                       "real_run": _real_pair(real_run),
                        "out_dir": _rel(cf_out), "n_boot": n_boot, "seed": 0},
-                      [var / "examples.jsonl", *[p / "predictions.jsonl" for o, v in cf_pairs.values() for p in (o, v) if p]],
+                      [var / "examples.jsonl", *[p / "predictions.jsonl" for o, v in cf_pairs.values() for p in (o, v) if p],
+                       *[p / "predictions.jsonl" for p in _reference_pair() or ()]],
                       [cf_out / "personalization.csv"], copy_name="08_counterfactuals"))
     walk = {"examples": _rel(bench), "out_dir": _rel(paths.REPORTS / "walkthrough"), "backend": "history-prior"}
     if real is not None:

@@ -87,9 +87,28 @@ def present(run: Path):
     if not exs:
         raise UserError(f"{run / 'predictions.jsonl'}: no finished rows")
     planned = int(usage.get("n_examples") or config.get("n_examples") or len(exs))
-    from pfc.report.tables import run_label
     tail = f" of {planned}, partial)" if len(exs) < planned else ")"
-    return config, exs, outputs, tools, planned, f"{run_label(config, run.name)} (reference run, n={len(exs)}{tail}"
+    return config, exs, outputs, tools, planned, f"{_label(config, run.name)} (reference run, n={len(exs)}{tail}"
+
+
+SPLIT_LABELS = {"test_trained_user": "trained users", "test_untrained_user": "untrained users"}
+
+
+def _label(config: dict, fallback: str) -> str:
+    """``run_label`` plus the PTBench user split a run covers (a reference run holds one split; Table 1's
+    baselines hold both), e.g. ``qwen2.5-coder-0.5b [trained users]``.
+
+    >>> _label({"model": "m", "examples": "data/benchmarks/ptbench/test_untrained_user/data.json"}, "x")
+    'm [untrained users]'
+    >>> _label({"model": "m", "history": "last_k", "examples": "data/benchmarks/tracebench"}, "x")
+    'm [last_k]'
+    """
+    from pfc.report.tables import run_label
+    base = run_label(config, fallback)
+    split = next((v for k, v in SPLIT_LABELS.items() if k in str(config.get("examples") or "")), None)
+    if split is None:
+        return base
+    return f"{base[:-1]}, {split}]" if base.endswith("]") else f"{base} [{split}]"
 
 
 def score_run(run: Path) -> dict:

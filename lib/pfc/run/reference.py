@@ -8,7 +8,10 @@ The plan (each run resumable: the same command skips finished rows, ``pfc.run.ru
 - ``ptbench-trained``, ``ptbench-untrained``: every record of both test splits of our PTool
   synthesis (``pfc build ptbench --seed 0``), zero-shot, base model;
 - ``toolspectrum-{profile,environment,both}``: every example of the public release, zero-shot,
-  ``--layout prefix`` (toolset first: the ~13k-token prefix is shared by the whole subset).
+  ``--layout prefix`` (toolset first: the ~13k-token prefix is shared by the whole subset);
+- ``counterfactual/tracebench-swap-user``: the swap-user variants (``pfc perturb``, seed 0) of
+  ``tracebench-last_k``'s examples, same settings, for notebook 08's real-model row (context
+  following); in a subdirectory, so it never joins the accuracy tables.
 
 It plans and runs; scoring and tables are the report stage's. It does not commit anything.
 
@@ -22,10 +25,12 @@ import sys
 from pathlib import Path
 
 from pfc import benchmarks, paths
+from pfc.data.counterfactual import build_variants
 from pfc.errors import UserError
 from pfc.eval.groups import HISTORY_BINS, history_bin
 
 OUT = paths.REPORTS / "reference_runs"
+SWAP_RUN = "counterfactual/tracebench-swap-user"
 SUBSETS = {"profile": "dataset_persona.json", "environment": "dataset_environment.json",
            "both": "dataset_persona_environment.json"}
 
@@ -53,6 +58,10 @@ def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None) -> list[dic
     ids = tracebench_ids(exs)
     runs = [{"name": f"tracebench-{h}", "benchmark": "tracebench", "examples": tracebench, "ids": ids,
              "history": h, "k": 10, "layout": "paper"} for h in ("last_k", "retrieved")]
+    variants = tracebench.parent / f"{tracebench.name}_swap-user"  # what make reproduce builds for notebook 08
+    runs.insert(1, {"name": SWAP_RUN, "benchmark": "tracebench", "examples": variants,
+                    "ids": [f"{i}~swap-user" for i in ids], "history": "last_k", "k": 10, "layout": "paper",
+                    "build": lambda: build_variants(tracebench, variants, "swap-user", seed=0)})
     runs += [{"name": f"ptbench-{s.split('_')[1]}", "benchmark": "ptbench", "examples": ptbench / s / "data.json",
               "ids": None, "history": "full", "k": 50, "layout": "paper"}
              for s in ("test_trained_user", "test_untrained_user")]
@@ -85,6 +94,11 @@ def main(argv=None) -> int:
             continue
         print(f"[reference] {r['name']}: {len(r['ids']) if r['ids'] else 'all'} examples", file=sys.stderr, flush=True)
         try:
+            if "build" in r:
+                if not (Path(r["examples"]) / "examples.jsonl").exists():
+                    r["build"]()
+                known = {e.id for e in benchmarks.get("tracebench").load(r["examples"], None)[0]}
+                r["ids"] = [i for i in r["ids"] if i in known]  # an original without a donor has no variant
             run(r["benchmark"], r["examples"], "hf", OUT / r["name"], model=args.model, history=r["history"],
                 k=r["k"], ids=r["ids"], layout=r["layout"])
         except RunInterrupted as e:
