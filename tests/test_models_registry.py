@@ -79,6 +79,37 @@ def test_fingerprint_changes_when_the_weights_change(tmp_path):
     assert models.fingerprint(str(tmp_path / "absent")) == ""
 
 
+def _install_record(root, name: str, seconds: float, **over) -> None:
+    """A converted directory and its install record, as `pfc models install` writes them."""
+    d = root / name
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "model.safetensors").write_bytes(b"w" * 64)
+    rec = {"name": name, "gguf_sha256": "a" * 64, "dtype": "bfloat16", "recipe": 1,
+           "converted_with": {"transformers": "5.23.0", "gguf": "0.19.0", "torch": "2.13.0+cpu"},
+           "seconds": {"convert": seconds}, **over}
+    (root / f"{name}.json").write_text(json.dumps(rec))
+
+
+def test_a_registry_model_installed_again_elsewhere_keeps_its_fingerprint(tmp_path):
+    # two installs of the same GGUF with the same recipe and converter, at other times and speeds:
+    # committed runs made with one must resume with the other
+    _install_record(tmp_path / "a", "m", seconds=38.3)
+    _install_record(tmp_path / "b", "m", seconds=95.0)
+    os.utime(tmp_path / "b" / "m" / "model.safetensors", (1, 1))
+    assert models.fingerprint(str(tmp_path / "a" / "m")) == models.fingerprint(str(tmp_path / "b" / "m"))
+
+
+def test_a_registry_model_from_another_gguf_or_converter_gets_a_new_fingerprint(tmp_path):
+    _install_record(tmp_path / "a", "m", seconds=1.0)
+    base = models.fingerprint(str(tmp_path / "a" / "m"))
+    _install_record(tmp_path / "b", "m", seconds=1.0, gguf_sha256="b" * 64)
+    _install_record(tmp_path / "c", "m", seconds=1.0, converted_with={"transformers": "5.24.0"})
+    _install_record(tmp_path / "d", "m", seconds=1.0)
+    (tmp_path / "d" / "m" / "model.safetensors").write_bytes(b"w" * 65)
+    others = {models.fingerprint(str(tmp_path / x / "m")) for x in "bcd"}
+    assert base not in others and len(others) == 3
+
+
 def test_pfc_models_lists_the_registry_as_json(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("PFC_MODELS_DIR", str(tmp_path))
     assert main(["models", "--json"]) == 0

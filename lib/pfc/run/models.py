@@ -117,19 +117,39 @@ def resolve(model: str) -> str:
     return str(model_dir(model))
 
 
+RECIPE_FIELDS = ("name", "gguf_sha256", "dtype", "recipe", "converted_with")
+
+
 def fingerprint(model_path: str) -> str:
-    """Identity of the weights: the install record's source sha256 for registry models, else a hash of
-    every file's relative name, size and modification time in the model directory (cheap; a re-converted
-    or edited model gets a new fingerprint). '' when ``model_path`` is not a local path."""
+    """Identity of the weights, '' when ``model_path`` is not a local path.
+
+    A registry install (its record beside the directory, :func:`installed`) is identified by what
+    decides its bytes: the verified GGUF's sha256, the conversion recipe and dtype, the converter's
+    package versions (``RECIPE_FIELDS``), and each file's name and size. So the same model installed
+    again, on this machine or another, keeps its fingerprint (committed runs resume anywhere), while a
+    new GGUF, recipe or converter gives a new one. Install-time facts (timings, file times) are not
+    part of it. Any other directory: each file's relative name, size and modification time (cheap; a
+    re-converted or edited model gets a new fingerprint)."""
     p = Path(model_path)
     if not p.exists():
         return ""
     h = hashlib.sha256()
     files = sorted(f for f in (p.rglob("*") if p.is_dir() else [p]) if f.is_file())
+    stamp = p.parent / f"{p.name}.json"
+    rec = None
+    if p.is_dir() and stamp.exists():
+        try:
+            rec = json.loads(stamp.read_text())
+        except (OSError, json.JSONDecodeError):
+            rec = None
+    if isinstance(rec, dict) and rec.get("gguf_sha256"):
+        h.update(json.dumps({k: rec.get(k) for k in RECIPE_FIELDS}, sort_keys=True).encode())
+        for f in files:
+            h.update(f"{f.relative_to(p)}\0{f.stat().st_size}\n".encode())
+        return h.hexdigest()[:16]
     for f in files:
         st = f.stat()
         h.update(f"{f.relative_to(p) if p.is_dir() else f.name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    stamp = p.parent / f"{p.name}.json"
     if stamp.exists():
         h.update(stamp.read_bytes())
     return h.hexdigest()[:16]
