@@ -39,7 +39,8 @@ def reproduced(tmp_path_factory):
 
 def reference_labels(benchmark: str) -> set[str]:
     """Labels of the committed reference runs of ``benchmark`` (``reports/reference_runs/metrics.json``)."""
-    f = paths.REPORTS / "reference_runs" / "metrics.json"
+    from pfc.report.reference import ROOT as COMMITTED  # the repository's runs (the tests point REPORTS elsewhere)
+    f = COMMITTED / "metrics.json"
     runs = json.loads(f.read_text()) if f.exists() else {}
     return {_run_name(r["label"]) for r in runs.values() if r["benchmark"] == benchmark and "/" not in r["run"]}
 
