@@ -66,5 +66,6 @@ def test_batched_greedy_answers_equal_one_at_a_time_on_at_least_95_percent(tmp_p
     single = get("hf", SMOL, engine="single", dtype="float32")
     a, b = batch.generate(reqs), single.generate(reqs)
     assert max(r.usage["batch_rows"] for r in a) > 1  # the sample did share prefixes and batch
+    assert batch.describe()["attention"] == "shared-prefix"  # on CPU the rows read one copy of the prefix
     same = sum(x.text == y.text for x, y in zip(a, b))
     assert same >= 0.95 * len(reqs), [(x.text, y.text) for x, y in zip(a, b) if x.text != y.text]

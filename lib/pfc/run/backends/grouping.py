@@ -20,10 +20,11 @@ def common_prefix(a: list[int], b: list[int]) -> int:
 
 
 def plan_groups(ids: list[list[int]], max_batch: int = 8, join_tokens: int = 512,
-                max_tokens_kv: int = 160_000, room: int = 512) -> list[list[int]]:
+                max_tokens_kv: int = 160_000, room: int = 512, shared: bool = False) -> list[list[int]]:
     """Consecutive indices grouped while a joining row costs at most ``join_tokens`` more prefill tokens
     than starting a new group would, within ``max_batch`` rows and ``max_tokens_kv`` cached positions
-    (rows × (longest prompt + room)).
+    (rows × (longest prompt + room); with ``shared``, the rows read one copy of the common prefix, so it
+    is counted once: prefix + rows × (longest suffix + room)).
 
     A group of ``n`` rows with common prefix ``p`` and longest prompt ``L`` prefills ``p`` once and
     ``n × (L − p)`` suffix positions (right-padded). Row ``x`` joining makes it ``p' + (n+1)(L' − p')``;
@@ -42,6 +43,13 @@ def plan_groups(ids: list[list[int]], max_batch: int = 8, join_tokens: int = 512
         >>> a1, a2, b = [0] * 100 + [1] * 50 + [7], [0] * 100 + [1] * 50 + [8], [0] * 100 + [2] * 50 + [7]
         >>> plan_groups([a1, a2, b], join_tokens=49), plan_groups([a1, a2, b], join_tokens=50)
         ([[0, 1], [2]], [[0, 1, 2]])
+
+    A 1,000-token prefix shared by four rows of 10 own tokens, within 2,500 cached positions (no room):
+    copied per row 4 × 1,010 = 4,040 positions do not fit, shared 1,000 + 4 × 10 = 1,040 do:
+
+        >>> four = [[0] * 1000 + [i] * 10 for i in range(4)]
+        >>> plan_groups(four, max_tokens_kv=2500, room=0), plan_groups(four, max_tokens_kv=2500, room=0, shared=True)
+        ([[0, 1], [2, 3]], [[0, 1, 2, 3]])
     """
     groups: list[list[int]] = []
     prefix = longest = 0
@@ -52,7 +60,7 @@ def plan_groups(ids: list[list[int]], max_batch: int = 8, join_tokens: int = 512
             p2 = min(prefix, common_prefix(ids[g[0]], x), len(x) - 1)
             l2 = max(longest, len(x))
             extra = (p2 - prefix) + (n + 1) * (l2 - p2) - n * (longest - prefix) - (len(x) - p2)
-            size = (n + 1) * (l2 + room)
+            size = (p2 if shared else 0) + (n + 1) * (l2 - (p2 if shared else 0) + room)
             if n < max_batch and extra <= join_tokens and size <= max_tokens_kv:
                 g.append(i)
                 prefix, longest = p2, l2

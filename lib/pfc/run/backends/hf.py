@@ -15,7 +15,8 @@ near-tie token, as batching does on any server).
 
 Engines: ``engine="batch"`` (default) hands the requests of one call to
 :mod:`pfc.run.backends.hf_engine` (groups sharing a prefix: the prefix prefilled once, the
-rows decoded together, up to ``max_batch`` rows); ``engine="single"`` is the one-sequence path
+rows decoded together, up to ``max_batch`` rows; on CPU the rows read one copy of the prefix,
+:mod:`pfc.run.backends.hf_attention`); ``engine="single"`` is the one-sequence path
 (each request prefilled after the previous prompt's cached prefix, then decoded alone).
 The engine changes only how the same computation is batched, so it is not part of
 :meth:`identity` (like prefix reuse); :meth:`describe` records it.
@@ -92,6 +93,10 @@ class HFBackend(Backend):
         self.lm = AutoModelForCausalLM.from_pretrained(path, **kw).to(device).eval()
         if adapter:  # the name carries the adapter's hash: the cache never mixes base and adapted answers
             self.lm, self.model = load_adapter(self.lm, model, adapter)
+        self.shared_prefix = self.engine == "batch" and self.prefix_reuse and torch.device(device).type == "cpu"
+        if self.shared_prefix:  # a group's rows read its prefix once per step (pfc.run.backends.hf_attention)
+            from pfc.run.backends import hf_attention
+            self.lm.set_attn_implementation(hf_attention.register())
         self.loaded_dtype = str(next(self.lm.parameters()).dtype).replace("torch.", "")
         gen_eos = getattr(self.lm.generation_config, "eos_token_id", None)
         gen_eos = gen_eos if isinstance(gen_eos, list) else [gen_eos]
@@ -104,7 +109,8 @@ class HFBackend(Backend):
     def describe(self) -> dict:
         return {"backend": self.name, "model": self.model, "fingerprint": self.fingerprint,
                 "dtype": self.loaded_dtype, "prefix_reuse": self.prefix_reuse, "engine": self.engine,
-                **({"max_batch": self.max_batch} if self.engine == "batch" else {})}
+                **({"max_batch": self.max_batch} if self.engine == "batch" else {}),
+                **({"attention": "shared-prefix"} if self.shared_prefix else {})}
 
     def identity(self) -> str:
         """What decides the outputs besides the request: weights, dtype (prefix reuse only re-chunks prefill)."""
@@ -177,7 +183,8 @@ class HFBackend(Backend):
                 done(i, Response(error=f"{type(e).__name__}: {e}"[:300]))
         order = sorted(ids)
         pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else 0
-        for group in eng.plan_groups([ids[i] for i in order], max_batch=self.max_batch):
+        for group in eng.plan_groups([ids[i] for i in order], max_batch=self.max_batch,
+                                     shared=eng.shares_prefix(self.lm, self.device)):
             idx = [order[j] for j in group]
             t0 = time.perf_counter()
             try:

@@ -9,10 +9,12 @@ run order: by subset, user, anchor):
 2. **Prefills the group's common prefix once**, on a batch-1 cache that is kept between
    groups and calls (cropped to the longest common prefix with the next group: the old
    one-sequence reuse, now across groups), in chunks of ``chunk`` tokens.
-3. **Copies that prefix cache to one row per request** and prefills the per-request
-   suffixes together (right padding; padded positions are masked and every row keeps its own
-   position ids), then **decodes all rows together**, one token per row per step; a row
-   leaves the batch when it stops (stop token or ``max_tokens``).
+3. **Prefills the per-request suffixes together** (right padding; padded positions are masked
+   and every row keeps its own position ids), then **decodes all rows together**, one token per
+   row per step; a row leaves the batch when it stops (stop token or ``max_tokens``). On CPU the
+   rows' cache holds their suffixes only and attention reads the one prefix cache for all rows
+   (:mod:`pfc.run.backends.hf_attention`: a 15k-token prefix is read once per step, not once per
+   row); elsewhere the prefix cache is copied to each row.
 
 KV caches are preallocated (:class:`GrowCache`): ``DynamicCache`` concatenates the whole cache
 on every decode step, which on a 15k-token context copies ~180 MB per token.
@@ -122,10 +124,21 @@ def prefill(lm, ids: list[int], cache, chunk: int, device) -> torch.Tensor:
     return logits
 
 
+def shares_prefix(lm, device) -> bool:
+    """Whether ``run_group`` can keep the prefix shared (split attention, CPU) rather than copy it per row."""
+    from pfc.run.backends import hf_attention
+    return torch.device(device).type == "cpu" and getattr(lm.config, "_attn_implementation", "") == hf_attention.NAME
+
+
 def run_group(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict], pick, stop: set, pad: int,
               chunk: int, device, on_row=None) -> list[tuple[list[int], float, float]]:
     """Decode ``prompts`` (each = the cached prefix + its suffix) together; returns (tokens, prefill_s,
-    decode_s) per row; ``on_row(i, tokens, prefill_s, decode_s)`` is called as each row finishes."""
+    decode_s) per row; ``on_row(i, tokens, prefill_s, decode_s)`` is called as each row finishes.
+
+    With split attention (:func:`shares_prefix`) the rows' cache holds their suffixes only and every
+    forward pass reads the prefix from ``prefix_cache`` (:mod:`pfc.run.backends.hf_attention`);
+    otherwise the prefix is copied into each row."""
+    from pfc.run.backends.hf_attention import additive, suffix_mask
     t0 = time.perf_counter()
     p = prefix_cache.get_seq_length()
     rows = len(prompts)
@@ -133,21 +146,30 @@ def run_group(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict],
     lens = [len(s) for s in suffix]
     width = max(lens)
     max_new = [int(s.get("max_tokens", 256)) for s in samplings]
-    cache = prefix_cache.expanded(rows, width + max(max_new) + 1)
+    shared = shares_prefix(lm, device)
+    extra = {"shared_prefix": prefix_cache} if shared else {}
+    if shared:
+        cache = GrowCache()
+        off = 0  # suffix positions are counted from 0 in the rows' own cache
+    else:
+        cache = prefix_cache.expanded(rows, width + max(max_new) + 1)
+        off = p
     gens = [torch.Generator().manual_seed(int(s.get("seed", 0))) for s in samplings]
     x = torch.tensor([s + [pad] * (width - len(s)) for s in suffix], device=device)
-    mask = torch.zeros((rows, p + width), dtype=torch.long, device=device)
-    mask[:, :p] = 1
+    valid = torch.zeros((rows, off + width), dtype=torch.bool, device=device)  # which cached positions a row sees
+    valid[:, :off] = True
     for r, n in enumerate(lens):
-        mask[r, p:p + n] = 1
+        valid[r, off:off + n] = True
     last = torch.tensor([n - 1 for n in lens], device=device)
+    dtype = next(lm.parameters()).dtype
     with torch.no_grad():
         hidden = []
         for s in range(0, width, chunk):
             e = min(width, s + chunk)
             pos = torch.arange(p + s, p + e, device=device).expand(rows, -1)
-            out = lm.get_decoder()(input_ids=x[:, s:e], attention_mask=mask[:, :p + e], position_ids=pos,
-                           past_key_values=cache, use_cache=True)
+            mask = suffix_mask(lens, s, e, dtype) if shared else valid[:, :off + e].long()
+            out = lm.get_decoder()(input_ids=x[:, s:e], attention_mask=mask, position_ids=pos,
+                                   past_key_values=cache, use_cache=True, **extra)
             hidden.append(out.last_hidden_state)
         h = torch.cat(hidden, dim=1)[torch.arange(rows), last]
         logits = lm.get_output_embeddings()(h)
@@ -179,13 +201,14 @@ def run_group(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict],
             if len(keep) < len(live):
                 sel = torch.tensor(keep, device=device)
                 cache.select(sel)
-                mask = mask[sel]
+                valid = valid[sel]
                 feed = [feed[j] for j in keep]
                 live = [live[j] for j in keep]
-            mask = torch.cat([mask, torch.ones((len(live), 1), dtype=mask.dtype, device=device)], dim=1)
+            valid = torch.cat([valid, torch.ones((len(live), 1), dtype=torch.bool, device=device)], dim=1)
+            mask = additive(valid, dtype)[:, None, None] if shared else valid.long()
             pos = nxt[live].unsqueeze(1)
             out = lm(input_ids=torch.tensor([[t] for t in feed], device=device), attention_mask=mask,
-                     position_ids=pos, past_key_values=cache, use_cache=True, logits_to_keep=1)
+                     position_ids=pos, past_key_values=cache, use_cache=True, logits_to_keep=1, **extra)
             logits = out.logits[:, -1]
             nxt[live] += 1
     t2 = time.perf_counter()
