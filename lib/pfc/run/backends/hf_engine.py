@@ -146,7 +146,7 @@ def run_group(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict],
     lens = [len(s) for s in suffix]
     width = max(lens)
     max_new = [int(s.get("max_tokens", 256)) for s in samplings]
-    shared = shares_prefix(lm, device)
+    shared = shares_prefix(lm, device) and p > 0  # an empty prefix cache has no layers to read
     extra = {"shared_prefix": prefix_cache} if shared else {}
     if shared:
         cache = GrowCache()
