@@ -94,6 +94,11 @@ def main(argv=None) -> int:
     ap.add_argument("--bench", nargs="+", default=["toolspectrum:prefix", "tracebench:paper"])
     ap.add_argument("--out", default=str(ROOT / "reports" / "perf_shared_prefix"))
     args = ap.parse_args(argv)
+    for spec in args.bench:  # a wrong name is one line and exit 2, before any model loads
+        bench, _, layout = spec.partition(":")
+        if bench not in ("toolspectrum", "tracebench", "ptbench") or layout not in ("paper", "prefix"):
+            ap.error(f"--bench {spec!r}: expected BENCHMARK:LAYOUT, BENCHMARK one of toolspectrum, tracebench, "
+                     "ptbench and LAYOUT paper or prefix")
     import torch
     res = {"when": time.strftime("%Y-%m-%d %H:%M"), "model": args.model,
            "machine": f"{platform.machine()}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads",
