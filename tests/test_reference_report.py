@@ -43,6 +43,17 @@ def test_committed_reference_runs_rescore_to_the_committed_metrics(committed_dat
         "reports/reference_runs/metrics.json is stale (rows were added?): run python -m pfc.report.reference"
 
 
+def test_committed_layout_ablation_recomputes_to_the_committed_file(committed_data):
+    from pfc.report import layout_ablation
+    committed = reference.ROOT / "layout_ablation.json"
+    if not reference.run_dirs():
+        assert not committed.exists()
+        return
+    assert committed.exists(), "reference runs are committed without layout_ablation.json: run python -m pfc.report.reference"
+    assert json.loads(committed.read_text()) == json.loads(json.dumps(layout_ablation.ablation(), sort_keys=True)), \
+        "reports/reference_runs/layout_ablation.json is stale: run python -m pfc.report.reference"
+
+
 def test_complete_run_scores_as_pfc_score_does(tiny_tracebench, tmp_path):
     """An independent route: a complete history-prior run through ``score_files`` (what ``pfc score`` uses)."""
     from pfc.eval.scoring import score_files
@@ -112,7 +123,7 @@ def test_pipeline_plan_passes_a_committed_reference_run_to_the_tables(monkeypatc
     from pfc.report import pipeline
     monkeypatch.setattr(reference, "ROOT", oracle_run.parent)
     steps = pipeline.plan(real_model="none", toolspectrum=False, ptbench=False)
-    assert any(s.name == "reference runs: metrics.json (1 runs)" for s in steps)
+    assert any(s.name == "reference runs: metrics.json, layout ablation (1 runs)" for s in steps)
     for name in ("evaluate", "error taxonomy", "figures"):
         step = next(s for s in steps if s.name == name)
         assert step.params["run_dirs"].split(",")[-1].endswith("reference_runs/tracebench-last_k")

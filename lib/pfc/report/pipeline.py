@@ -316,12 +316,15 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
         steps.append(Step("PTBench synthesis, baselines, tables", "ptbench.ipynb",
                           {"out_dir": _rel(paths.INTERIM / "ptbench" / "pipeline"), "finetune_report": _rel(ft)},
                           [ft], [], copy_name="ptbench"))
-    from pfc.report import reference  # committed reference runs (reports/reference_runs/): re-scored, never run here
+    from pfc.report import layout_ablation, reference  # committed reference runs (reports/reference_runs/): re-scored, never run here
     refs = [d for d in reference.run_dirs() if _reference_usable(d, ptbench, runs)]
     if refs:
-        steps.append(Step(f"reference runs: metrics.json ({len(refs)} runs)", None, {},
-                          [p for d in refs for p in (d / "predictions.jsonl", d / "config.json")],
-                          [paths.REPORTS / "reference_runs" / "metrics.json"], fn=lambda: reference.write()))
+        ablations = [d for d in (reference.ROOT / "layout").glob("*/") if (d / "predictions.jsonl").is_file()]
+        steps.append(Step(f"reference runs: metrics.json, layout ablation ({len(refs)} runs)", None, {},
+                          [p for d in refs + ablations for p in (d / "predictions.jsonl", d / "config.json")],
+                          [paths.REPORTS / "reference_runs" / n
+                           for n in ("metrics.json", "layout_ablation.json", "layout_ablation.md")],
+                          fn=lambda: (reference.write(), layout_ablation.write())))
         runs += refs
     run_inputs = [p for d in runs for p in (d / "predictions.jsonl", d / "config.json")]
     common = {"run_dirs": ",".join(_rel(d) for d in runs), "n_boot": n_boot, "seed": 0}

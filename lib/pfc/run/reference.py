@@ -11,7 +11,11 @@ The plan (each run resumable: the same command skips finished rows, ``pfc.run.ru
   ``--layout prefix`` (toolset first: the ~13k-token prefix is shared by the whole subset);
 - ``counterfactual/tracebench-swap-user``: the swap-user variants (``pfc perturb``, seed 0) of
   ``tracebench-last_k``'s examples, same settings, for notebook 08's real-model row (context
-  following); in a subdirectory, so it never joins the accuracy tables.
+  following); in a subdirectory, so it never joins the accuracy tables;
+- ``layout/<run>-<layout>``: the prompt-layout ablation (issue 18, item 2): 100 seeded examples of a
+  run above under the other layout (``LAYOUT_ABLATION``), paired with the run's own rows on the
+  same ids by ``pfc.report.layout_ablation``. TRACEBench has none: both layouts give the same bytes
+  there (the report checks it on every planned example).
 
 It plans and runs; scoring and tables are the report stage's. It does not commit anything.
 
@@ -31,6 +35,8 @@ from pfc.eval.groups import HISTORY_BINS, history_bin
 
 OUT = paths.REPORTS / "reference_runs"
 SWAP_RUN = "counterfactual/tracebench-swap-user"
+LAYOUT_ABLATION = {"ptbench-trained": "prefix", "ptbench-untrained": "prefix", "toolspectrum-both": "paper"}
+ABLATION_N = 100
 SUBSETS = {"profile": "dataset_persona.json", "environment": "dataset_environment.json",
            "both": "dataset_persona_environment.json"}
 
@@ -53,6 +59,25 @@ def tracebench_ids(examples, per_cell: int = 25, seed: int = 0) -> list[str]:
     return sorted(chosen)
 
 
+def ablation_ids(ids: list[str], n: int = ABLATION_N, seed: int = 0) -> list[str]:
+    """``n`` ids drawn from ``ids`` (seeded by a string: the same in every process), sorted.
+
+    >>> ablation_ids([f"x{i}" for i in range(5)], 3) == ablation_ids([f"x{i}" for i in range(5)], 3)
+    True
+    >>> ablation_ids(["a", "b"], 3)
+    ['a', 'b']
+    """
+    pool = sorted(ids)
+    return sorted(random.Random(f"layout-ablation:{seed}").sample(pool, min(n, len(pool))))
+
+
+def layout_run(base: dict) -> dict:
+    """The ablation run of ``base``: its settings under the other layout, on ``ABLATION_N`` of its examples."""
+    other = LAYOUT_ABLATION[base["name"]]
+    ids = base["ids"] or [e.id for e in benchmarks.get(base["benchmark"]).load(base["examples"], None)[0]]
+    return {**base, "name": f"layout/{base['name']}-{other}", "layout": other, "ids": ablation_ids(ids), "base": base["name"]}
+
+
 def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None) -> list[dict]:
     exs, _ = benchmarks.get("tracebench").load(tracebench, None)
     ids = tracebench_ids(exs)
@@ -71,6 +96,11 @@ def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None) -> list[dic
     return runs
 
 
+def with_ablation(runs: list[dict]) -> list[dict]:
+    """``runs`` followed by the layout-ablation runs of those named in ``LAYOUT_ABLATION``."""
+    return runs + [layout_run(r) for r in runs if r["name"] in LAYOUT_ABLATION]
+
+
 def main(argv=None) -> int:
     from pfc.run.checks import RunInterrupted
     from pfc.run.realruns import ptbench_data
@@ -84,7 +114,7 @@ def main(argv=None) -> int:
         print(f"error: {paths.relative(tb)}: no embedded TRACEBench; build it first (make reproduce, or "
               "python -m pfc.report.real_models, which builds it)", file=sys.stderr)
         return 2
-    runs = plan(tb, ptbench_data(0), paths.toolspectrum_dir())
+    runs = with_ablation(plan(tb, ptbench_data(0), paths.toolspectrum_dir()))
     unknown = set(args.only or ()) - {r["name"] for r in runs}
     if unknown:
         print(f"error: unknown run {sorted(unknown)[0]!r}; expected one of {[r['name'] for r in runs]}", file=sys.stderr)
