@@ -43,15 +43,15 @@ def test_committed_reference_runs_rescore_to_the_committed_metrics(committed_dat
         "reports/reference_runs/metrics.json is stale (rows were added?): run python -m pfc.report.reference"
 
 
-def test_committed_layout_ablation_recomputes_to_the_committed_file(committed_data):
-    from pfc.report import layout_ablation
-    committed = reference.ROOT / "layout_ablation.json"
+def test_committed_paired_comparisons_recompute_to_the_committed_file(committed_data):
+    from pfc.report import reference_pairs
+    committed = reference.ROOT / "paired.json"
     if not reference.run_dirs():
         assert not committed.exists()
         return
-    assert committed.exists(), "reference runs are committed without layout_ablation.json: run python -m pfc.report.reference"
-    assert json.loads(committed.read_text()) == json.loads(json.dumps(layout_ablation.ablation(), sort_keys=True)), \
-        "reports/reference_runs/layout_ablation.json is stale: run python -m pfc.report.reference"
+    assert committed.exists(), "reference runs are committed without paired.json: run python -m pfc.report.reference"
+    assert json.loads(committed.read_text()) == json.loads(json.dumps(reference_pairs.compute(), sort_keys=True)), \
+        "reports/reference_runs/paired.json is stale: run python -m pfc.report.reference"
 
 
 def test_complete_run_scores_as_pfc_score_does(tiny_tracebench, tmp_path):
@@ -123,7 +123,7 @@ def test_pipeline_plan_passes_a_committed_reference_run_to_the_tables(monkeypatc
     from pfc.report import pipeline
     monkeypatch.setattr(reference, "ROOT", oracle_run.parent)
     steps = pipeline.plan(real_model="none", toolspectrum=False, ptbench=False)
-    assert any(s.name == "reference runs: metrics.json, layout ablation (1 runs)" for s in steps)
+    assert any(s.name == "reference runs: metrics.json, paired comparisons (1 runs)" for s in steps)
     for name in ("evaluate", "error taxonomy", "figures"):
         step = next(s for s in steps if s.name == name)
         assert step.params["run_dirs"].split(",")[-1].endswith("reference_runs/tracebench-last_k")

@@ -96,3 +96,16 @@ def test_a_finished_run_resumes_without_retraining_and_refuses_another_config(ti
 def test_missing_adapter_is_a_clear_error(tiny, tmp_path):
     with pytest.raises(FileNotFoundError, match="adapter_model"):
         HFBackend(model=str(tiny), adapter=str(tmp_path))
+
+
+def test_reference_adapter_is_copied_whole_and_names_no_absolute_path(tiny, golden, tmp_path, monkeypatch):
+    from pfc.run import reference
+    monkeypatch.setitem(reference.LORA, "train_n", 3)
+    train_json = golden / "ptbench_official" / "test_trained_user" / "data.json"
+    out = reference.train_adapter(str(tiny), train_json, out=tmp_path / "lora-adapter", work=tmp_path / "work")
+    names = {p.name for p in out.iterdir()}
+    assert {"adapter_config.json", "train_config.json", "train_summary.json", "train_log.jsonl"} <= names
+    assert json.loads((out / "train_config.json").read_text())["records"] == 3
+    assert not (tmp_path / "lora-adapter.tmp").exists()
+    for f in out.glob("*.json*"):  # committed beside the reference runs: no path of this machine
+        assert str(tmp_path) not in f.read_text() and str(tiny) not in f.read_text(), f.name

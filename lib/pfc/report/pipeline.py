@@ -316,15 +316,15 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
         steps.append(Step("PTBench synthesis, baselines, tables", "ptbench.ipynb",
                           {"out_dir": _rel(paths.INTERIM / "ptbench" / "pipeline"), "finetune_report": _rel(ft)},
                           [ft], [], copy_name="ptbench"))
-    from pfc.report import layout_ablation, reference  # committed reference runs (reports/reference_runs/): re-scored, never run here
+    from pfc.report import reference, reference_pairs  # committed reference runs (reports/reference_runs/): re-scored, never run here
     refs = [d for d in reference.run_dirs() if _reference_usable(d, ptbench, runs)]
     if refs:
         ablations = [d for d in (reference.ROOT / "layout").glob("*/") if (d / "predictions.jsonl").is_file()]
-        steps.append(Step(f"reference runs: metrics.json, layout ablation ({len(refs)} runs)", None, {},
+        steps.append(Step(f"reference runs: metrics.json, paired comparisons ({len(refs)} runs)", None, {},
                           [p for d in refs + ablations for p in (d / "predictions.jsonl", d / "config.json")],
                           [paths.REPORTS / "reference_runs" / n
-                           for n in ("metrics.json", "layout_ablation.json", "layout_ablation.md")],
-                          fn=lambda: (reference.write(), layout_ablation.write())))
+                           for n in ("metrics.json", "paired.json", "paired.md")],
+                          fn=lambda: (reference.write(), reference_pairs.write())))
         runs += refs
     run_inputs = [p for d in runs for p in (d / "predictions.jsonl", d / "config.json")]
     common = {"run_dirs": ",".join(_rel(d) for d in runs), "n_boot": n_boot, "seed": 0}

@@ -12,7 +12,7 @@ It runs nothing (``pfc.run.reference`` does) and draws no table (the notebooks r
 the intervals from here). A corrupt row is refused with a one-line error naming file, line and field.
 
     python -m pfc.report.reference            # writes reports/reference_runs/metrics.json
-                                              # and layout_ablation.{json,md} (pfc.report.layout_ablation)
+                                              # and paired.{json,md} (pfc.report.reference_pairs)
 """
 from __future__ import annotations
 
@@ -160,8 +160,8 @@ def main(argv=None) -> int:
     try:
         out = write(Path(args.root), Path(args.root) / "metrics.json" if args.root != str(ROOT) else None)
         if out:
-            from pfc.report import layout_ablation  # it reads this module's runs: imported here, not at the top
-            layout_ablation.write(Path(args.root), out.parent)
+            from pfc.report import reference_pairs  # it reads this module's runs: imported here, not at the top
+            reference_pairs.write(Path(args.root), out.parent)
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

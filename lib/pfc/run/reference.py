@@ -12,9 +12,15 @@ The plan (each run resumable: the same command skips finished rows, ``pfc.run.ru
 - ``counterfactual/tracebench-swap-user``: the swap-user variants (``pfc perturb``, seed 0) of
   ``tracebench-last_k``'s examples, same settings, for notebook 08's real-model row (context
   following); in a subdirectory, so it never joins the accuracy tables;
+- ``lora-adapter``: a LoRA adapter (``pfc.run.train``, the paper's settings but lr ``LORA["lr"]``, as
+  ``benchmarks/bench_finetune.py``) trained on ``LORA["train_n"]`` seeded records of the synthesized
+  training split; checkpoints go to ``data/interim/reference_lora`` (resumed by the same command), the
+  finished adapter, its configuration, summary and loss log to ``reports/reference_runs/lora-adapter``;
+- ``ptbench-trained-lora``, ``ptbench-untrained-lora``: both test splits again, with that adapter merged
+  into the same model (the model name carries the adapter's hash), beside the base model's rows;
 - ``layout/<run>-<layout>``: the prompt-layout ablation (issue 18, item 2): 100 seeded examples of a
   run above under the other layout (``LAYOUT_ABLATION``), paired with the run's own rows on the
-  same ids by ``pfc.report.layout_ablation``. TRACEBench has none: both layouts give the same bytes
+  same ids by ``pfc.report.reference_pairs``. TRACEBench has none: both layouts give the same bytes
   there (the report checks it on every planned example).
 
 It plans and runs; scoring and tables are the report stage's. It does not commit anything.
@@ -24,6 +30,7 @@ It plans and runs; scoring and tables are the report stage's. It does not commit
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 from pathlib import Path
@@ -37,6 +44,9 @@ OUT = paths.REPORTS / "reference_runs"
 SWAP_RUN = "counterfactual/tracebench-swap-user"
 LAYOUT_ABLATION = {"ptbench-trained": "prefix", "ptbench-untrained": "prefix", "toolspectrum-both": "paper"}
 ABLATION_N = 100
+ADAPTER = OUT / "lora-adapter"
+# 500 records (issue 18's minimum); lr as bench_finetune's CPU setting (the paper's 1e-4 went with 7,096 records)
+LORA = {"train_n": 500, "lr": 1e-3, "seed": 0, "checkpoint_every": 5}
 SUBSETS = {"profile": "dataset_persona.json", "environment": "dataset_environment.json",
            "both": "dataset_persona_environment.json"}
 
@@ -90,10 +100,33 @@ def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None) -> list[dic
     runs += [{"name": f"ptbench-{s.split('_')[1]}", "benchmark": "ptbench", "examples": ptbench / s / "data.json",
               "ids": None, "history": "full", "k": 50, "layout": "paper"}
              for s in ("test_trained_user", "test_untrained_user")]
+    runs += [{"name": "lora-adapter", "train": ptbench / "train" / "data.json"}]
+    runs += [{**r, "name": f"{r['name']}-lora", "adapter": ADAPTER} for r in runs if r["name"].startswith("ptbench-")]
     if toolspectrum is not None and (toolspectrum / "data").is_dir():
         runs += [{"name": f"toolspectrum-{sub}", "benchmark": "toolspectrum", "examples": toolspectrum / "data" / f,
                   "ids": None, "history": "full", "k": 50, "layout": "prefix"} for sub, f in SUBSETS.items()]
     return runs
+
+
+def train_adapter(model: str, train_json: Path, out: Path = ADAPTER, work: Path | None = None) -> Path:
+    """Train (or resume) the reference LoRA adapter; copy the finished one to ``out`` in one rename."""
+    import shutil
+    from pfc.run.models import resolve
+    from pfc.run.sft import chat_records
+    from pfc.run.train import train_lora
+    if (out / "adapter_config.json").exists():
+        return out
+    work = work or paths.INTERIM / "reference_lora"
+    records = chat_records(train_json)
+    records = random.Random(f"train:{LORA['seed']}").sample(records, min(LORA["train_n"], len(records)))
+    train_lora(resolve(model), records, work, lr=LORA["lr"], seed=LORA["seed"], checkpoint_every=LORA["checkpoint_every"])
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(work / "adapter", tmp)
+    for f in ("train_config.json", "train_summary.json", "train_log.jsonl"):
+        shutil.copy2(work / f, tmp / f)
+    tmp.replace(out)
+    return out
 
 
 def with_ablation(runs: list[dict]) -> list[dict]:
@@ -109,6 +142,7 @@ def main(argv=None) -> int:
     ap.add_argument("--model", default="qwen2.5-coder-0.5b")
     ap.add_argument("--only", nargs="+", help="run names (default: every run, in plan order)")
     args = ap.parse_args(argv)
+    os.chdir(paths.ROOT)  # the adapter is named relative to the repository root in each run's config
     tb = paths.BENCHMARKS / "tracebench"
     if not (tb / "examples.jsonl").exists():
         print(f"error: {paths.relative(tb)}: no embedded TRACEBench; build it first (make reproduce, or "
@@ -122,6 +156,22 @@ def main(argv=None) -> int:
     for r in runs:
         if args.only and r["name"] not in args.only:
             continue
+        if "train" in r:
+            print(f"[reference] {r['name']}: LoRA on {LORA['train_n']} training records", file=sys.stderr, flush=True)
+            try:
+                train_adapter(args.model, r["train"])
+            except UserError as e:
+                print(f"error: {r['name']}: {e}", file=sys.stderr)
+                return 2
+            except KeyboardInterrupt:
+                print(f"{r['name']}: interrupted; the same command resumes from the last checkpoint "
+                      f"(every {LORA['checkpoint_every']} steps)", file=sys.stderr)
+                return 130
+            continue
+        if "adapter" in r and not (r["adapter"] / "adapter_config.json").exists():
+            print(f"error: {r['name']}: no adapter in {paths.relative(r['adapter'])}; run --only lora-adapter first",
+                  file=sys.stderr)
+            return 2
         print(f"[reference] {r['name']}: {len(r['ids']) if r['ids'] else 'all'} examples", file=sys.stderr, flush=True)
         try:
             if "build" in r:
@@ -129,8 +179,9 @@ def main(argv=None) -> int:
                     r["build"]()
                 known = {e.id for e in benchmarks.get("tracebench").load(r["examples"], None)[0]}
                 r["ids"] = [i for i in r["ids"] if i in known]  # an original without a donor has no variant
+            options = {"adapter": str(paths.relative(r["adapter"]))} if "adapter" in r else {}
             run(r["benchmark"], r["examples"], "hf", OUT / r["name"], model=args.model, history=r["history"],
-                k=r["k"], ids=r["ids"], layout=r["layout"])
+                k=r["k"], ids=r["ids"], layout=r["layout"], backend_options=options)
         except RunInterrupted as e:
             print(f"{e}; the same command resumes every run", file=sys.stderr)
             return 130

@@ -67,7 +67,9 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     data_hash = hashlib.sha256(json.dumps([rec["messages"] for rec in records], sort_keys=True).encode()).hexdigest()[:16]
-    cfg = {"model": str(model_dir), "r": r, "lora_alpha": lora_alpha, "lr": lr, "warmup_ratio": warmup_ratio,
+    from pfc.run.models import fingerprint
+    # the model by name and content (never its absolute path: this file may be committed beside the adapter)
+    cfg = {"model": Path(model_dir).name, "model_fingerprint": fingerprint(str(model_dir)), "r": r, "lora_alpha": lora_alpha, "lr": lr, "warmup_ratio": warmup_ratio,
            "epochs": epochs, "target_modules": target_modules, "lora_dropout": lora_dropout, "grad_accum": grad_accum,
            "max_len": max_len, "seed": seed, "dtype": dtype, "records": len(records), "data": data_hash,
            **({"modules_to_save": list(modules_to_save)} if modules_to_save else {}),
@@ -130,6 +132,7 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
             (ck / "tmp.pt").replace(ck / "state.pt")   # atomic: a kill never leaves a half checkpoint
     bar.close()
     log.close()
+    model.peft_config["default"].base_model_name_or_path = Path(model_dir).name  # not the local absolute path
     model.save_pretrained(out / "adapter")
     summary = {"steps": steps, "skipped_too_long": skipped, "first_loss": losses[0] if losses else None,
                "last_loss": losses[-1] if losses else None, "seconds": round(time.perf_counter() - t0, 1),

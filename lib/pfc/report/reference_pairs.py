@@ -1,0 +1,178 @@
+"""Paired comparisons of the committed reference runs, each on the ids both runs answered.
+
+Three questions, each a pair of run directories under ``reports/reference_runs/`` (``PAIRS``):
+
+- **prompt layout** (issue 18, item 2): each ``layout/<run>-<other layout>`` ablation run (100 seeded
+  examples of the run under the other layout; ``pfc.run.reference.LAYOUT_ABLATION``) against its run;
+- **history mode**: ``tracebench-retrieved`` against ``tracebench-last_k`` (the same 400 examples);
+- **LoRA**: ``ptbench-<split>-lora`` against the base model's ``ptbench-<split>`` (issue 19's base vs LoRA).
+
+Both runs are scored on the ids both answered (``pfc.eval.scoring.score``: a partial run is compared
+on its finished rows, never counted wrong on the others) and compared with
+``pfc.eval.paired.paired_table``: each run's value, the difference (first − second) with a
+user-clustered paired bootstrap 95% interval, the unpaired interval beside it and an exact McNemar
+p-value for 0/1 metrics. A pair with a run missing is listed as pending, never as a zero.
+
+TRACEBench has no layout-ablation run because both layouts build the same requests (the tools
+follow the history by the chat template's rule; ``pfc.run.prompts.tracebench``): this module checks
+that claim on every planned example of ``tracebench-last_k`` instead of assuming it.
+
+It scores and writes ``paired.json`` / ``paired.md`` beside ``metrics.json``; it runs no model.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pfc import benchmarks, paths
+from pfc.eval.bootstrap import N_BOOT
+from pfc.eval.paired import paired_table
+from pfc.eval.scoring import score
+from pfc.report.real_models import HEADLINE
+from pfc.report import reference
+from pfc.report.reference import present
+from pfc.run.reference import LAYOUT_ABLATION
+
+
+def _rows(table) -> list[dict]:
+    keep = ("key", "a", "b", "diff", "paired_lo", "paired_hi", "unpaired_lo", "unpaired_hi", "a_only", "b_only",
+            "mcnemar_p", "n", "clusters")
+    out = []
+    for rec in table.to_dict("records"):
+        out.append({k: (None if v != v else round(float(v), 6) if isinstance(v, float) else v)
+                    for k, v in rec.items() if k in keep})
+    return out
+
+
+def pairs() -> list[tuple[str, str, str]]:
+    """``(question, run A, run B)``: A − B is reported."""
+    return ([("layout", f"layout/{b}-{o}", b) for b, o in LAYOUT_ABLATION.items()]
+            + [("history", "tracebench-retrieved", "tracebench-last_k")]
+            + [("lora", f"ptbench-{s}-lora", f"ptbench-{s}") for s in ("trained", "untrained")])
+
+
+def pair(root: Path, question: str, a: str, b: str, n_boot: int = N_BOOT, seed: int = 0) -> dict:
+    """Run ``a`` against run ``b`` on the ids both answered; ``pending`` when either lacks rows."""
+    a_dir, b_dir = root / a, root / b
+    entry = {"question": question, "a": a, "b": b}
+    if not all((d / "predictions.jsonl").is_file() and (d / "config.json").is_file() for d in (a_dir, b_dir)):
+        return {**entry, "pending": True}
+    cfg_a, exs_a, out_a, tools, planned, _ = present(a_dir)
+    cfg_b, exs_b, out_b, _, _, _ = present(b_dir)
+    entry.update(benchmark=cfg_b["benchmark"], planned=planned,
+                 **{f"{x}_{k}": c.get(k) for x, c in (("a", cfg_a), ("b", cfg_b)) for k in ("layout", "history", "model")})
+    common = sorted(set(out_a) & set(out_b))
+    if not common:
+        return {**entry, "pending": True}
+    exs = [e for e in exs_a if e.id in set(common)]
+    bench = cfg_a["benchmark"]
+    keys = {k: benchmarks.get(bench).metric_keys[k] for k in HEADLINE[bench] if k in benchmarks.get(bench).metric_keys}
+    users = {e.id: e.user_id for e in exs}
+    frames = []
+    for outputs in (out_a, out_b):
+        rep = score(exs, {i: outputs[i] for i in common}, bench, tools)
+        df = rep.per_example.set_index("id").loc[common].reset_index()
+        frames.append(df.assign(user_id=df["id"].map(users)))
+    table = paired_table(frames[0], frames[1], keys, "user_id", n_boot, seed)
+    return {**entry, "pending": False, "n": len(common), "partial": len(common) < planned, "metrics": _rows(table)}
+
+
+def tracebench_check(root: Path) -> dict:
+    """The requests of ``tracebench-last_k``'s planned examples under both layouts: how many differ."""
+    from pfc.run.requests import RequestBuilder
+    run = root / "tracebench-last_k"
+    if not (run / "predictions.jsonl").is_file():
+        return {"run": "tracebench-last_k", "pending": True}
+    config, _, _, tools, _, _ = present(run)
+    planned = set(config.get("ids") or ())
+    exs = [e for e in benchmarks.get("tracebench").load(paths.source(config["examples"]), None)[0]
+           if not planned or e.id in planned]  # every planned example, answered or not
+    built = [RequestBuilder("tracebench", tools, history=config["history"], k=config["k"], layout=lay,
+                            sampling=config.get("sampling")) for lay in ("paper", "prefix")]
+
+    def differs(e) -> bool:
+        a, b = (rb.answer(e) for rb in built)
+        return (a.messages, a.tools) != (b.messages, b.tools)
+
+    differ = sum(differs(e) for e in exs)
+    return {"run": "tracebench-last_k", "pending": False, "compared": len(exs), "differ": differ}
+
+
+def compute(root: Path | None = None, n_boot: int = N_BOOT, seed: int = 0) -> dict:
+    """``{"pairs": [...], "tracebench_layouts": {...}}`` for the committed runs (or those under ``root``)."""
+    root = Path(root or reference.ROOT)
+    return {"pairs": [pair(root, *p, n_boot=n_boot, seed=seed) for p in pairs()],
+            "tracebench_layouts": tracebench_check(root)}
+
+
+def _ci(lo, hi) -> str:
+    return "–" if lo is None else f"[{lo:+.3f}, {hi:+.3f}]"
+
+
+TITLES = {"layout": "Prompt layout (issue 18, item 2): the other layout − the run's own",
+          "history": "History mode: retrieved − last_k",
+          "lora": "LoRA − base model"}
+
+
+def _table(p: dict) -> list[str]:
+    if p["pending"]:
+        return [f"`{p['a']}` vs `{p['b']}`: pending (no rows in both yet; `python -m pfc.run.reference --only "
+                f"{p['a']}`).", ""]
+    part = f", partial: {p['n']} of {p['planned']} planned" if p["partial"] else ""
+    what = {"layout": "layout", "history": "history", "lora": "model"}[p["question"]]
+    lines = [f"`{p['a']}` ({p.get('a_' + what)}) − `{p['b']}` ({p.get('b_' + what)}), n = {p['n']} paired "
+             f"examples{part}.", "",
+             "| metric | A | B | A − B | paired 95% CI | unpaired 95% CI | A only | B only | McNemar p |",
+             "|---|---:|---:|---:|---|---|---:|---:|---:|"]
+    for m in p["metrics"]:
+        mp = "–" if m.get("mcnemar_p") is None else f"{m['mcnemar_p']:.3g}"
+        only = [("–" if m.get(k) is None else m[k]) for k in ("a_only", "b_only")]
+        lines.append(f"| {m['key']} | {m['a']:.3f} | {m['b']:.3f} | {m['diff']:+.3f} | "
+                     f"{_ci(m.get('paired_lo'), m.get('paired_hi'))} | {_ci(m.get('unpaired_lo'), m.get('unpaired_hi'))} "
+                     f"| {only[0]} | {only[1]} | {mp} |")
+    return lines + [""]
+
+
+def markdown(result: dict) -> str:
+    """The comparisons as a Markdown report."""
+    lines = ["# Paired comparisons of the reference runs", "",
+             "Written by `python -m pfc.report.reference` from the committed reference runs "
+             "(`pfc.report.reference_pairs`; numbers computed, never typed in). Model: Qwen2.5-Coder-0.5B "
+             "through the `hf` backend (bf16, the papers' sampling). Each pair is scored on the ids both runs "
+             "answered. A − B with a user-clustered paired bootstrap 95% interval (the unpaired one beside it) "
+             "and an exact McNemar p on the discordant examples (A only / B only) for 0/1 metrics.", ""]
+    for q, title in TITLES.items():
+        lines += [f"## {title}", ""]
+        for p in result["pairs"]:
+            if p["question"] == q:
+                lines += _table(p)
+        if q == "layout":
+            tb = result["tracebench_layouts"]
+            lines += (["TRACEBench: pending (no `tracebench-last_k` run to check)."] if tb["pending"] else
+                      [f"TRACEBench has no ablation run: both layouts build the same requests (the candidate tools "
+                       f"follow the history by the chat template's rule). Checked on the {tb['compared']} planned "
+                       f"examples of `tracebench-last_k`: {tb['differ']} requests differ, so the paired difference "
+                       "is 0 by construction."]) + [""]
+    return "\n".join(lines)
+
+
+def frame(result: dict):
+    """The finished pairs as one long table (question, A, B, n, metric, A, B, A − B, intervals, McNemar p)."""
+    import pandas as pd
+    rows = [{"question": p["question"], "A": p["a"], "B": p["b"], "n": p["n"], "metric": m["key"],
+             "value A": m["a"], "value B": m["b"], "A - B": m["diff"],
+             "paired 95% CI": _ci(m.get("paired_lo"), m.get("paired_hi")),
+             "unpaired 95% CI": _ci(m.get("unpaired_lo"), m.get("unpaired_hi")), "McNemar p": m.get("mcnemar_p")}
+            for p in result["pairs"] if not p["pending"] for m in p["metrics"]]
+    return pd.DataFrame(rows)
+
+
+def write(root: Path | None = None, out_dir: Path | None = None) -> list[Path]:
+    """Write ``paired.json`` and ``paired.md`` (default: beside ``metrics.json``)."""
+    result = compute(root)
+    out_dir = Path(out_dir or paths.REPORTS / "reference_runs")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    js, md = out_dir / "paired.json", out_dir / "paired.md"
+    js.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    md.write_text(markdown(result), encoding="utf-8")
+    return [js, md]

@@ -1,0 +1,92 @@
+"""Paired comparisons of reference runs (``pfc.report.reference_pairs``), each on the ids both answered."""
+import json
+
+import pytest
+
+from pfc.report import reference_pairs as P
+from pfc.run.runner import run
+
+A, B = "tracebench-retrieved", "tracebench-last_k"  # the history-mode pair, on the tiny TRACEBench
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    monkeypatch.setattr(P, "pairs", lambda: [("history", A, B)])
+    return tmp_path / "reference_runs"
+
+
+def _runs(root, tiny, a_backend, b_backend):
+    run("tracebench", tiny, a_backend, root / A, history="retrieved", k=5)
+    run("tracebench", tiny, b_backend, root / B, history="last_k", k=5)
+
+
+def _metric(entry, key):
+    return next(m for m in entry["metrics"] if m["key"] == key)
+
+
+def test_a_baseline_against_itself_differs_by_zero_with_a_zero_interval(root, tiny_tracebench):
+    _runs(root, tiny_tracebench, "no-history", "no-history")  # reads no history: the same answers in both modes
+    entry = P.compute(root)["pairs"][0]
+    m = _metric(entry, "overall")
+    assert entry["n"] > 0 and m["diff"] == 0 and (m["paired_lo"], m["paired_hi"]) == (0, 0)
+    assert m["a_only"] == m["b_only"] == 0 and m["mcnemar_p"] == 1
+
+
+def test_difference_is_a_minus_b_as_pfc_score_computes_them(root, tiny_tracebench):
+    from pfc.eval.scoring import score_files
+    _runs(root, tiny_tracebench, "oracle", "history-prior")  # the oracle scores 1 on every row
+    hp = score_files("tracebench", tiny_tracebench, root / B / "predictions.jsonl").metrics["overall"]
+    m = _metric(P.compute(root)["pairs"][0], "overall")
+    assert m["a"] == 1 and m["b"] == pytest.approx(hp, abs=1e-6) and m["diff"] == pytest.approx(1 - hp, abs=1e-6)
+    assert 0 < hp < 1 and m["paired_lo"] > 0 and m["b_only"] == 0  # the oracle wins every discordant row
+
+
+def test_pairs_are_scored_on_the_ids_both_runs_answered(root, tiny_tracebench):
+    _runs(root, tiny_tracebench, "oracle", "history-prior")
+    pred = root / A / "predictions.jsonl"
+    lines = pred.read_text().splitlines()
+    pred.write_text("\n".join(lines[:3]) + "\n")
+    entry = P.compute(root)["pairs"][0]
+    assert entry["n"] == 3 and entry["partial"] and _metric(entry, "overall")["a"] == 1
+
+
+def test_a_missing_run_is_pending_not_zero(root, tiny_tracebench):
+    run("tracebench", tiny_tracebench, "oracle", root / B, history="last_k", k=5)
+    result = P.compute(root)
+    assert result["pairs"][0]["pending"] and "metrics" not in result["pairs"][0]
+    assert "pending" in P.markdown(result)
+
+
+def test_the_planned_pairs_ask_the_three_questions():
+    got = P.pairs()
+    assert ("history", "tracebench-retrieved", "tracebench-last_k") in got
+    assert ("lora", "ptbench-trained-lora", "ptbench-trained") in got
+    assert ("layout", "layout/toolspectrum-both-paper", "toolspectrum-both") in got
+
+
+def test_tracebench_layouts_build_the_same_requests_on_every_planned_example(tmp_path, tiny_tracebench):
+    out = tmp_path / "reference_runs" / "tracebench-last_k"
+    run("tracebench", tiny_tracebench, "oracle", out, history="last_k", k=5)
+    check = P.tracebench_check(out.parent)
+    n = sum(1 for _ in (tiny_tracebench / "examples.jsonl").open())
+    assert check == {"run": "tracebench-last_k", "pending": False, "compared": n, "differ": 0}
+
+
+def test_tracebench_check_counts_requests_that_differ(tmp_path, tiny_tracebench, monkeypatch):
+    from pfc.run import requests
+    out = tmp_path / "reference_runs" / "tracebench-last_k"
+    run("tracebench", tiny_tracebench, "oracle", out, history="last_k", k=5)
+    answer = requests.RequestBuilder.answer
+
+    def layout_in_request(self, example, domain=None):  # as if the prompt module honoured the layout
+        req = answer(self, example, domain)
+        return type(req)(req.messages + [{"role": "user", "content": self.layout}], req.tools, req.sampling)
+    monkeypatch.setattr(requests.RequestBuilder, "answer", layout_in_request)
+    check = P.tracebench_check(out.parent)
+    assert check["differ"] == check["compared"] > 0
+
+
+def test_write_puts_json_and_markdown_side_by_side(root, tiny_tracebench, tmp_path):
+    _runs(root, tiny_tracebench, "oracle", "history-prior")
+    js, md = P.write(root, tmp_path / "out")
+    assert json.loads(js.read_text())["pairs"][0]["n"] > 0 and f"`{A}` (retrieved) − `{B}` (last_k)" in md.read_text()
