@@ -172,13 +172,14 @@ def main(argv=None) -> int:
             print(f"error: {r['name']}: no adapter in {paths.relative(r['adapter'])}; run --only lora-adapter first",
                   file=sys.stderr)
             return 2
-        print(f"[reference] {r['name']}: {len(r['ids']) if r['ids'] else 'all'} examples", file=sys.stderr, flush=True)
         try:
             if "build" in r:
                 if not (Path(r["examples"]) / "examples.jsonl").exists():
                     r["build"]()
                 known = {e.id for e in benchmarks.get("tracebench").load(r["examples"], None)[0]}
                 r["ids"] = [i for i in r["ids"] if i in known]  # an original without a donor has no variant
+            print(f"[reference] {r['name']}: {len(r['ids']) if r['ids'] else 'all'} examples", file=sys.stderr,
+                  flush=True)
             options = {"adapter": str(paths.relative(r["adapter"]))} if "adapter" in r else {}
             run(r["benchmark"], r["examples"], "hf", OUT / r["name"], model=args.model, history=r["history"],
                 k=r["k"], ids=r["ids"], layout=r["layout"], backend_options=options)
