@@ -1,0 +1,160 @@
+"""Do the batched engine's greedy answers equal the one-at-a-time path's? Qwen2.5-Coder-0.5B, per benchmark.
+
+    python benchmarks/bench_agreement.py [--dtype float32] [--n ptbench=24 tracebench=8 [toolspectrum=2]]
+
+Issue 18 asks the throughput engine for greedy outputs equal to the one-at-a-time path on at least
+95% of a fixed sample, with the metrics inside that path's bootstrap interval. On each benchmark's
+sample (``bench_throughput.samples``: PTBench seeded from the trained-user split, TRACEBench
+consecutive examples in run order — here with ``last_k`` history, k = 10, as the reference runs —
+ToolSpectrum seeded from the ``both`` subset), both paths run through ``pfc.run.runner.run`` with
+the response cache off, greedy decoding (temperature 0, up to 512 new tokens), paper layout:
+
+- ``single``: ``engine="single"`` (one sequence at a time, prefix reuse from the previous prompt);
+- ``batch``: ``engine="batch"`` (the default: grouped requests, one shared prefix cache per group).
+
+Reported per benchmark: identical raw outputs (share and count), each path's headline metric with
+the single path's bootstrap 95% interval, and whether the batched value lies inside it. Under bf16
+the two paths sum in different orders, so near-ties can flip a token; ``--dtype float32`` shows
+whether any difference remains once rounding is small. Writes ``reports/perf_agreement_<dtype>.json``
+and ``.md``. Measurements, never assertions (``tests/test_hf_engine.py`` asserts equality on SmolLM2).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "lib"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_throughput import samples  # noqa: E402
+from pfc import benchmarks  # noqa: E402
+from pfc.eval.bootstrap import estimates  # noqa: E402
+from pfc.eval.scoring import score  # noqa: E402
+from pfc.run.backends import get  # noqa: E402
+from pfc.run.runner import run  # noqa: E402
+
+HEADLINE = {"ptbench": ["format", "platforms", "tool_names", "tool_param_values", "overall"],
+            "tracebench": ["format", "app", "function_name", "function_param_values", "overall"],
+            "toolspectrum": ["format", "APP", "API", "RP", "OP"]}
+HISTORY = {"tracebench": ("last_k", 10)}
+GREEDY = {"temperature": 0.0, "max_tokens": 512}
+
+
+def answers(bench: str, parts, backend, workdir: Path) -> dict:
+    """{id: raw output} of one path over the sample."""
+    history, k = HISTORY.get(bench, ("full", 50))
+    out = {}
+    for j, (path, ids) in enumerate(parts):
+        d = workdir / f"{bench}-{backend.engine}-{j}"
+        run(bench, path, backend, d, history=history, k=k, ids=ids, use_cache=False, progress=False,
+            sampling=GREEDY, force=True)
+        for line in (d / "predictions.jsonl").read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            out[row["id"]] = row["output"]
+    return out
+
+
+def metrics(bench: str, parts, outputs: dict) -> dict:
+    """{metric: [value, lo, hi]} of the benchmark's headline metrics over the sample (bootstrap 95% over examples)."""
+    adapter = benchmarks.get(bench)
+    exs, tools = [], None
+    for path, ids in parts:
+        e, tools = adapter.load(path, None)
+        exs += [x for x in e if x.id in set(ids)]
+    rep = score(exs, outputs, bench, tools)
+    keys = {k: adapter.metric_keys[k] for k in HEADLINE[bench] if k in adapter.metric_keys}
+    return {k: [round(float(v), 4) for v in ci] for k, ci in estimates(rep.per_example, keys).items()}
+
+
+def row(bench: str, parts, got: dict, seconds: float | None) -> dict:
+    """One benchmark's entry: identical outputs, both paths' metrics, the batched value inside single's CI."""
+    same = sum(got["single"][i] == got["batch"].get(i) for i in got["single"])
+    m = {e: metrics(bench, parts, o) for e, o in got.items()}
+    inside = all(m["single"][k][1] <= m["batch"][k][0] <= m["single"][k][2] for k in m["single"])
+    return {"benchmark": bench, "n": len(got["single"]), "identical": same,
+            "agreement": round(same / len(got["single"]), 3), "single": m["single"], "batch": m["batch"],
+            "batch_inside_single_ci": inside, "seconds": None if seconds is None else round(seconds, 1)}
+
+
+def read_dir(d: Path) -> dict:
+    return {json.loads(x)["id"]: json.loads(x)["output"]
+            for x in (d / "predictions.jsonl").read_text(encoding="utf-8").splitlines()}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", default="qwen2.5-coder-0.5b")
+    ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
+    ap.add_argument("--n", nargs="*", default=["ptbench=24", "tracebench=8"], help="BENCH=N")
+    ap.add_argument("--out", default=str(ROOT / "reports"))
+    ap.add_argument("--from-dirs", help="re-score the run directories BENCH-single-0 / BENCH-batch-0 kept from an "
+                                        "interrupted run instead of generating (seconds are then not measured)")
+    args = ap.parse_args(argv)
+    try:
+        sizes = {b: int(v) for b, v in (x.split("=") for x in args.n)}
+    except ValueError:
+        ap.error(f"--n takes BENCH=N, got {args.n}")
+    unknown = set(sizes) - set(HEADLINE)
+    if unknown:
+        ap.error(f"--n: unknown benchmark {sorted(unknown)[0]!r}; expected one of {sorted(HEADLINE)}")
+    import torch
+    res = {"when": time.strftime("%Y-%m-%d %H:%M"), "model": args.model, "dtype": args.dtype,
+           "machine": f"{platform.machine()}, {torch.get_num_threads()} torch threads", "sampling": GREEDY,
+           "command": "python benchmarks/bench_agreement.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+           "benchmarks": []}
+    paths_ = {} if args.from_dirs else {e: get("hf", args.model, engine=e, dtype=args.dtype) for e in ("single", "batch")}
+    out = Path(args.out)
+    prev = out / f"perf_agreement_{args.dtype}.json"
+    if prev.exists():  # keep the other benchmarks' rows of an earlier run of the same model and dtype
+        old = json.loads(prev.read_text(encoding="utf-8"))
+        if old.get("model") == args.model:
+            res["benchmarks"] = [b for b in old.get("benchmarks", []) if b["benchmark"] not in sizes]
+            res["earlier"] = old.get("earlier", []) + [{"when": old["when"], "command": old["command"]}]
+    with tempfile.TemporaryDirectory() as tmp:
+        for bench, n in sizes.items():
+            plan = samples(n)
+            if bench not in plan:
+                print(f"{bench}: no data (ToolSpectrum release not configured?); skipped", file=sys.stderr)
+                continue
+            parts = [(p, ids[:n]) for p, ids in plan[bench]][:1]
+            t0 = time.perf_counter()
+            if args.from_dirs:  # outputs of an earlier, interrupted run of this script: re-scored, not re-run
+                got = {e: read_dir(Path(args.from_dirs) / f"{bench}-{e}-0") for e in ("single", "batch")}
+            else:
+                got = {e: answers(bench, parts, be, Path(tmp)) for e, be in paths_.items()}
+            res["benchmarks"].append(row(bench, parts, got, None if args.from_dirs else time.perf_counter() - t0))
+            print(res["benchmarks"][-1], file=sys.stderr, flush=True)
+            write(out / f"perf_agreement_{args.dtype}", res)
+    return 0
+
+
+def write(stem: Path, res: dict) -> None:
+    stem.with_suffix(".json").write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+    lines = [f"# Batched engine vs one at a time: identical greedy answers ({res['dtype']})", "",
+             f"Measured by `benchmarks/bench_agreement.py` on {res['when']}, {res['machine']}; model `{res['model']}` "
+             f"in {res['dtype']}, greedy (temperature 0, up to 512 new tokens), paper layout, response cache off. "
+             "`single` = `engine=\"single\"`, `batch` = `engine=\"batch\"` (the default). Metric: the benchmark's "
+             "headline metrics, bootstrap 95% interval over examples (of the single path); inside: the batched value lies in it.", "",
+             "| benchmark | n | identical outputs | agreement | metric | single [95% CI] | batch | inside |",
+             "|---|---:|---:|---:|---|---|---:|---|"]
+    for b in res["benchmarks"]:
+        for k, ci in b["single"].items():
+            inside = ci[1] <= b["batch"][k][0] <= ci[2]
+            lines.append(f"| {b['benchmark']} | {b['n']} | {b['identical']} | {b['agreement']} | {k} | "
+                         f"{ci[0]} [{ci[1]}, {ci[2]}] | {b['batch'][k][0]} | {'yes' if inside else 'no'} |")
+    if any(b.get("seconds") is None for b in res["benchmarks"]):
+        lines += ["", "Rows without seconds were re-scored from kept run directories (`--from-dirs`): their answers were "
+                  "generated by an earlier, interrupted run of this script with the same settings."]
+    lines += ["", f"Command: `{res['command']}`" + "".join(f"; earlier rows: `{e['command']}` ({e['when']})"
+                                                           for e in res.get("earlier", [])) + ".", ""]
+    stem.with_suffix(".md").write_text("\n".join(lines), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
