@@ -100,9 +100,16 @@ def main(argv=None) -> int:
         sizes = {b: int(v) for b, v in (x.split("=") for x in args.n)}
     except ValueError:
         ap.error(f"--n takes BENCH=N, got {args.n}")
+    if any(v < 1 for v in sizes.values()):
+        ap.error(f"--n: each N must be at least 1, got {args.n}")
     unknown = set(sizes) - set(HEADLINE)
     if unknown:
         ap.error(f"--n: unknown benchmark {sorted(unknown)[0]!r}; expected one of {sorted(HEADLINE)}")
+    if args.from_dirs:
+        missing = [f"{b}-{e}-0" for b in sizes for e in ("single", "batch")
+                   if not (Path(args.from_dirs) / f"{b}-{e}-0" / "predictions.jsonl").is_file()]
+        if missing:
+            ap.error(f"--from-dirs {args.from_dirs}: no {missing[0]}/predictions.jsonl (kept from an interrupted run)")
     import torch
     res = {"when": time.strftime("%Y-%m-%d %H:%M"), "model": args.model, "dtype": args.dtype,
            "machine": f"{platform.machine()}, {torch.get_num_threads()} torch threads", "sampling": GREEDY,

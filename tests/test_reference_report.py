@@ -147,3 +147,9 @@ def test_a_run_whose_examples_are_not_built_says_so(oracle_run):
     cfg.write_text(json.dumps(doc))
     with pytest.raises(UserError, match="never-built are not built"):
         reference.metrics(oracle_run.parent)
+
+
+def test_a_missing_root_is_refused_in_one_line(tmp_path, capsys):
+    assert reference.main(["--root", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "nowhere" in err and "no such directory" in err

@@ -157,6 +157,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m pfc.report.reference", description=__doc__.split("\n")[0])
     ap.add_argument("--root", default=str(ROOT), help="directory of reference run directories")
     args = ap.parse_args(argv)
+    if not Path(args.root).is_dir():
+        print(f"error: --root {args.root}: no such directory", file=sys.stderr)
+        return 2
     try:
         out = write(Path(args.root), Path(args.root) / "metrics.json" if args.root != str(ROOT) else None)
         if out:
