@@ -18,7 +18,7 @@ import pytest
 
 from openai_stub import Endpoint, completion, serve
 from pfc import paths
-from pfc.eval.render import render_json
+from pfc.render import render_json
 from pfc.run.runner import finished_ids, run
 from pfc.schema import load_examples
 

@@ -6,7 +6,7 @@ import pytest
 
 from pfc import paths
 from pfc.benchmarks import toolspectrum as ts
-from pfc.eval.render import render_json
+from pfc.render import render_json
 
 pytestmark = pytest.mark.notebook
 

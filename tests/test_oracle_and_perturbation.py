@@ -7,7 +7,7 @@ import pytest
 from golden_cases import load_golden
 from pfc import paths
 from pfc.benchmarks import ptbench as ptb
-from pfc.eval.render import render
+from pfc.render import render
 from pfc.schema import Call, Example, Tool
 from pfc.eval.scoring import score
 

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from pfc.benchmarks.ptbench_official import OfficialFormatError, official_parse, score_sample
 from pfc.eval.matching import same_app
 from pfc.eval.parsing import parse
-from pfc.eval.render import render
+from pfc.render import render
 from pfc.schema import Call
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

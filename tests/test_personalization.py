@@ -12,7 +12,7 @@ from pfc.data.counterfactual import perturb
 from pfc.eval.bootstrap import clustered_intervals
 from pfc.eval.metrics import METRICS, aggregate
 from pfc.eval.paired import paired_metric
-from pfc.eval.render import render
+from pfc.render import render
 from pfc.report.counterfactual import personalization
 from pfc.run.backends.builtin import BUILTINS
 from pfc.schema import load_examples, load_tools

@@ -75,7 +75,7 @@ def test_stratified_sample_covers_every_vagueness_level_and_is_seeded(tmp_path):
 def test_stratified_sample_covers_every_history_bin_present_too(tmp_path):
     # trap: a sample spread over levels only can leave a Fig. 4 history bin without a point
     from pfc.data.build import build_tracebench
-    from pfc.eval.groups import history_bin
+    from pfc.groups import history_bin
     from pfc.schema import load_examples
     bench = tmp_path / "tb"
     build_tracebench(bench, users=1, seed=1, records=520, queries=60, progress=False)

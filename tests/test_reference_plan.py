@@ -5,7 +5,7 @@ Planning only: no model runs here (the runs themselves take hours; their rows ar
 from collections import Counter
 
 from pfc import benchmarks
-from pfc.eval.groups import history_bin
+from pfc.groups import history_bin
 from pfc.run import reference as R
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from pfc import paths
 from pfc.benchmarks import toolspectrum as ts
-from pfc.eval.render import render_json
+from pfc.render import render_json
 
 SUBSETS = {"persona": 449, "environment": 220, "persona_environment": 333}
 

@@ -9,7 +9,7 @@ import pytest
 
 from pfc.benchmarks import toolspectrum as ts
 from pfc.report import toolspectrum_report as R
-from pfc.eval.render import render_json
+from pfc.render import render_json
 from pfc.schema import Call
 from pfc.eval.scoring import score
 

@@ -11,7 +11,7 @@ from pfc.data.anchors import candidates, export_review, import_review, screen
 from pfc.data.build import build_tracebench
 from pfc.data.preprocess import preprocess, scrub_text
 from pfc.data.querygen import check, generate, plan_levels
-from pfc.eval.render import render_json
+from pfc.render import render_json
 from pfc.schema import Call, SchemaError, load_examples
 from pfc.eval.scoring import score
 from pfc.data.simulate import simulate, simulate_users

@@ -39,6 +39,15 @@ def _opt_str(d: dict, key: str, fld: str) -> str | None:
     return v
 
 
+def strings_in(value):
+    """Every string inside a value (itself, or the items of a list, recursively)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for x in value:
+            yield from strings_in(x)
+
+
 @dataclass(slots=True)
 class Role:
     """Provenance of one gold argument: where its value comes from, and whether it is required."""

@@ -4,7 +4,7 @@ import json
 import pytest
 from faultkit import last_line, pfc, tree
 
-from pfc.eval.render import render_json
+from pfc.render import render_json
 from pfc.run.runner import run
 from pfc.schema import load_examples
 

@@ -10,7 +10,7 @@ import pytest
 from faultkit import last_line, pfc, tree
 
 from pfc import paths
-from pfc.eval.render import render_json
+from pfc.render import render_json
 from pfc.io.lock import writer_lock
 from pfc.schema import load_examples
 

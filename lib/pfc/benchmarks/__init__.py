@@ -57,7 +57,7 @@ class Adapter:
     strategies: tuple[str, ...] = ("zero_shot", "few_shot", "cot")  # `pfc run` strategies (pfc.run.strategies)
     prompts: str = ""                      # run-stage prompt module: request(rb, ex, domain)[, domain_request(rb, ex)]
     strict_template: Callable | None = None  # (output) -> None, or "format:not_exact_template: why"
-    render_style: str = "json"             # how the built-in baselines write their answers (pfc.eval.render)
+    render_style: str = "json"             # how the built-in baselines write their answers (pfc.render)
     baselines: str = ""                    # run-stage module with its own predict(name, example, seed), if any
     official_compat: bool = False          # `--compat official`: the official scorer exists
     default_data: Callable | None = None   # () -> where its data is by default (None: not here); default: built

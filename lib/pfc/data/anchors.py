@@ -38,8 +38,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from pfc.data.context import context_of, most_frequent
-from pfc.eval.groups import HISTORY_BINS, history_bin
-from pfc.eval.matching import strings_in as _strings
+from pfc.groups import HISTORY_BINS, history_bin
+from pfc.schema import strings_in as _strings
 from pfc.schema import SchemaError
 
 RECENT_HOURS = 6

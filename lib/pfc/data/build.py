@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 from pfc.data import anchors as anchor_mod
-from pfc.eval.groups import HISTORY_BINS, history_bin
+from pfc.groups import HISTORY_BINS, history_bin
 from pfc.data.context import most_frequent
 from pfc.data.preprocess import load_histories, preprocess
 from pfc.data.querygen import LEVELS, generate

@@ -102,15 +102,6 @@ def values_equal(pred, gold, depth: int = 0) -> bool:
     return False
 
 
-def strings_in(value):
-    """Every string inside a value (itself, or the items of a list, recursively)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for x in value:
-            yield from strings_in(x)
-
-
 def values_identical(pred, gold, depth: int = 0) -> bool:
     """Strict mode's exact match: same JSON type and value; lists in order; no normalisation.
 

@@ -82,7 +82,7 @@ def _group_value(ex: Example, key: str):
     return v
 
 
-from pfc.eval.groups import history_bin  # noqa: E402  Fig. 4 bins
+from pfc.groups import history_bin  # noqa: E402  Fig. 4 bins
 
 
 def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,

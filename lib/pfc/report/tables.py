@@ -145,7 +145,7 @@ def group_order(key: str, values, stats: dict | None = None) -> list:
         if isinstance(stated, dict):  # stats.json: {"unit", "bins": [...], ...}
             stated = stated.get("bins") or []
         stated = [b["label"] if isinstance(b, dict) else b for b in stated]
-        from pfc.eval.groups import HISTORY_BINS
+        from pfc.groups import HISTORY_BINS
         for order in (stated, list(HISTORY_BINS)):
             if order and set(values) <= set(order):
                 return [b for b in order if b in values]

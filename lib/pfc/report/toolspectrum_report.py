@@ -178,7 +178,7 @@ def taxonomy(per_example: pd.DataFrame, examples: list[Example], outputs: dict, 
 def reference_runs(examples: list[Example]) -> dict[str, dict]:
     """Outputs of three reference runs (not models): oracle, always-refuse, and the gold call
     with its personalized/environmental arguments removed (what ignoring the user costs)."""
-    from pfc.eval.render import render_json
+    from pfc.render import render_json
     from pfc.schema import Call
     oracle = {e.id: render_json(e.gold) for e in examples}
     refuse = {e.id: "null" for e in examples}

@@ -15,8 +15,8 @@ HISTORY_MODES = ("full", "last_k", "retrieved")
 
 def record_text(h) -> str:
     """``<time> App__function(k="v", ...)``: the same tool-name form as the tools offered to the model
-    (``pfc.eval.render.tool_name``), so a model that copies a history record names a real tool."""
-    from pfc.eval.render import tool_name
+    (``pfc.render.tool_name``), so a model that copies a history record names a real tool."""
+    from pfc.render import tool_name
     args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in h.arguments.items())
     return f"{h.time} {tool_name(h.app, h.function)}({args})"
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pfc import benchmarks, paths
 from pfc.errors import UserError
-from pfc.eval.groups import history_bin
+from pfc.groups import history_bin
 from pfc.run.backends.builtin import GOLD_FREE
 
 SUBSETS = {"profile": "dataset_persona.json", "environment": "dataset_environment.json",
@@ -34,7 +34,7 @@ def tracebench_sample(examples, n: int, seed: int) -> list[str]:
     """``n`` ids covering every vagueness level and every history bin with as few examples as possible:
     cells (level i, bin (i + j) mod 4) for j = 0, 1, … (Latin diagonals), one random example per cell,
     then random others up to ``n``."""
-    from pfc.eval.groups import HISTORY_BINS
+    from pfc.groups import HISTORY_BINS
     rng = random.Random(seed)
     levels = sorted({e.meta.get("vagueness") for e in examples}, key=str)
     cells: dict[tuple, list] = {}

@@ -38,7 +38,7 @@ from pathlib import Path
 from pfc import benchmarks, paths
 from pfc.data.counterfactual import build_variants
 from pfc.errors import UserError
-from pfc.eval.groups import HISTORY_BINS, history_bin
+from pfc.groups import HISTORY_BINS, history_bin
 
 OUT = paths.REPORTS / "reference_runs"
 SWAP_RUN = "counterfactual/tracebench-swap-user"

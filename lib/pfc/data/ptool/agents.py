@@ -26,7 +26,7 @@ import random
 import re
 
 from pfc.benchmarks.ptbench_official import OfficialFormatError, official_parse
-from pfc.eval.render import render_ptbench
+from pfc.render import render_ptbench
 from pfc.schema import Call
 from pfc.data.ptool.catalogue import TYPES
 

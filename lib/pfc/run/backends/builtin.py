@@ -34,10 +34,10 @@ from datetime import datetime, timedelta
 
 from pfc import benchmarks
 from pfc.data.context import context_of
-from pfc.eval.render import render
+from pfc.render import render
 from pfc.schema import Call
 from pfc.run.backends import Baseline, Response
-from pfc.eval.matching import strings_in as _strings
+from pfc.schema import strings_in as _strings
 from pfc.run.backends.query_values import named_app, stated_values
 
 PLACES = {"destination", "location", "venue", "cinema", "restaurant", "store", "address", "city", "to_city", "origin"}
@@ -52,7 +52,7 @@ def _code_version() -> str:
     """Changes whenever the baselines' code (their helpers, or the renderer of their answers) changes."""
     import sys
 
-    from pfc.eval import render as _render
+    from pfc import render as _render
     from pfc.provenance import source_version
     from pfc.run.backends import ptbench_baselines, query_values
     return source_version(sys.modules[__name__], query_values, ptbench_baselines, _render)

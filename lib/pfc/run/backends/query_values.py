@@ -25,7 +25,7 @@ import json
 import re
 from functools import lru_cache
 
-from pfc.eval.matching import strings_in
+from pfc.schema import strings_in
 from pfc.data.querygen import BOOL, EXPLICIT, FRAG, VAGUE
 
 _VALUE = r"((?:[^,()]|\([^)]*\))+?)"

@@ -81,7 +81,7 @@ def match_domain(text, domains: dict[str, dict[str, str]]) -> tuple[str | None, 
         ('Health', 'overlap')
     """
     import re
-    from pfc.eval.textscan import strip_reasoning
+    from pfc.textscan import strip_reasoning
     if not isinstance(text, str) or not domains:
         return None, "none"
     bases, _ = strip_reasoning(text[:10_000])

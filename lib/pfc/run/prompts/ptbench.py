@@ -127,7 +127,7 @@ def system_prompt(example, variant: str = "all", wording: str = "auto", layout: 
 
 def demonstrations(example, pool, k: int, seed: int) -> list[dict]:
     """Few-shot turns from other samples (never this one, nor one with the same query)."""
-    from pfc.eval.render import render_ptbench
+    from pfc.render import render_ptbench
     from pfc.schema import Call
     from pfc.run.prompts import pick_demonstrations
     demos = pick_demonstrations(pool, example.id, k, seed, exclude=lambda d: d.query == example.query or not d.gold)

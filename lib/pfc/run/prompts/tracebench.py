@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 
 from pfc.run.history import record_text, select_history
-from pfc.eval.render import tool_name
+from pfc.render import tool_name
 from pfc.run.prompts import Prompt, template_sha
 
 SYSTEM = ("You are an assistant on the user's phone. Fulfil the user's request with exactly one function call. "

@@ -1,7 +1,9 @@
 """Render calls the way a model would write them, in each output style (the parser's inverse).
 
-Used for oracle predictions, few-shot demonstrations and round-trip tests. It does not
-parse; ``pfc.eval.parsing.parse(render(calls, style), style)`` gives the calls back.
+Used by every stage: gold answers in synthesized data (``pfc.data.ptool``), few-shot
+demonstrations, native tool names and the built-in baselines' answers (``pfc.run``), and
+round-trip tests; so it sits below the stages, beside ``pfc.schema``, and owns ``APP_SEP``.
+It does not parse; ``pfc.eval.parsing.parse(render(calls, style), style)`` gives the calls back.
 
     >>> render([Call("Shop", "buy", {"n": 2})], "ptbench")
     'Shop:[buy(n=2)]'
@@ -11,8 +13,9 @@ from __future__ import annotations
 import json
 import re
 
-from pfc.eval.parsing import APP_SEP
 from pfc.schema import Call
+
+APP_SEP = "__"                # native tool names: App__function (the parser reads them back)
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

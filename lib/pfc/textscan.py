@@ -1,7 +1,8 @@
 """Text scanning for model output: reasoning blocks, code fences, balanced brackets.
 
 Pure string functions, no parsing of values and no code execution. Every scan is linear
-in the input and bounded in nesting depth.
+in the input and bounded in nesting depth. Shared by the parser (``pfc.eval.parsing``) and
+the prompts that strip a model's reasoning (``pfc.run.prompts``), so it sits below the stages.
 
     >>> strip_reasoning("<think>hmm</think> A:[f()]")
     ([' A:[f()]'], None)
