@@ -57,7 +57,7 @@ def test_builtin_backend_version_is_a_hash_of_their_code():
     from pfc.run.backends import get
     h = hashlib.sha256()  # independent route: the baselines' source files' bytes, in order
     for part in (("run", "backends", "builtin.py"), ("run", "backends", "query_values.py"),
-                 ("run", "backends", "ptbench_baselines.py"), ("eval", "render.py")):
+                 ("run", "backends", "ptbench_baselines.py"), ("render.py",)):
         h.update(paths.LIB.joinpath("pfc", *part).read_bytes())
     assert get("history-prior").version == h.hexdigest()[:16] == get("oracle").version
 
