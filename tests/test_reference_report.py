@@ -85,7 +85,7 @@ def test_partial_run_is_labelled_with_its_n(oracle_run):
     pred.write_text("\n".join(lines[:3]) + "\n")
     entry = reference.metrics(oracle_run.parent)["tracebench-last_k"]
     assert entry["partial"] and entry["n"] == 3 and entry["planned"] == len(lines)
-    assert entry["label"] == f"oracle [last_k] (reference run, n=3 of {len(lines)}, partial)"
+    assert entry["label"] == f"oracle [last_k k=5] (reference run, n=3 of {len(lines)}, partial)"
 
 
 def test_corrupt_row_is_refused_with_one_line_naming_file_line_and_field(oracle_run, capsys):
@@ -108,7 +108,7 @@ def test_tables_score_a_partial_reference_run_on_its_rows_with_its_label(oracle_
     lines = pred.read_text().splitlines()
     pred.write_text("\n".join(lines[:4]) + "\n")
     r = T.load_run(oracle_run)
-    assert r.name == f"oracle [last_k] (reference run, n=4 of {len(lines)}, partial)"
+    assert r.name == f"oracle [last_k k=5] (reference run, n=4 of {len(lines)}, partial)"
     assert len(r.per_example) == 4 and r.metrics["overall"] == 1.0  # unfinished rows are not scored as wrong
 
 
@@ -123,7 +123,7 @@ def test_pipeline_plan_passes_a_committed_reference_run_to_the_tables(monkeypatc
     from pfc.report import pipeline
     monkeypatch.setattr(reference, "ROOT", oracle_run.parent)
     steps = pipeline.plan(real_model="none", toolspectrum=False, ptbench=False)
-    assert any(s.name == "reference runs: metrics.json, paired comparisons (1 runs)" for s in steps)
+    assert any(s.name == "reference runs: metrics.json, paired comparisons (1 run)" for s in steps)
     for name in ("evaluate", "error taxonomy", "figures"):
         step = next(s for s in steps if s.name == name)
         assert step.params["run_dirs"].split(",")[-1].endswith("reference_runs/tracebench-last_k")

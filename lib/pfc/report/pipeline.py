@@ -208,8 +208,9 @@ def _real_pair(real_run) -> str:
     """Notebook 08's ``real_run``: ``NAME=ORIGINALS:VARIANTS`` (the reference pair), or the sample run alone."""
     pair = _reference_pair()
     if pair:
-        name = json.loads((pair[0] / "config.json").read_text()).get("model", "real model")
-        return f"{name} [last_k] (reference runs)={_rel(pair[0])}:{_rel(pair[1])}"
+        from pfc.report.tables import run_label
+        name = run_label(json.loads((pair[0] / "config.json").read_text()), "real model")
+        return f"{name} (reference runs)={_rel(pair[0])}:{_rel(pair[1])}"
     return f"{real_run[0]}={_rel(real_run[1])}:" if real_run else ""
 
 
@@ -320,7 +321,8 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
     refs = [d for d in reference.run_dirs() if _reference_usable(d, ptbench, runs)]
     if refs:
         ablations = [d for d in (reference.ROOT / "layout").glob("*/") if (d / "predictions.jsonl").is_file()]
-        steps.append(Step(f"reference runs: metrics.json, paired comparisons ({len(refs)} runs)", None, {},
+        abl = f", {len(ablations)} layout ablation{'s' * (len(ablations) != 1)}" if ablations else ""
+        steps.append(Step(f"reference runs: metrics.json, paired comparisons ({len(refs)} run{'s' * (len(refs) != 1)}{abl})", None, {},
                           [p for d in refs + ablations for p in (d / "predictions.jsonl", d / "config.json")],
                           [paths.REPORTS / "reference_runs" / n
                            for n in ("metrics.json", "paired.json", "paired.md")],

@@ -101,8 +101,8 @@ def _label(config: dict, fallback: str) -> str:
 
     >>> _label({"model": "m", "examples": "data/benchmarks/ptbench/test_untrained_user/data.json"}, "x")
     'm [untrained users]'
-    >>> _label({"model": "m", "history": "last_k", "examples": "data/benchmarks/tracebench"}, "x")
-    'm [last_k]'
+    >>> _label({"model": "m", "history": "last_k", "k": 10, "examples": "data/benchmarks/tracebench"}, "x")
+    'm [last_k k=10]'
     """
     from pfc.report.tables import run_label
     base = run_label(config, fallback)

@@ -49,10 +49,18 @@ class Run:
 
 
 def run_label(config: dict, fallback: str) -> str:
-    """``model [strategy, history]`` from a run's config (defaults omitted)."""
+    """``model [strategy, history k=K]`` from a run's config (defaults omitted; ``k`` whenever the history mode uses it).
+
+    >>> run_label({"model": "m", "strategy": "few_shot", "history": "last_k", "k": 5}, "x")
+    'm [few_shot, last_k k=5]'
+    >>> run_label({"backend": "oracle", "history": "full", "k": 10}, "x")
+    'oracle'
+    """
     name = config.get("model") or config.get("backend") or fallback
     extra = [v for k, v in (("strategy", "zero_shot"), ("history", "full")) if config.get(k) not in (None, v)
              for v in [config.get(k)]]
+    if config.get("history") in ("last_k", "retrieved") and config.get("k") is not None:
+        extra[-1] = f"{extra[-1]} k={config['k']}"  # k=5 and k=10 runs must not share a label
     return f"{name} [{', '.join(extra)}]" if extra else str(name)
 
 
