@@ -153,3 +153,11 @@ def test_a_missing_root_is_refused_in_one_line(tmp_path, capsys):
     assert reference.main(["--root", str(tmp_path / "nowhere")]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "nowhere" in err and "no such directory" in err
+
+
+def test_notebook_08_reads_back_the_committed_reference_pair_the_pipeline_names():
+    from pfc.report import counterfactual as cf, pipeline
+    from pfc.run.reference import SWAP_RUN
+    (name, (orig, var)), = cf.parse_pairs(pipeline._real_pair(None)).items()
+    assert "k=10" in name and name.endswith("(reference runs)")  # the label keeps its '=' (parse splits on the last)
+    assert (orig, var) == ("reports/reference_runs/tracebench-last_k", f"reports/reference_runs/{SWAP_RUN}")

@@ -145,11 +145,17 @@ def demo(root, users: int = 3, records: int = 150, seed: int = 1,
 
 
 def parse_pairs(text: str) -> dict:
-    """``"name=ORIG:VARIANTS,…"`` -> {name: (ORIG, VARIANTS | None)}; VARIANTS ``-`` or empty -> None."""
+    """``"name=ORIG:VARIANTS,…"`` -> {name: (ORIG, VARIANTS | None)}; VARIANTS ``-`` or empty -> None.
+
+    A name may hold ``=`` (run labels do: ``last_k k=10``), never ``,``; the directories hold neither.
+
+    >>> parse_pairs("m [last_k k=10]=runs/a:runs/b,n=runs/c:")
+    {'m [last_k k=10]': ('runs/a', 'runs/b'), 'n': ('runs/c', None)}
+    """
     from pfc.errors import UserError
     pairs = {}
     for part in filter(None, (p.strip() for p in str(text).split(","))):
-        name, eq, dirs = part.partition("=")
+        name, eq, dirs = part.rpartition("=")
         orig, _, var = dirs.partition(":")
         if not eq or not name or not orig:
             raise UserError(f"expected name=ORIG_RUN:VARIANTS_RUN, got {part!r}", field="run_pairs")
