@@ -1,10 +1,11 @@
-"""The library's stage order (README, "The library follows the path raw data → report").
+"""The library's import order (README, "The library follows the path raw data → report").
 
-Stages, lowest first: ``data`` → ``run`` → ``eval`` → ``report``. A module in a stage imports
-only its own stage and lower ones; the modules below the stages (``pfc/*.py`` other than the
-``cli`` on top, and ``pfc/io``) import no stage at all. Every ``import`` statement counts,
-lazy ones inside functions included. ``benchmarks/`` and ``integrations/`` are adapters beside
-the path and are not checked here.
+Stages, lowest first: ``eval`` (parsing, matching, metrics: what every later stage uses) →
+``data`` → ``run`` → ``report``, the order the project's before-stop hook checks. A module in a
+stage imports only its own stage and lower ones; the modules below the stages (``pfc/*.py``
+other than the ``cli`` on top, and ``pfc/io``) import no stage at all. Every ``import``
+statement counts, lazy ones inside functions included (the hook sees top-level lines only).
+``benchmarks/`` and ``integrations/`` are adapters beside the path and are not checked here.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 LIB = Path(__file__).resolve().parents[1] / "lib" / "pfc"
-STAGES = ("data", "run", "eval", "report")   # the README's order, lowest first
+STAGES = ("eval", "data", "run", "report")   # lowest first, the order the project's before-stop check uses
 ON_TOP = {"cli.py", "__main__.py"}
 
 
@@ -38,12 +39,12 @@ def violations(module_stage: str | None, source: str) -> set[str]:
 
 
 def test_checker_sees_a_lazy_import_of_a_higher_stage():
-    src = "def f():\n    from pfc.report.tables import x\n    return x\n"
-    assert violations("eval", src) == {"report"}
+    src = "def f():\n    from pfc.data.anchors import x\n    return x\n"
+    assert violations("eval", src) == {"data"}
 
 
 def test_checker_allows_own_and_lower_stages_and_the_foundation():
-    src = "import pfc.data.build\nfrom pfc.run import runner\nfrom pfc.schema import Call\nfrom pfc import render\n"
+    src = "import pfc.eval.metrics\nfrom pfc.data import build\nfrom pfc.schema import Call\nfrom pfc import render\n"
     assert violations("run", src) == set()
 
 
