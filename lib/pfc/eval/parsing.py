@@ -32,7 +32,7 @@ from pfc.eval.literals import LIMITS, Unsafe, call_name, to_value, check_scalar
 from pfc.render import APP_SEP  # native tool names: App__function
 from pfc.schema import Call
 from pfc.textscan import (fenced_blocks, find_balanced, rename_keyword_args,
-                       restore_keyword, strip_reasoning, tool_call_tags)
+                          restore_keyword, strip_reasoning, tool_call_tags)
 
 MAX_INPUT_CHARS = 2_000_000   # whole output (cheap linear scans only)
 MAX_EXPR_CHARS = 100_000      # one region handed to the JSON or Python-syntax reader
