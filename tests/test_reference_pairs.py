@@ -61,7 +61,7 @@ def test_the_planned_pairs_ask_the_three_questions():
     got = P.pairs()
     assert ("history", "tracebench-retrieved", "tracebench-last_k") in got
     assert ("lora", "ptbench-trained-lora", "ptbench-trained") in got
-    assert ("layout", "layout/toolspectrum-both-paper", "toolspectrum-both") in got
+    assert ("layout", "layout/toolspectrum-paper", "toolspectrum") in got
 
 
 def test_tracebench_layouts_build_the_same_requests_on_every_planned_example(tmp_path, tiny_tracebench):

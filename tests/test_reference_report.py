@@ -161,3 +161,13 @@ def test_notebook_08_reads_back_the_committed_reference_pair_the_pipeline_names(
     (name, (orig, var)), = cf.parse_pairs(pipeline._real_pair(None)).items()
     assert "k=10" in name and name.endswith("(reference runs)")  # the label keeps its '=' (parse splits on the last)
     assert (orig, var) == ("reports/reference_runs/tracebench-last_k", f"reports/reference_runs/{SWAP_RUN}")
+
+
+def test_committed_reference_runs_carry_the_prompt_template_of_the_current_code():
+    """``pfc run`` resumes a committed run only while its identity holds: a refactor that changes the
+    recorded prompt-template hash (without changing a request) would make every committed run refuse."""
+    from pfc.run.requests import template_identity
+    recorded = sorted(reference.ROOT.rglob("run.json"))
+    for f in recorded:
+        ident = json.loads(f.read_text())["identity"]
+        assert ident["prompt_template"] == template_identity(ident["benchmark"]), f.parent.name

@@ -97,3 +97,16 @@ def test_shapes_of_the_three_benchmarks_and_of_predictions(tiny_tracebench, rele
     assert looks_like(golden / "test_trained_user" / "generation.jsonl") == "predictions"
     assert looks_like(release) == looks_like(release / "data" / "dataset_persona.json") == "toolspectrum"
     assert looks_like(release / "api" / "API_description.json") is None  # a tool file: no guess, no false alarm
+
+
+@pytest.mark.parametrize("part", ["SYSTEM", "record_text", "tool_name"])
+def test_tracebench_template_identity_changes_with_what_the_prompt_says(monkeypatch, part):
+    """The identity hashes what our TRACEBench wording renders (the instructions, the history record form,
+    the tool names), not the module's source: a changed word is a new run, moved code is not."""
+    from pfc.run.prompts import tracebench
+    before = tracebench.template_identity()
+    original = getattr(tracebench, part)
+    monkeypatch.setattr(tracebench, part, original + " " if part == "SYSTEM" else lambda *a: original(*a) + "!")
+    assert tracebench.template_identity()["sha256"] != before["sha256"]
+    monkeypatch.undo()
+    assert tracebench.template_identity() == before

@@ -7,8 +7,9 @@ The plan (each run resumable: the same command skips finished rows, ``pfc.run.ru
   that an anchor's vagueness variants run together and share their prompt prefix; k = 10;
 - ``ptbench-trained``, ``ptbench-untrained``: every record of both test splits of our PTool
   synthesis (``pfc build ptbench --seed 0``), zero-shot, base model;
-- ``toolspectrum-{profile,environment,both}``: every example of the public release, zero-shot,
-  ``--layout prefix`` (toolset first: the ~13k-token prefix is shared by the whole subset);
+- ``toolspectrum``: every example of the public release (its three subsets in one run, so Table 3
+  gets one row across them), zero-shot, ``--layout prefix`` (toolset first: the ~13k-token prefix
+  is shared by the whole subset, and a prefix run is ordered by prompt text);
 - ``counterfactual/tracebench-swap-user``: the swap-user variants (``pfc perturb``, seed 0) of
   ``tracebench-last_k``'s examples, same settings, for notebook 08's real-model row (context
   following); in a subdirectory, so it never joins the accuracy tables;
@@ -42,13 +43,11 @@ from pfc.groups import HISTORY_BINS, history_bin
 
 OUT = paths.REPORTS / "reference_runs"
 SWAP_RUN = "counterfactual/tracebench-swap-user"
-LAYOUT_ABLATION = {"ptbench-trained": "prefix", "ptbench-untrained": "prefix", "toolspectrum-both": "paper"}
+LAYOUT_ABLATION = {"ptbench-trained": "prefix", "ptbench-untrained": "prefix", "toolspectrum": "paper"}
 ABLATION_N = 100
 ADAPTER = OUT / "lora-adapter"
 # 500 records (issue 18's minimum); lr as bench_finetune's CPU setting (the paper's 1e-4 went with 7,096 records)
 LORA = {"train_n": 500, "lr": 1e-3, "seed": 0, "checkpoint_every": 5}
-SUBSETS = {"profile": "dataset_persona.json", "environment": "dataset_environment.json",
-           "both": "dataset_persona_environment.json"}
 
 
 def tracebench_ids(examples, per_cell: int = 25, seed: int = 0) -> list[str]:
@@ -103,8 +102,8 @@ def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None) -> list[dic
     runs += [{"name": "lora-adapter", "train": ptbench / "train" / "data.json"}]
     runs += [{**r, "name": f"{r['name']}-lora", "adapter": ADAPTER} for r in runs if r["name"].startswith("ptbench-")]
     if toolspectrum is not None and (toolspectrum / "data").is_dir():
-        runs += [{"name": f"toolspectrum-{sub}", "benchmark": "toolspectrum", "examples": toolspectrum / "data" / f,
-                  "ids": None, "history": "full", "k": 50, "layout": "prefix"} for sub, f in SUBSETS.items()]
+        runs += [{"name": "toolspectrum", "benchmark": "toolspectrum", "examples": toolspectrum,
+                  "ids": None, "history": "full", "k": 50, "layout": "prefix"}]
     return runs
 
 

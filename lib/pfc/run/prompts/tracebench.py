@@ -16,8 +16,6 @@ candidate tools differ per anchor and the chat template places them after the sy
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
 from pfc.run.history import record_text, select_history
 from pfc.render import tool_name
 from pfc.run.prompts import Prompt, template_sha
@@ -110,6 +108,31 @@ def domain_request(rb, example) -> Prompt:
     return domain_prompt(example, rb.tools_by_key)
 
 
+def _canonical() -> tuple[list, dict, list]:
+    """A tiny fixed example (two tools, three history records) and a few-shot pool of one: what
+    :func:`template_identity` renders."""
+    from pfc.schema import Example, GoldCall, HistoryEntry, Tool
+    params = {"type": "object", "properties": {"city": {"type": "string", "description": "City"}}, "required": ["city"]}
+    tools = {t.key: t for t in (Tool("Maps", "route", "Plan a route", "Travel", params, app_description="maps"),
+                                Tool("Taxi", "order", "Order a car", "Travel", params))}
+    hist = [HistoryEntry(f"2025-01-0{i}T08:00:00", app, "route" if app == "Maps" else "order", {"city": c})
+            for i, (app, c) in enumerate((("Maps", "Chengdu"), ("Taxi", "Xi'an"), ("Maps", "Chengdu")), 1)]
+    ex = Example("c-1", "tracebench", "Take me to the airport", [GoldCall("Maps", "route", {"city": "Chengdu"})],
+                 "u", history=hist, meta={"anchor_id": "c", "anchor_time": "2025-01-04T08:00:00"})
+    demo = Example("d-1", "tracebench", "Book a ride", [GoldCall("Taxi", "order", {"city": "Xi'an"})], "u",
+                   meta={"anchor_id": "d"})
+    return [ex], tools, [demo]
+
+
 def template_identity() -> dict:
-    """Our TRACEBench wording: this module's text, by content hash."""
-    return {"source": "own", "sha256": template_sha(Path(__file__).read_text(encoding="utf-8"))}
+    """Our TRACEBench wording, by content hash of what it renders: a fixed example's prompts in every
+    history mode (k=2), both tool formats, each strategy and hierarchical step 1. Any change to the
+    wording, the history record form or the tool names changes it; moving code does not (a
+    run's identity must not change when no request does)."""
+    (ex,), tools, pool = _canonical()
+    out = [domain_prompt(ex, tools).messages]
+    for history, native, strategy in (("full", True, "zero_shot"), ("last_k", False, "cot"),
+                                      ("retrieved", True, "few_shot")):
+        prompt, specs = build(ex, tools, native=native, history=history, k=2, strategy=strategy, pool=pool, shots=1)
+        out.append([prompt.messages, specs])
+    return {"source": "own", "sha256": template_sha(json.dumps(out, ensure_ascii=False, sort_keys=True))}
