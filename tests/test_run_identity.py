@@ -110,3 +110,12 @@ def test_tracebench_template_identity_changes_with_what_the_prompt_says(monkeypa
     assert tracebench.template_identity()["sha256"] != before["sha256"]
     monkeypatch.undo()
     assert tracebench.template_identity() == before
+
+
+def test_rerunning_a_finished_run_leaves_its_config_and_usage_untouched(tiny_tracebench, tmp_path):
+    out = tmp_path / "r"
+    first = go(tiny_tracebench, out, tmp_path / "c", limit=5)
+    before = {f: (out / f).read_bytes() for f in ("config.json", "usage.json", "predictions.jsonl", "run.json")}
+    again = go(tiny_tracebench, out, tmp_path / "c", limit=5)
+    assert first["written"] == 5 and again["already_done"] == 5 and again["written"] == again["backend_calls"] == 0
+    assert {f: (out / f).read_bytes() for f in before} == before

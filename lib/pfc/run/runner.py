@@ -100,6 +100,8 @@ def execute(cfg: RunConfig) -> dict:
     neither reads nor writes the response cache. ``ids``: run only these example ids (a sample;
     few-shot pools still draw on the whole file). Each response is cached and written as soon as
     it exists (a kill loses at most the requests in flight). Ctrl-C raises ``RunInterrupted``.
+    Re-running a finished run changes nothing on disk: its ``config.json`` and ``usage.json`` keep
+    describing the invocations that made it.
     """
     from tqdm import tqdm
     from pfc.progress import stream as progress_stream
@@ -126,12 +128,17 @@ def execute(cfg: RunConfig) -> dict:
                                    **({"layout": cfg.layout} if cfg.layout != "paper" else {}))
         moved = run_identity.claim(Path(cfg.out_dir), ident, force=cfg.force, shown=str(cfg.out_dir))
         writer = RunWriter(cfg.out_dir)
-        writer.write_config(cfg.record(be, len(examples)))
         done = writer.finished()
+        wanted = {e.id for e in examples}
+        if wanted and wanted <= done and moved is None and (Path(cfg.out_dir) / "config.json").is_file():
+            # a finished run: nothing to do, and its config.json and usage.json (what made it) stay as they are
+            return {"backend_calls": 0, "cache_hits": 0, "failures": 0, "prompt_tokens": 0, "completion_tokens": 0,
+                    "cost": 0.0, "already_done": len(wanted), "written": 0, "todo": 0, "n_examples": len(examples),
+                    "first_error": None, "moved_aside": None, "done": len(wanted)}
+        writer.write_config(cfg.record(be, len(examples)))
         requests = RequestBuilder(cfg.benchmark, tools, cfg.strategy, cfg.history, cfg.k, cfg.native, sampling,
                                   pool, cfg.prompt_variant, cfg.layout)
         todo = _ordered([e for e in examples if e.id not in done], requests if cfg.layout == "prefix" else None)
-        wanted = {e.id for e in examples}
         cached = CachedBackend(be, ResponseCache(cfg.cache_path or paths.CACHE / "responses.sqlite")
                                if cfg.use_cache else None)
         strategy = strategies.get(cfg.strategy)
