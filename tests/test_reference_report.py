@@ -171,3 +171,20 @@ def test_committed_reference_runs_carry_the_prompt_template_of_the_current_code(
     for f in recorded:
         ident = json.loads(f.read_text())["identity"]
         assert ident["prompt_template"] == template_identity(ident["benchmark"]), f.parent.name
+
+
+def test_the_toolspectrum_reference_run_is_one_table3_row_across_the_three_subsets(release, tiny_tracebench, golden,
+                                                                                  tmp_path):
+    """The plan runs the whole release as one run, so Table 3 gets one row with every subset's cells,
+    labelled with the prefix layout it used."""
+    from pfc.report import tables as T
+    from pfc.run.reference import plan
+    ts = next(r for r in plan(tiny_tracebench, golden / "ptbench_official", release) if r.get("benchmark") == "toolspectrum")
+    out = tmp_path / "reference_runs" / ts["name"]
+    ids = ["profile-0", "profile-1", "environment-0", "environment-1", "both-0", "both-1"]
+    run("toolspectrum", ts["examples"], "oracle", out, ids=ids, layout=ts["layout"], progress=False,
+        cache_path=tmp_path / "c.sqlite")
+    r = T.load_run(out)
+    wide = T.layout(T.toolspectrum_levels([r], 0, 0), T.TS_ORDER, with_ci=False)
+    assert list(wide.index) == ["oracle [prefix layout] (reference run, n=6)"]
+    assert wide.shape[1] == 12 and (wide.astype(float) == 1.0).all().all()  # the oracle scores 1 in every cell
