@@ -119,3 +119,16 @@ def test_rerunning_a_finished_run_leaves_its_config_and_usage_untouched(tiny_tra
     again = go(tiny_tracebench, out, tmp_path / "c", limit=5)
     assert first["written"] == 5 and again["already_done"] == 5 and again["written"] == again["backend_calls"] == 0
     assert {f: (out / f).read_bytes() for f in before} == before
+
+
+@pytest.mark.parametrize("part", ["SYSTEM", "SYSTEM_PREFIX", "SYSTEM_NO_PERSONAL", "profile_variant"])
+def test_ptbench_template_identity_changes_with_what_the_prompt_says(monkeypatch, part):
+    """Our PTBench wording is hashed by what it renders under every variant and layout: the prefix layout's
+    text and the variants' profile handling count, not only the paper layout's template."""
+    from pfc.run.prompts import ptbench
+    monkeypatch.delenv("PFC_PTBENCH_DIR", raising=False)
+    before = ptbench.template_identity()
+    original = getattr(ptbench, part)
+    monkeypatch.setattr(ptbench, part, original + " " if isinstance(original, str) else
+                        lambda *a: {"changed": original(*a)})
+    assert ptbench.template_identity()["sha256"] != before["sha256"]

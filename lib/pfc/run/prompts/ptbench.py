@@ -154,9 +154,31 @@ def request(rb, example, domain: str | None = None) -> tuple[list[dict], None]:
                  layout=getattr(rb, "layout", "paper")).messages, None
 
 
+def _canonical():
+    """A tiny fixed example (a profile with basic features and history, two platforms, one API) and a
+    few-shot pool of one: what :func:`template_identity` renders."""
+    from pfc.schema import Example, GoldCall
+    meta = {"platforms": [{"name": "A", "profile": {"focus": "teams"}}, {"name": "B", "profile": {"focus": "solo"}}],
+            "official_tools": [{"type": "function", "function": {"name": "f", "description": "Do f.", "parameters": {
+                "type": "object", "properties": {"x": {"type": "string", "description": "X."}}}}}]}
+    profile = {"basic_features": {"city": "Berlin"}, "user_history": {"work": [{"platform": "A", "action": "f"}]}}
+    ex = Example("c", "ptbench", "Do f with x", [GoldCall("A", "f", {"x": "1"})], "u", profile=profile, meta=meta)
+    demo = Example("d", "ptbench", "Do f", [GoldCall("B", "f", {"x": "2"})], "v", profile=profile, meta=meta)
+    return ex, [demo]
+
+
 def template_identity() -> dict:
-    """PTBench's official prompt (``PFC_PTBENCH_DIR``) or our wording, by content hash."""
-    official = _wording("auto")
-    if official is not None:
-        return {"source": "official", "sha256": template_sha(*official)}
-    return {"source": "own", "sha256": template_sha(SYSTEM, SYSTEM_NO_PERSONAL)}
+    """PTBench's official prompt (``PFC_PTBENCH_DIR``) or our wording, by content hash of what it renders: a
+    fixed example's prompts under every profile variant and layout and each strategy. A changed word (in a
+    template or in code) is a new run; moved code is not."""
+    source = "own" if _wording("auto") is None else "official"
+    ex, pool = _canonical()
+
+    def render(**kw):
+        try:
+            return build(ex, pool=pool, shots=1, **kw).messages
+        except OfficialPromptError as e:  # an official prompt without the sentence --layout prefix moves
+            return str(e)
+    out = [render(variant=v, layout=lay) for v in VARIANTS for lay in ("paper", "prefix")]
+    out += [render(strategy=st) for st in ("cot", "few_shot")]
+    return {"source": source, "sha256": template_sha(json.dumps(out, ensure_ascii=False, sort_keys=True))}
