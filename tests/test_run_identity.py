@@ -132,3 +132,15 @@ def test_ptbench_template_identity_changes_with_what_the_prompt_says(monkeypatch
     monkeypatch.setattr(ptbench, part, original + " " if isinstance(original, str) else
                         lambda *a: {"changed": original(*a)})
     assert ptbench.template_identity()["sha256"] != before["sha256"]
+
+
+@pytest.mark.parametrize("part", ["COT_NOTE", "prefix_layout", "dumps"])
+def test_toolspectrum_template_identity_changes_with_what_our_code_renders(monkeypatch, part):
+    """Besides the release's files, the identity covers what our code adds or rearranges: the CoT note, the
+    prefix layout's section order and the JSON form of persona, environment and toolset."""
+    from pfc.run.prompts import toolspectrum
+    before = toolspectrum.template_identity()
+    original = getattr(toolspectrum, part)
+    monkeypatch.setattr(toolspectrum, part, original + " " if isinstance(original, str) else
+                        lambda *a: original(*a) + "\n")
+    assert toolspectrum.template_identity()["sha256"] != before["sha256"]

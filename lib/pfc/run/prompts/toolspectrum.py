@@ -243,11 +243,30 @@ def domain_request(rb, example) -> Prompt:
 
 
 def template_identity() -> dict:
-    """The ToolSpectrum release's prompt and API files, by content hash (no release: ``own``, no hash)."""
+    """The ToolSpectrum release's prompt and API files and what our code renders from them, by content hash:
+    a fixed sample's prompts in each subset, layout and strategy (and hierarchical step 1), from the
+    release (``release``) or our template (``own``, no release). A changed release file or a changed
+    word in code is a new run; moved code is not."""
     d = paths.toolspectrum_dir()
-    if d is None:
-        return {"source": "own", "sha256": None}
-    texts = [(Path(d) / sub / name).read_text(encoding="utf-8", errors="surrogateescape")
-             if (Path(d) / sub / name).exists() else "" for tpl, api in FILES.values()
-             for sub, name in (("prompts", tpl), ("api", api))]
-    return {"source": "release", "sha256": template_sha(*texts)}
+    texts = [] if d is None else [(Path(d) / sub / name).read_text(encoding="utf-8", errors="surrogateescape")
+                                  if (Path(d) / sub / name).exists() else "" for tpl, api in FILES.values()
+                                  for sub, name in (("prompts", tpl), ("api", api))]
+    from pfc.schema import GoldCall
+    tool = Tool("App", "act", "Act.", "Other", {"type": "object", "properties": {"x": {"type": "string"}}},
+                app_description="An app.")
+    ex = Example("c", "toolspectrum", "Do it", [GoldCall("App", "act", {"x": "1"})], profile={"name": "A"},
+                 environment={"time": "9:00"})
+    demo = Example("d", "toolspectrum", "Do that", [GoldCall("App", "act", {"x": "2"})], profile={"name": "B"},
+                   environment={"time": "10:00"})
+    rendered = []
+    for subset in FILES:
+        for layout in ("paper", "prefix"):
+            try:
+                pr = ToolSpectrumPrompter(subset, [tool], d, pool=[demo], k=1, clean=d is not None, layout=layout)
+                rendered += [pr.build(ex, st, domain="Other" if st == "hierarchical" else None).messages
+                             for st in ("zero_shot", "cot", "few_shot", "hierarchical")]
+                rendered.append(pr.domain_prompt(ex).messages)
+            except (OSError, ValueError, UserError) as e:  # an unreadable release file: a run says so itself
+                rendered.append(type(e).__name__)
+    return {"source": "own" if d is None else "release",
+            "sha256": template_sha(*texts, json.dumps(rendered, ensure_ascii=False, sort_keys=True))}
