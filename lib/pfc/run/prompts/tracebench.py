@@ -16,6 +16,7 @@ candidate tools differ per anchor and the chat template places them after the sy
 from __future__ import annotations
 
 import json
+
 from pfc.run.history import record_text, select_history
 from pfc.render import tool_name
 from pfc.run.prompts import Prompt, template_sha
