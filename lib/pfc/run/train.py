@@ -134,6 +134,12 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
     log.close()
     model.peft_config["default"].base_model_name_or_path = Path(model_dir).name  # not the local absolute path
     model.save_pretrained(out / "adapter")
+    card = out / "adapter" / "README.md"  # peft's model card names the base model by its local path
+    if card.exists():
+        text = card.read_text(encoding="utf-8")
+        for local in {str(model_dir), str(Path(model_dir).resolve())}:
+            text = text.replace(local, Path(model_dir).name)
+        card.write_text(text, encoding="utf-8")
     summary = {"steps": steps, "skipped_too_long": skipped, "first_loss": losses[0] if losses else None,
                "last_loss": losses[-1] if losses else None, "seconds": round(time.perf_counter() - t0, 1),
                "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad), "device": device}
