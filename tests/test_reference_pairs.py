@@ -90,3 +90,12 @@ def test_write_puts_json_and_markdown_side_by_side(root, tiny_tracebench, tmp_pa
     _runs(root, tiny_tracebench, "oracle", "history-prior")
     js, md = P.write(root, tmp_path / "out")
     assert json.loads(js.read_text())["pairs"][0]["n"] > 0 and f"`{A}` (retrieved) − `{B}` (last_k)" in md.read_text()
+
+
+def test_a_tiny_mcnemar_p_keeps_its_significant_digits():
+    """28 discordant examples all one way: exact two-sided p = 2 * 0.5**28 = 2**-27 (by hand), not 0."""
+    import pandas as pd
+    from pfc.eval.paired import mcnemar_exact
+    row = P._rows(pd.DataFrame([{"key": "overall", "a": 0.9, "b": 0.1, "diff": 0.8, "a_only": 28, "b_only": 0,
+                                 "mcnemar_p": mcnemar_exact(28, 0)}]))[0]
+    assert row["mcnemar_p"] == pytest.approx(2 ** -27, rel=1e-5) and row["mcnemar_p"] > 0

@@ -39,8 +39,9 @@ def _rows(table) -> list[dict]:
             "mcnemar_p", "n", "clusters")
     out = []
     for rec in table.to_dict("records"):
-        out.append({k: (None if v != v else round(float(v), 6) if isinstance(v, float) else v)
-                    for k, v in rec.items() if k in keep})
+        # p-values to 6 significant digits (a McNemar p of 1e-9 must not round to 0), the rest to 6 decimals
+        out.append({k: (None if v != v else float(f"{v:.6g}") if k == "mcnemar_p" else round(float(v), 6)
+                        if isinstance(v, float) else v) for k, v in rec.items() if k in keep})
     return out
 
 
