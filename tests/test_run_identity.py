@@ -144,3 +144,13 @@ def test_toolspectrum_template_identity_changes_with_what_our_code_renders(monke
     monkeypatch.setattr(toolspectrum, part, original + " " if isinstance(original, str) else
                         lambda *a: original(*a) + "\n")
     assert toolspectrum.template_identity()["sha256"] != before["sha256"]
+
+
+def test_a_history_record_renders_each_value_as_json_writes_it():
+    """By hand: strings in JSON quotes with escapes (non-ASCII kept as is), numbers, booleans, null and lists as JSON."""
+    from pfc.run.history import record_text
+    from pfc.schema import HistoryEntry
+    h = HistoryEntry("2024-05-01 08:00", "Maps Pro", "route", {"to": 'Caf\u00e9 "Nord"\n', "n": 2, "x": 1.5, "ok": True,
+                                                                  "none": None, "stops": ["a", 3]})
+    assert record_text(h) == ('2024-05-01 08:00 Maps_Pro__route(to="Caf\u00e9 \\"Nord\\"\\n", n=2, x=1.5, ok=true, '
+                              'none=null, stops=["a", 3])')

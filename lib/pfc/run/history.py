@@ -7,6 +7,7 @@ records most relevant to the query (TF-IDF; returned in time order).
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring
 
 from pfc.errors import UserError
 
@@ -17,7 +18,10 @@ def record_text(h) -> str:
     """``<time> App__function(k="v", ...)``: the same tool-name form as the tools offered to the model
     (``pfc.render.tool_name``), so a model that copies a history record names a real tool."""
     from pfc.render import tool_name
-    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in h.arguments.items())
+    # a string (nearly every value) through json's own string encoder: what json.dumps(v, ensure_ascii=False)
+    # returns for a str, without building an encoder per value (a default build renders ~2M values per run)
+    args = ", ".join(f"{k}={encode_basestring(v) if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"
+                     for k, v in h.arguments.items())
     return f"{h.time} {tool_name(h.app, h.function)}({args})"
 
 
