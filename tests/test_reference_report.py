@@ -1,5 +1,6 @@
 """The reference-run report stage (``pfc.report.reference``): scores run directories on the rows present."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -110,6 +111,25 @@ def test_tables_score_a_partial_reference_run_on_its_rows_with_its_label(oracle_
     r = T.load_run(oracle_run)
     assert r.name == f"oracle [last_k k=5] (reference run, n=4 of {len(lines)}, partial)"
     assert len(r.per_example) == 4 and r.metrics["overall"] == 1.0  # unfinished rows are not scored as wrong
+
+
+def test_figures_draw_a_models_reference_run_instead_of_its_other_runs(oracle_run, tiny_tracebench, tmp_path):
+    """Fig. 3 / Fig. 4 leave out a run of a model that has a reference run (the report says so, with its n);
+    a run of another model stays, and the tables keep every run."""
+    import json
+    from pfc.report import runs as report, tables as T
+    sample, other = tmp_path / "runs" / "oracle-sample", tmp_path / "runs" / "hp"
+    run("tracebench", tiny_tracebench, "oracle", sample)  # the same model, another run (full history)
+    run("tracebench", tiny_tracebench, "history-prior", other)
+    n = len((tiny_tracebench / "examples.jsonl").read_text().splitlines())
+    loaded = T.unique_names([T.load_run(d) for d in (sample, oracle_run, other)])
+    drawn, left_out = T.figure_runs(loaded)
+    assert [Path(r.run_dir).name for r in left_out] == ["oracle-sample"] and len(drawn) == 2
+    md = report.write_report(loaded, tmp_path / "out", n_boot=20, parts=["tables", "figures"]).read_text()
+    note = f"The figure leaves out `oracle` (n={n}): a reference run of the same model is drawn."
+    assert md.count(note) == 4  # each of the two tables and the two figures
+    rows = json.loads((tmp_path / "out" / "tracebench_by_vagueness.json").read_text())["rows"]
+    assert {r["run"] for r in rows} == {r.name for r in loaded}
 
 
 def test_pipeline_plan_has_no_reference_step_without_committed_runs(monkeypatch, tmp_path):

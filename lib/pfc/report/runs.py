@@ -71,7 +71,7 @@ class Writer:
         self.sections += [f"## {title}", "", note, "", _md(df),
                           f"Files: [{name}.md]({name}.md), [{name}.csv]({name}.csv), [{name}.json]({name}.json)", ""]
 
-    def figure(self, title: str, draw, part: str = "figures"):
+    def figure(self, title: str, draw, part: str = "figures", note: str = ""):
         """``draw``: a callable returning the written files (called only when ``part`` is wanted)."""
         if part not in self.parts:
             return
@@ -79,7 +79,7 @@ class Writer:
         self.written += list(files)
         png = next(p for p in files if p.suffix == ".png")
         pdf = next(p for p in files if p.suffix == ".pdf")
-        self.sections += [f"## {title}", "", f"![{title}]({self.rel(png)})", "",
+        self.sections += [f"## {title}", "", *([note, ""] if note else []), f"![{title}]({self.rel(png)})", "",
                           f"Files: [{png.name}]({self.rel(png)}), [{pdf.name}]({self.rel(pdf)})", ""]
 
 
@@ -110,17 +110,24 @@ def tracebench_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> 
             T.beside_paper(ours, P.ours_keyed("TRACEBench", "Table 4")), long,
             PAPER_NOTE.format(src="TRACEBench Table 4, §5.2") +
             " Value accuracy by source (query, profile, environment, history, recent) is ours; no paper reports it.")
+    drawn, left_out = T.figure_runs(runs)
+    drawn_names = {r.name for r in drawn}
+    left = ("" if not left_out else " The figure leaves out " + ", ".join(
+        f"`{r.name}` (n={len(r.per_example)})" for r in left_out) + ": a reference run of the same model is drawn.")
     for key, fig, paper_fig in (("vagueness", "fig3_vagueness", "TRACEBench Fig. 3 (§5.3)"),
                                 ("history_bin", "fig4_history", "TRACEBench Fig. 4 (§5.4)")):
         g = T.group_table(runs, key, T.TB_METRICS, n_boot, seed)
         if g.empty:
             continue
         w.table(f"tracebench_by_{key}", f"TRACEBench metrics by {T.GROUP_TITLES[key]} (ours; counterpart of "
-                f"{paper_fig})", T.layout(g, T.TB_METRICS), g, "Groups in the paper's order; n = examples per group.")
+                f"{paper_fig})", T.layout(g, T.TB_METRICS), g,
+                "Groups in the paper's order; n = examples per group." + left)
+        g_drawn = g[g["run"].isin(drawn_names)]
         w.figure(f"{paper_fig} counterpart: metrics by {T.GROUP_TITLES[key]} (ours)",
-                 lambda: figures.metric_lines(g, w.out / "figures" / fig,
+                 lambda: figures.metric_lines(g_drawn, w.out / "figures" / fig,
                                       f"Counterpart of {paper_fig}: each metric by {T.GROUP_TITLES[key]} "
-                                      f"(ours, 95% bootstrap CI)", T.TB_METRICS, T.GROUP_TITLES[key]))
+                                      f"(ours, 95% bootstrap CI)", T.TB_METRICS, T.GROUP_TITLES[key]),
+                 note=left.strip())
     g = T.group_table(runs, "personalization", T.TB_METRICS, n_boot, seed, explode=True)
     if not g.empty:
         w.table("tracebench_by_personalization", "TRACEBench metrics by personalization type (ours)",

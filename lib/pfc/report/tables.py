@@ -179,6 +179,24 @@ def toolspectrum_levels(runs: list[Run], n_boot: int = N_BOOT, seed: int = 0) ->
     return g.assign(metric=g["group"] + "/" + g["metric"]).drop(columns="group")
 
 
+def figure_runs(runs: list[Run]) -> tuple[list[Run], list[Run]]:
+    """(runs to draw, runs left out): a run of a model that also has a committed reference run on the same
+    benchmark is left out of figures, which draw the reference run instead (``make reproduce``'s 9-example
+    sample of the same model would add a line whose intervals span 0 to 1). Tables keep every run.
+
+    >>> r = lambda name, d: Run(name, "tracebench", {"model": "m"}, None, {}, None, run_dir=d)
+    >>> [x.name for x in figure_runs([r("sample", "data/runs/s"), r("ref", "reports/reference_runs/x")])[0]]
+    ['ref']
+    """
+    from pfc.report import reference
+
+    def is_ref(r: Run) -> bool:
+        return bool(r.run_dir) and reference.is_reference(r.run_dir)
+    covered = {(r.benchmark, r.config.get("model")) for r in runs if is_ref(r)}
+    keep = [r for r in runs if is_ref(r) or (r.benchmark, r.config.get("model")) not in covered]
+    return keep, [r for r in runs if r not in keep]
+
+
 def group_table(runs: list[Run], key: str, metrics: list[str] | None = None, n_boot: int = N_BOOT,
                 seed: int = 0, explode: bool = False) -> pd.DataFrame:
     """One row per run × group value × metric. ``explode``: a '+'-joined value counts in each part."""
