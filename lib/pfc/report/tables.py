@@ -193,8 +193,10 @@ def figure_runs(runs: list[Run]) -> tuple[list[Run], list[Run]]:
     def is_ref(r: Run) -> bool:
         return bool(r.run_dir) and reference.is_reference(r.run_dir)
     covered = {(r.benchmark, r.config.get("model")) for r in runs if is_ref(r)}
-    keep = [r for r in runs if is_ref(r) or (r.benchmark, r.config.get("model")) not in covered]
-    return keep, [r for r in runs if r not in keep]
+    drawn, left_out = [], []
+    for r in runs:  # a partition by position: runs are dataclasses holding DataFrames, never compared with ==
+        (drawn if is_ref(r) or (r.benchmark, r.config.get("model")) not in covered else left_out).append(r)
+    return drawn, left_out
 
 
 def group_table(runs: list[Run], key: str, metrics: list[str] | None = None, n_boot: int = N_BOOT,
