@@ -154,3 +154,18 @@ def test_a_history_record_renders_each_value_as_json_writes_it():
                                                                   "none": None, "stops": ["a", 3]})
     assert record_text(h) == ('2024-05-01 08:00 Maps_Pro__route(to="Caf\u00e9 \\"Nord\\"\\n", n=2, x=1.5, ok=true, '
                               'none=null, stops=["a", 3])')
+
+
+@pytest.mark.parametrize("usage", [None, b'{"done": 1, "n_examples": 5}', b"{"])
+def test_resuming_a_run_killed_between_its_last_row_and_usage_json_writes_a_finished_usage_json(
+        tiny_tracebench, tmp_path, usage):
+    """All 5 rows written, then usage.json missing, stale (an earlier invocation's) or torn: the next
+    invocation calls nothing and writes a usage.json that says 5 of 5 are done."""
+    out = tmp_path / "r"
+    go(tiny_tracebench, out, tmp_path / "c", limit=5)
+    rows = (out / "predictions.jsonl").read_bytes()
+    (out / "usage.json").unlink() if usage is None else (out / "usage.json").write_bytes(usage)
+    again = go(tiny_tracebench, out, tmp_path / "c", limit=5)
+    written = json.loads((out / "usage.json").read_text())
+    assert again["backend_calls"] == again["written"] == 0 and (out / "predictions.jsonl").read_bytes() == rows
+    assert (written["done"], written["n_examples"], written["already_done"]) == (5, 5, 5)

@@ -90,6 +90,16 @@ def _select(cfg: RunConfig, examples: list) -> tuple[list, list]:
     return chosen, (examples if cfg.ids is not None else chosen)
 
 
+def _usage_done(out_dir: Path) -> int | None:
+    """``done`` of the run directory's usage.json; None when it is missing or unreadable."""
+    import json
+    try:
+        usage = json.loads((out_dir / "usage.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return usage.get("done") if isinstance(usage, dict) else None
+
+
 def execute(cfg: RunConfig) -> dict:
     """Run (or resume) one run directory; returns this invocation's usage.
 
@@ -130,8 +140,11 @@ def execute(cfg: RunConfig) -> dict:
         writer = RunWriter(cfg.out_dir)
         done = writer.finished()
         wanted = {e.id for e in examples}
-        if wanted and wanted <= done and moved is None and (Path(cfg.out_dir) / "config.json").is_file():
-            # a finished run: nothing to do, and its config.json and usage.json (what made it) stay as they are
+        if wanted and wanted <= done and moved is None and (Path(cfg.out_dir) / "config.json").is_file() \
+                and _usage_done(Path(cfg.out_dir)) == len(wanted):
+            # a finished run: nothing to do, and its config.json and usage.json (what made it) stay as they are.
+            # A run killed after its last row but before its usage.json was written falls through: the
+            # invocation below writes nothing but config.json and a usage.json saying every row is done
             return {"backend_calls": 0, "cache_hits": 0, "failures": 0, "prompt_tokens": 0, "completion_tokens": 0,
                     "cost": 0.0, "already_done": len(wanted), "written": 0, "todo": 0, "n_examples": len(examples),
                     "first_error": None, "moved_aside": None, "done": len(wanted)}
