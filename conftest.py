@@ -31,4 +31,5 @@ except ImportError:  # pragma: no cover - hypothesis is in requirements.txt
 # not collected for their doctests there (`make test`, with torch, collects them).
 import importlib.util  # noqa: E402
 
-collect_ignore = [] if importlib.util.find_spec("torch") else ["lib/pfc/run/backends/hf_engine.py"]
+collect_ignore = [] if importlib.util.find_spec("torch") else ["lib/pfc/run/backends/hf_engine.py",
+                                                               "lib/pfc/run/backends/hf_stream.py"]

@@ -9,7 +9,11 @@ each backend is loaded once beforehand), the papers' sampling (temperature 0.1, 
 
 - ``before``: the one-sequence ``hf`` path (``engine="single"``: prefix reuse from the previous
   prompt only), paper layout — what ``pfc run`` did before the engine;
-- ``after`` with ``--layout paper`` and with ``--layout prefix``: the batched engine.
+- ``after`` with ``--layout paper`` and with ``--layout prefix``: the throughput engine (``--engine``,
+  default ``continuous``, the backend's default; ``batch`` is the fixed-group engine before it), its
+  shared prefix warmed by one untimed example first (as in a long run, where a subset's toolset or a
+  user's history is prefilled once for hundreds of examples; that one-off cost is recorded as
+  ``after_warmup_s``), all ``n`` examples handed to the engine at once (``batch_size=n``).
 
 Examples: ToolSpectrum ``n`` seeded from the ``both`` subset (persona + environment); TRACEBench ``n`` consecutive examples in run
 order (the vagueness variants of consecutive anchors, as a full reference run meets them);
@@ -73,19 +77,23 @@ def samples(n: int) -> dict[str, list[tuple[Path, list[str]]]]:
     return out
 
 
-def measure(bench: str, parts, backend, layout: str, limit: int | None, workdir: Path) -> dict:
-    """Seconds per example over ``parts`` (the first ``limit`` ids of each part), with the outputs."""
+def measure(bench: str, parts, backend, layout: str, limit: int | None, workdir: Path, warm: bool = False) -> dict:
+    """Seconds per example over ``parts`` (the first ``limit`` ids of each part), with the outputs. ``warm``: the
+    first example runs once untimed before all of them are timed (its seconds are ``warmup_s``)."""
     load0 = os.getloadavg()
     outputs, n, secs, gen = {}, 0, 0.0, {"prefill_s": 0.0, "decode_s": 0.0, "completion_tokens": 0}
+    warmup = 0.0
     for j, (path, ids) in enumerate(parts):
         out = workdir / f"{bench}-{backend.engine}-{layout}-{j}"
-        if limit and limit < len(ids):  # a subset: one untimed example first, so its cache is warm as in a long run
+        if (limit and limit < len(ids)) or warm:  # one untimed example first: the cache is warm as in a long run
+            t0 = time.perf_counter()
             run(bench, path, backend, out, history="full", ids=ids[:1], use_cache=False, progress=False,
                 layout=layout, force=True)
-            ids = ids[1:limit + 1]
+            warmup += time.perf_counter() - t0
+            ids = ids[1:limit + 1] if limit and limit < len(ids) else ids
         t0 = time.perf_counter()
         run(bench, path, backend, out, history="full", ids=ids, use_cache=False, progress=False, layout=layout,
-            force=True)
+            force=True, batch_size=max(16, len(ids)))
         secs += time.perf_counter() - t0
         n += len(ids)
         for line in (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines():
@@ -95,7 +103,8 @@ def measure(bench: str, parts, backend, layout: str, limit: int | None, workdir:
                 gen[k] += (row.get("generation") or {}).get(k, 0)
     return {"n": n, "s_per_example": round(secs / n, 2), "examples_per_hour": round(3600 * n / secs, 1),
             "loadavg_start": [round(x, 2) for x in load0], "loadavg_end": [round(x, 2) for x in os.getloadavg()],
-            "completion_tokens_per_example": round(gen["completion_tokens"] / n, 1), "outputs": outputs}
+            "completion_tokens_per_example": round(gen["completion_tokens"] / n, 1), "warmup_s": round(warmup, 1),
+            "outputs": outputs}
 
 
 def write(path: Path, res: dict) -> None:
@@ -103,20 +112,23 @@ def write(path: Path, res: dict) -> None:
     lines = ["# Throughput of a real model through `pfc run` (CPU)", "",
              f"Measured by `benchmarks/bench_throughput.py` on {res['when']}, {res['machine']}; model "
              f"`{res['model']}` (bf16), papers' sampling, response cache off, model load excluded. "
-             "`before` = the one-sequence `hf` path (`--engine single`), paper layout; `after` = the batched "
-             "engine (`--engine batch`, the default). The load average at the start and end of each measurement "
+             "`before` = the one-sequence `hf` path (`--engine single`), paper layout; `after` = the throughput "
+             f"engine (`--engine {res.get('engine', 'batch')}`), its shared prefix warmed by one untimed example "
+             "first when `warm-up s` is given (a long run prefills a subset's toolset or a user's history once for "
+             "hundreds of examples; the warm-up's seconds are that one-off cost). The load average at the start and end of each measurement "
              "is listed: the benchmark itself keeps both cores busy (load ≈ 2); anything well above that means "
              "other work shared the machine and the seconds are slower than on an idle one.", "",
              "| benchmark | layout | before s/ex (n) | after s/ex (n) | speed-up | after ex/hour | agree with before | "
-             "load avg (1 min) before → after | issue start s/ex | × issue start |",
-             "|---|---|---:|---:|---:|---:|---:|---|---:|---:|"]
+             "load avg (1 min) before → after | issue start s/ex | × issue start | warm-up s |",
+             "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|"]
     for b in res["benchmarks"]:
         b = {"load_before": ["–"], "load_before_end": ["–"], "load_after": ["–"], "load_after_end": ["–"], **b}
         lines.append(f"| {b['benchmark']} | {b['layout']} | {b['before_s_per_example']} ({b['n_before']}) | "
                      f"{b['after_s_per_example']} ({b['n']}) | {b['speedup']}× | {b['after_examples_per_hour']} | "
                      f"{b['agreement'] if b['agreement'] is not None else '–'} | "
                      f"{b['load_before'][0]}–{b['load_before_end'][0]} → {b['load_after'][0]}–{b['load_after_end'][0]} | "
-                     f"{b.get('issue_start_s_per_example', '–')} | {b.get('speedup_vs_issue_start', '–')}× |")
+                     f"{b.get('issue_start_s_per_example', '–')} | {b.get('speedup_vs_issue_start', '–')}× | "
+                     f"{b.get('after_warmup_s', '–')} |")
     when = sorted({b["before_measured"] for b in res["benchmarks"] if b.get("before_measured")})
     if when:
         lines += ["", f"`before` was not re-run here: its measurements (the one-sequence path, unchanged since) are "
@@ -146,7 +158,8 @@ def fill(r: dict, before: dict | None, after: dict | None) -> None:
     if after is not None:
         r.update(n=after["n"], after_s_per_example=after["s_per_example"],
                  after_examples_per_hour=after["examples_per_hour"], load_after=after["loadavg_start"],
-                 load_after_end=after["loadavg_end"], after_completion_tokens=after["completion_tokens_per_example"])
+                 load_after_end=after["loadavg_end"], after_completion_tokens=after["completion_tokens_per_example"],
+                 after_warmup_s=after["warmup_s"])
     if before is not None:
         r.update(n_before=before["n"], before_s_per_example=before["s_per_example"],
                  before_examples_per_hour=before["examples_per_hour"], load_before=before["loadavg_start"],
@@ -184,7 +197,8 @@ def main(argv=None) -> int:
     ap.add_argument("--before-n", nargs="*", default=[],
                     help="BENCH=N: the before path (and the paper layout after) on the first N examples only")
     ap.add_argument("--benchmarks", nargs="+", default=["ptbench", "tracebench", "toolspectrum"])
-    ap.add_argument("--max-batch", type=int, default=8)
+    ap.add_argument("--max-batch", type=int, default=8, help="rows decoded together (continuous: live rows)")
+    ap.add_argument("--engine", default="continuous", choices=["continuous", "batch"], help="the after engine")
     ap.add_argument("--out", default=str(paths.REPORTS / "perf_throughput.json"))
     ap.add_argument("--before-from", metavar="JSON",
                     help="take the before measurements from an earlier run's JSON (the one-sequence path, unchanged "
@@ -195,10 +209,10 @@ def main(argv=None) -> int:
     import torch
     res = {"when": time.strftime("%Y-%m-%d %H:%M"), "model": args.model,
            "machine": f"{platform.machine()}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads",
-           "command": "python benchmarks/bench_throughput.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+           "engine": args.engine, "command": "python benchmarks/bench_throughput.py " + " ".join(argv if argv is not None else sys.argv[1:]),
            "benchmarks": []}
     before_be = None if reused is not None else get("hf", args.model, engine="single")
-    after_be = get("hf", args.model, engine="batch", max_batch=args.max_batch)
+    after_be = get("hf", args.model, engine=args.engine, max_batch=args.max_batch)
     plan = samples(args.n)
     benches = [b for b in args.benchmarks if b in plan]
     outs: dict = {}
@@ -216,7 +230,7 @@ def main(argv=None) -> int:
                 if reused is not None and phase == "paper":
                     limit = reused[bench]["n_before"]
                 if phase == "prefix":
-                    m = measure(bench, plan[bench], after_be, "prefix", None, Path(tmp))
+                    m = measure(bench, plan[bench], after_be, "prefix", None, Path(tmp), warm=True)
                     fill(row(res, bench, "prefix"), None, m)
                 elif phase == "before":
                     m = outs[bench] = measure(bench, plan[bench], before_be, "paper", limit, Path(tmp))

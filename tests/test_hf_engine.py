@@ -69,3 +69,53 @@ def test_batched_greedy_answers_equal_one_at_a_time_on_at_least_95_percent(tmp_p
     assert batch.describe()["attention"] == "shared-prefix"  # on CPU the rows read one copy of the prefix
     same = sum(x.text == y.text for x, y in zip(a, b))
     assert same >= 0.95 * len(reqs), [(x.text, y.text) for x, y in zip(a, b) if x.text != y.text]
+
+
+def _tracebench_requests(tmp_path, n: int, max_tokens):
+    from pfc.data.build import build_tracebench
+    from pfc.run.prompts.tracebench import build
+    from pfc.schema import load_examples, load_tools
+    build_tracebench(tmp_path, users=2, seed=5, records=220, progress=False)
+    tools = {t.key: t for t in load_tools(tmp_path / "tools.json")}
+    exs = sorted(load_examples(tmp_path / "examples.jsonl"), key=lambda e: (len(e.history), e.id))[:n]
+    return [Request(build(e, tools, history="last_k", k=20)[0].messages, None,
+                    {"temperature": 0, "max_tokens": max_tokens[i % len(max_tokens)], "seed": 0})
+            for i, e in enumerate(exs)]
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_continuous_greedy_answers_equal_one_at_a_time(tmp_path):
+    if models.installed(SMOL) is None:
+        pytest.fail(f"{SMOL} is not installed: run `make models`")
+    # answers of different lengths and two live rows: rows leave and newcomers join mid-decode
+    reqs = _tracebench_requests(tmp_path, 20, [16, 3, 40, 8])
+    cont = get("hf", SMOL, engine="continuous", max_batch=2, dtype="float32")
+    single = get("hf", SMOL, engine="single", dtype="float32")
+    order: list[int] = []
+    a = cont.generate_each(reqs, on_done=lambda i, r: order.append(i))
+    b = single.generate(reqs)
+    assert order != sorted(order)  # a short answer finished before an earlier long one: rows were replaced
+    assert max(r.usage["batch_rows"] for r in a) == 2
+    assert [x.text for x in a] == [y.text for y in b]
+
+
+@pytest.mark.model
+def test_a_stopped_row_is_replaced_by_the_next_request_at_once(tmp_path):
+    if models.installed(SMOL) is None:
+        pytest.fail(f"{SMOL} is not installed: run `make models`")
+    from pfc.run.backends import hf_stream
+    be = get("hf", SMOL, engine="continuous", dtype="float32")
+    prefix = list(range(1000, 1100))
+    prompts = [prefix + [2000 + i] * (3 + i) for i in range(3)]
+    be._prefix(prefix)
+    # no stop token: row 0 runs 12 steps, rows 1 and 2 two each, two rows live at a time
+    samp = [{"temperature": 0, "max_tokens": m, "seed": 0} for m in (12, 2, 2)]
+    order: list[int] = []
+    got = hf_stream.run_stream(be.lm, be._cache, prompts, samp, be._pick, set(), 0, be.chunk, be.device, live=2,
+                               on_row=lambda i, *_: order.append(i))
+    assert order == [1, 2, 0]  # row 2 took row 1's place and finished while row 0 still ran
+    assert [len(t) for t, _, _ in got] == [12, 2, 2]
+    alone = [hf_stream.run_stream(be.lm, be._cache, [p], [s], be._pick, set(), 0, be.chunk, be.device, live=1)[0][0]
+             for p, s in zip(prompts, samp)]
+    assert [t for t, _, _ in got] == alone  # each row's tokens depend only on its own prompt

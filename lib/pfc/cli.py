@@ -313,8 +313,10 @@ def main(argv=None) -> int:
                     help="hf/vllm weights dtype (hf default: bfloat16 on CPU)")
     rn.add_argument("--no-prefix-reuse", action="store_true",
                     help="hf: prefill every prompt from scratch (default: reuse the previous prompt's KV prefix)")
-    rn.add_argument("--engine", choices=["batch", "single"],
-                    help="hf: batch (default: requests sharing a prefix decoded together) | single (one at a time)")
+    rn.add_argument("--engine", choices=["batch", "single", "continuous"],
+                    help="hf: continuous (default: requests sharing a prefix decoded together, a stopped row replaced "
+                    "by the next request at once) | batch (fixed groups, decoded until their last row stops) | "
+                    "single (one at a time)")
     rn.add_argument("--device", help="hf: torch device (default cpu; e.g. cuda)")
     rn.add_argument("--force", action="store_true", help="start afresh: move this directory's run files to attic/")
     rn.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")

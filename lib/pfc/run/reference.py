@@ -45,6 +45,9 @@ OUT = paths.REPORTS / "reference_runs"
 SWAP_RUN = "counterfactual/tracebench-swap-user"
 LAYOUT_ABLATION = {"ptbench-trained": "prefix", "ptbench-untrained": "prefix", "toolspectrum": "paper"}
 ABLATION_N = 100
+# requests handed to the engine at once: the continuous engine keeps 8 rows live across all of them, so only
+# the last answers of each batch decode with fewer rows (rows are still written one by one as they finish)
+BATCH = 64
 ADAPTER = OUT / "lora-adapter"
 # 500 records (issue 18's minimum); lr as bench_finetune's CPU setting (the paper's 1e-4 went with 7,096 records)
 LORA = {"train_n": 500, "lr": 1e-3, "seed": 0, "checkpoint_every": 5}
@@ -181,7 +184,7 @@ def main(argv=None) -> int:
                   flush=True)
             options = {"adapter": str(paths.relative(r["adapter"]))} if "adapter" in r else {}
             run(r["benchmark"], r["examples"], "hf", OUT / r["name"], model=args.model, history=r["history"],
-                k=r["k"], ids=r["ids"], layout=r["layout"], backend_options=options)
+                k=r["k"], ids=r["ids"], layout=r["layout"], backend_options=options, batch_size=BATCH)
         except RunInterrupted as e:
             print(f"{e}; the same command resumes every run", file=sys.stderr)
             return 130

@@ -1,0 +1,158 @@
+"""Continuous batching for the ``hf`` engine: a finished row's place is taken by the next request at once.
+
+:func:`pfc.run.backends.hf_engine.run_group` decodes a fixed set of rows until the last one
+stops, so one answer that runs to ``max_tokens`` keeps a whole group waiting: on ToolSpectrum
+(a 15.6k-token toolset shared by the subset) two of 24 answers ran to 512 tokens, and the groups
+they were in spent ~60 % of their decode steps on one or two live rows. Here at most ``live``
+rows decode together and, as soon as one stops, the next request of the group joins:
+
+1. **admit**: the newcomer's suffix (its prompt after the shared prefix) is prefilled alone,
+   reading the prefix through the split attention (:mod:`pfc.run.backends.hf_attention`); no
+   right padding, so no position is computed for nothing;
+2. **merge**: the live rows' own caches are compacted (each row keeps only its valid positions,
+   left-aligned: keys already carry their rotary positions, so their order in the cache does not
+   matter to attention) and the newcomer's is stacked beside them;
+3. **decode**: one token per live row per step, as ``run_group`` does; a row that stops leaves.
+
+Each row samples with its own seeded generator, so its tokens depend only on its own prompt
+(up to the rounding of batched matmuls, as in ``run_group``). Per-row ``prefill_s`` is the row's
+own admission; ``decode_s`` is its share of each step it was live for (a step's seconds over its
+live rows). Only the CPU shared-prefix path streams (:func:`pfc.run.backends.hf_engine.shares_prefix`);
+elsewhere :func:`run_stream` runs ``run_group`` on consecutive slices of ``live`` rows. It does
+not plan groups, tokenize or cache responses.
+"""
+from __future__ import annotations
+
+import time
+
+import torch
+
+from pfc.run.backends.hf_engine import GrowCache, GrowLayer, run_group, shares_prefix
+
+
+def _prefill_row(lm, prefix_cache, suffix: list[int], p: int, chunk: int, device):
+    """A one-row cache holding ``suffix`` (positions ``p``…) after the shared prefix; (cache, last logits)."""
+    from pfc.run.backends.hf_attention import suffix_mask
+    cache = GrowCache()
+    dtype = next(lm.parameters()).dtype
+    x = torch.tensor([suffix], device=device)
+    with torch.no_grad():
+        for s in range(0, len(suffix), chunk):
+            e = min(len(suffix), s + chunk)
+            out = lm.get_decoder()(input_ids=x[:, s:e], attention_mask=suffix_mask([len(suffix)], s, e, dtype),
+                                   position_ids=torch.arange(p + s, p + e, device=device)[None],
+                                   past_key_values=cache, use_cache=True, shared_prefix=prefix_cache)
+        logits = lm.get_output_embeddings()(out.last_hidden_state[:, -1])
+    return cache, logits
+
+
+def merge(cache: GrowCache | None, valid: torch.Tensor | None, new: GrowCache, room: int = 256):
+    """The live rows' cache with ``new`` (one row, every position valid) stacked after them, each row
+    compacted to its valid positions, left-aligned; returns (cache, valid).
+
+        >>> a, b = GrowCache(), GrowCache()
+        >>> _ = a.update(torch.arange(8.).reshape(2, 1, 4, 1), torch.zeros(2, 1, 4, 1), 0)
+        >>> _ = b.update(torch.full((1, 1, 1, 1), 9.), torch.zeros(1, 1, 1, 1), 0)
+        >>> ok = torch.tensor([[True, False, True, True], [True, True, False, False]])
+        >>> c, v = merge(a, ok, b, room=0)
+        >>> c.layers[0].keys[:, 0, :, 0].tolist(), v.int().tolist()
+        ([[0.0, 2.0, 3.0], [4.0, 5.0, 0.0], [9.0, 0.0, 0.0]], [[1, 1, 1], [1, 1, 0], [1, 0, 0]])
+    """
+    keep = [] if valid is None else [torch.nonzero(valid[r]).flatten() for r in range(valid.shape[0])]
+    m = new.get_seq_length()
+    width = max([m, *(len(k) for k in keep)])
+    rows = len(keep) + 1
+    out = GrowCache()
+    for li, layer in enumerate(new.layers):
+        g = GrowLayer()
+        _, h, _, d = layer.kbuf.shape
+        g.kbuf = layer.kbuf.new_zeros((rows, h, width + room, d))
+        g.vbuf = layer.vbuf.new_zeros((rows, h, width + room, d))
+        for r, idx in enumerate(keep):
+            old = cache.layers[li]
+            g.kbuf[r, :, :len(idx)] = old.kbuf[r].index_select(1, idx)
+            g.vbuf[r, :, :len(idx)] = old.vbuf[r].index_select(1, idx)
+        g.kbuf[rows - 1, :, :m] = layer.kbuf[0, :, :m]
+        g.vbuf[rows - 1, :, :m] = layer.vbuf[0, :, :m]
+        g.n, g.dtype, g.device, g.is_initialized = width, layer.dtype, layer.device, True
+        g._view()
+        out.layers.append(g)
+    ok = torch.zeros((rows, width), dtype=torch.bool)
+    for r, idx in enumerate(keep):
+        ok[r, :len(idx)] = True
+    ok[rows - 1, :m] = True
+    return out, ok
+
+
+def run_stream(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict], pick, stop: set, pad: int,
+               chunk: int, device, live: int = 8, on_row=None) -> list[tuple[list[int], float, float]]:
+    """Decode ``prompts`` (each = the cached prefix + its suffix), at most ``live`` at a time, a stopped row
+    replaced at once by the next; returns (tokens, prefill_s, decode_s) per row, ``on_row(i, tokens,
+    prefill_s, decode_s)`` called as each row finishes (in finishing order)."""
+    from pfc.run.backends.hf_attention import additive
+    p = prefix_cache.get_seq_length()
+    if not (shares_prefix(lm, device) and p > 0):  # no split attention: fixed groups of `live` rows
+        out: list = []
+        for s in range(0, len(prompts), live):
+            cb = None if on_row is None else (lambda j, *a, s=s: on_row(s + j, *a))
+            out += run_group(lm, prefix_cache, prompts[s:s + live], samplings[s:s + live], pick, stop, pad,
+                             chunk, device, on_row=cb)
+        return out
+    dtype = next(lm.parameters()).dtype
+    n = len(prompts)
+    gens = [torch.Generator().manual_seed(int(s.get("seed", 0))) for s in samplings]
+    max_new = [int(s.get("max_tokens", 256)) for s in samplings]
+    toks: list[list[int]] = [[] for _ in range(n)]
+    pre_s, dec_s = [0.0] * n, [0.0] * n
+    results: list = [None] * n
+    queue = list(range(n))
+    rows: list[int] = []  # the original index of each live cache row
+    cache = valid = logits = None
+    nxt: list[int] = []  # next position id per live row
+
+    def finish(r):
+        results[r] = (toks[r], pre_s[r], dec_s[r])
+        if on_row is not None:
+            on_row(r, *results[r])
+    while queue or rows:
+        while queue and len(rows) < live:  # admit
+            r = queue.pop(0)
+            t0 = time.perf_counter()
+            one, lg = _prefill_row(lm, prefix_cache, prompts[r][p:], p, chunk, device)
+            cache, valid = merge(cache if rows else None, valid if rows else None, one)
+            logits = lg if not rows else torch.cat([logits, lg])
+            rows.append(r)
+            nxt.append(len(prompts[r]))
+            pre_s[r] = time.perf_counter() - t0
+        feed, keep = [], []
+        for j, r in enumerate(rows):
+            t = pick(logits[j], samplings[r], gens[r])
+            if t not in stop:
+                toks[r].append(t)
+            if t in stop or len(toks[r]) >= max_new[r]:
+                finish(r)
+            else:
+                keep.append(j)
+                feed.append(t)
+        if len(keep) < len(rows):
+            rows = [rows[j] for j in keep]
+            nxt = [nxt[j] for j in keep]
+            if not rows:
+                cache = valid = logits = None
+                continue
+            sel = torch.tensor(keep, device=device)
+            cache.select(sel)
+            valid = valid[sel]
+        t0 = time.perf_counter()
+        valid = torch.cat([valid, torch.ones((len(rows), 1), dtype=torch.bool)], dim=1)
+        with torch.no_grad():
+            out = lm(input_ids=torch.tensor([[t] for t in feed], device=device),
+                     attention_mask=additive(valid, dtype)[:, None, None],
+                     position_ids=torch.tensor(nxt, device=device)[:, None], past_key_values=cache,
+                     use_cache=True, logits_to_keep=1, shared_prefix=prefix_cache)
+        logits = out.logits[:, -1]
+        nxt = [x + 1 for x in nxt]
+        share = (time.perf_counter() - t0) / len(rows)
+        for r in rows:
+            dec_s[r] += share
+    return results
