@@ -10,7 +10,7 @@ STAMP_RAY := $(VENV)/.installed-ray
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: bench-agreement bench-throughput help chromium venv venv-inspect venv-models venv-ray sweep models test test-fast test-vllm reproduce bench bench-models bench-vllm notebooks clean
+.PHONY: bench-agreement bench-attention bench-throughput help chromium venv venv-inspect venv-models venv-ray sweep models test test-fast test-vllm reproduce bench bench-models bench-vllm notebooks clean
 
 help: ## list the targets
 	@echo "Usage: make <target>"
@@ -89,6 +89,9 @@ bench-models: $(STAMP_MODELS) models ## real models on this CPU: load, memory, p
 
 bench-throughput: $(STAMP_MODELS) models ## examples/hour of Qwen through pfc run: one-sequence path vs the batched engine, paper and prefix layouts -> reports/perf_throughput.md/json
 	$(BIN)/python benchmarks/bench_throughput.py
+
+bench-attention: $(STAMP_MODELS) ## attention vs matmul GFLOP/s at long contexts (why the long-prompt throughput targets are not met) -> reports/perf_attention.md/json
+	$(BIN)/python benchmarks/bench_attention.py
 
 bench-agreement: $(STAMP_MODELS) models ## greedy answers of the batched engine vs one at a time, Qwen in float32 (hours on CPU) -> reports/perf_agreement_float32.md
 	$(BIN)/python benchmarks/bench_agreement.py

@@ -90,16 +90,6 @@ def _select(cfg: RunConfig, examples: list) -> tuple[list, list]:
     return chosen, (examples if cfg.ids is not None else chosen)
 
 
-def _usage_done(out_dir: Path) -> int | None:
-    """``done`` of the run directory's usage.json; None when it is missing or unreadable."""
-    import json
-    try:
-        usage = json.loads((out_dir / "usage.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return usage.get("done") if isinstance(usage, dict) else None
-
-
 def execute(cfg: RunConfig) -> dict:
     """Run (or resume) one run directory; returns this invocation's usage.
 
@@ -141,7 +131,7 @@ def execute(cfg: RunConfig) -> dict:
         done = writer.finished()
         wanted = {e.id for e in examples}
         if wanted and wanted <= done and moved is None and (Path(cfg.out_dir) / "config.json").is_file() \
-                and _usage_done(Path(cfg.out_dir)) == len(wanted):
+                and writer.usage_done() == len(wanted):
             # a finished run: nothing to do, and its config.json and usage.json (what made it) stay as they are.
             # A run killed after its last row but before its usage.json was written falls through: the
             # invocation below writes nothing but config.json and a usage.json saying every row is done

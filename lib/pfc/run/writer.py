@@ -122,3 +122,11 @@ class RunWriter:
     def write_usage(self, usage: dict) -> None:
         usage["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
         atomic.write_json(self.out / "usage.json", usage)
+
+    def usage_done(self) -> int | None:
+        """``done`` of the usage.json :meth:`write_usage` wrote; None when it is missing or unreadable."""
+        try:
+            usage = json.loads((self.out / "usage.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return usage.get("done") if isinstance(usage, dict) else None
