@@ -122,6 +122,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--out", default=str(paths.REPORTS / "perf_attention.json"))
     args = ap.parse_args(argv)
+    if args.repeat < 1 or any(c < 1 for c in args.contexts):
+        ap.error("--repeat and every --contexts value must be >= 1")
     import torch
     load0 = [round(x, 2) for x in os.getloadavg()]
     res = {"when": time.strftime("%Y-%m-%d %H:%M"),

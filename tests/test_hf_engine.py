@@ -119,3 +119,11 @@ def test_a_stopped_row_is_replaced_by_the_next_request_at_once(tmp_path):
     alone = [hf_stream.run_stream(be.lm, be._cache, [p], [s], be._pick, set(), 0, be.chunk, be.device, live=1)[0][0]
              for p, s in zip(prompts, samp)]
     assert [t for t, _, _ in got] == alone  # each row's tokens depend only on its own prompt
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("max_batch", [0, -1, "x", 2.5])
+def test_a_max_batch_below_one_or_not_whole_is_refused_before_loading(max_batch):
+    from pfc.errors import UserError
+    with pytest.raises(UserError, match="max_batch must be a whole number >= 1"):
+        get("hf", SMOL, engine="continuous", max_batch=max_batch)

@@ -86,6 +86,8 @@ class HFBackend(Backend):
         check_device(torch, device)
         if engine not in ENGINES:
             raise UserError(f"unknown hf engine {engine!r}; expected one of {ENGINES}")
+        if not str(max_batch).isdigit() or int(max_batch) < 1:
+            raise UserError(f"hf max_batch must be a whole number >= 1 (rows decoded together), got {max_batch!r}")
         self.model, self.device, self.prefix_reuse = model, device, bool(prefix_reuse)
         self.engine, self.max_batch, self.chunk = engine, int(max_batch), int(chunk)
         self.dtype = dtype or "auto"
