@@ -7,7 +7,7 @@ from golden_cases import load_golden
 from pfc.errors import UserError
 from pfc.cli import main
 from pfc.eval.matching import values_identical
-from pfc.schema import Example
+from pfc.schema import Example, Tool
 from pfc.eval.scoring import score
 from pfc.eval.strict import exact_template
 
@@ -18,7 +18,8 @@ CASES = load_golden("strict_cases.json")
 @pytest.mark.parametrize("mode", ["robust", "strict"])
 def test_strict_and_robust_give_the_hand_computed_numbers(case, mode):
     examples = [Example.from_dict(e) for e in case["examples"]]
-    rep = score(examples, case["outputs"], case["benchmark"], strict=mode == "strict")
+    tools = [Tool.from_dict(t, "t") for t in case.get("tools", [])]
+    rep = score(examples, case["outputs"], case["benchmark"], tools, strict=mode == "strict")
     assert rep.mode == mode
     for key, want in case[f"expected_{mode}"].items():
         assert rep.metrics[key] == pytest.approx(want, abs=1e-12), key
@@ -50,6 +51,22 @@ def test_templates_per_benchmark():
     assert exact_template("null", "toolspectrum") is None
     assert exact_template('<think>hm</think>{"APP": "Keep", "API": "log", "params": {}}', "toolspectrum")
     assert exact_template("{MegaMart:[place_order(item='rice')]}", "ptbench")  # braces around: not the template
+
+
+def test_toolspectrum_template_is_the_releases_own_answer_form():
+    # prompt_call_api*.txt: "a dictionary containing the app name, API name, corresponding parameters and
+    # the explanation"; requirement 4: "set the APP, API, and params to null"
+    ok = ['{"APP": "Keep", "API": "log", "params": {"a": 1}, "explanation": "why"}',
+          '{"APP": null, "API": null, "params": null, "explanation": "the policy forbids it"}',
+          '{"APP": null, "API": null, "params": null}']
+    for text in ok:
+        assert exact_template(text, "toolspectrum") is None, text
+    bad = ['{"APP": "Keep", "API": "log", "params": {}, "reason": "why"}',      # a key the template lacks
+           '{"APP": "Keep", "API": "log", "params": {}, "explanation": {"a": 1}}',  # explanation not text
+           '{"APP": null, "API": "log", "params": null}',                         # half a refusal
+           '{"APP": "Keep", "API": "log", "explanation": "why"}']                  # no params
+    for text in bad:
+        assert exact_template(text, "toolspectrum").startswith("format:not_exact_template"), text
 
 
 def test_cli_strict_flag_scores_strictly_and_records_the_mode(tmp_path, capsys):

@@ -10,7 +10,9 @@ case and number normalisation); strict mode does not. Per benchmark, the templat
   "arguments": {...}}`` (the prompt's answer format) — or an assistant message whose
   native ``tool_calls`` are named ``<App>__<function>`` with JSON-object arguments;
 - ``ptbench``: the whole output is ``Platform:[f(a=1), g()]`` with the platform named;
-- ``toolspectrum``: the whole output is one JSON object ``{"APP", "API", "params"}`` or ``null``.
+- ``toolspectrum``: the whole output is one JSON object ``{"APP", "API", "params"}``, with or
+  without the ``"explanation"`` string the release's prompt asks for, or a refusal: ``null`` or
+  that object with APP, API and params all null (the release's requirement 4).
 
 Surrounding whitespace is allowed; anything else around the template is not. Values are
 then compared exactly (``pfc.eval.matching.values_identical``) and app names as written.
@@ -28,6 +30,7 @@ from pfc.eval.parsing import APP_SEP, parse
 
 _PTBENCH = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*|'[^'\n]+'|\"[^\"\n]+\"):\[.*\]", re.S)
 _FAIL = "format:not_exact_template"
+_SPECTRUM_KEYS = {"APP", "API", "params", "explanation"}
 
 
 def _app_fn(name) -> bool:
@@ -98,13 +101,21 @@ def ptbench_template(output) -> str | None:
 
 
 def toolspectrum_template(output) -> str | None:
-    """One ``{"APP", "API", "params"}`` object, or ``null`` (a refusal is ToolSpectrum's template too)."""
+    """One ``{"APP", "API", "params"}`` object, optionally with the ``"explanation"`` string that the
+    release's template asks for; a refusal is ``null`` or that object with APP, API and params all null
+    (requirement 4 of the release's prompt; our own template asks for the same)."""
     text = _text(output)
     if text is None:
         return _not_native(output)
     obj = _json_object(text)
     if obj is None:
         return None
-    ok = isinstance(obj, dict) and set(obj) == {"APP", "API", "params"} and isinstance(obj["APP"], str) \
-        and obj["APP"].strip() and isinstance(obj["API"], str) and isinstance(obj["params"], dict)
-    return None if ok else f"{_FAIL}: not one {{\"APP\", \"API\", \"params\"}} object"
+    why = f"{_FAIL}: not one {{\"APP\", \"API\", \"params\"[, \"explanation\"]}} object"
+    if not isinstance(obj, dict) or not {"APP", "API", "params"} <= set(obj) <= _SPECTRUM_KEYS \
+            or not isinstance(obj.get("explanation", ""), str):
+        return why
+    if obj["APP"] is None and obj["API"] is None and obj["params"] is None:
+        return None
+    ok = isinstance(obj["APP"], str) and obj["APP"].strip() and isinstance(obj["API"], str) \
+        and isinstance(obj["params"], dict)
+    return None if ok else why
