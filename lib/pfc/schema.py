@@ -260,7 +260,15 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
 
 
 def load_examples(path: str | Path) -> list[Example]:
-    """Read ``examples.jsonl``; the first bad record raises SchemaError(file, line, field)."""
+    """Read ``examples.jsonl``; the first bad record raises SchemaError(file, line, field).
+
+    Inside ``pfc.io.reuse.reading_once`` an unchanged file is read once: a new list of the same
+    (shared, read-only) examples."""
+    from pfc.io.reuse import once
+    return list(once("examples", [path], lambda: _read_examples(path)))
+
+
+def _read_examples(path: str | Path) -> list[Example]:
     out, seen = [], set()
     for n, obj in iter_jsonl(path):
         try:

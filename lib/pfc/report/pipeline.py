@@ -222,6 +222,14 @@ def _reference_usable(run_dir: Path, ptbench: bool, runs: list[Path]) -> bool:
             "toolspectrum": any("ts-" in d.name for d in runs) and release is not None}.get(bench, False)
 
 
+def _reading_once(*fns) -> None:
+    """Call each function in one ``pfc.io.reuse.reading_once`` block (they read the same builds)."""
+    from pfc.io.reuse import reading_once
+    with reading_once():
+        for fn in fns:
+            fn()
+
+
 def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: int = 4, toolspectrum: bool = True,
          n_boot: int = 1000, ptbench: bool = True) -> list[Step]:
     """The steps of ``make reproduce`` in order (see the module docstring)."""
@@ -326,7 +334,7 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                           [p for d in refs + ablations for p in (d / "predictions.jsonl", d / "config.json")],
                           [paths.REPORTS / "reference_runs" / n
                            for n in ("metrics.json", "paired.json", "paired.md")],
-                          fn=lambda: (reference.write(), reference_pairs.write())))
+                          fn=lambda: _reading_once(reference.write, reference_pairs.write)))
         runs += refs
     run_inputs = [p for d in runs for p in (d / "predictions.jsonl", d / "config.json")]
     common = {"run_dirs": ",".join(_rel(d) for d in runs), "n_boot": n_boot, "seed": 0}

@@ -75,7 +75,8 @@ def present(run: Path):
     exs, tools = adapter.load(examples, tools_path)
     ident = _json(run / "run.json", "identity").get("identity") or {} if (run / "run.json").exists() else {}
     want = ident.get("examples_sha256")
-    if want and content_hash(exs, tools) != want:  # another build than the one the model answered: refuse
+    from pfc.io.reuse import once
+    if want and once("content_hash", [examples, tools_path], lambda: content_hash(exs, tools)) != want:  # another build than the one the model answered: refuse
         raise UserError(f"{paths.relative(run / 'run.json')}: field identity.examples_sha256: {config['examples']} "
                         "is not the data this run answered (a different build?); rebuild it with the run's seed")
     outputs = adapter.load_predictions(run / "predictions.jsonl", exs)
@@ -138,7 +139,9 @@ def score_run(run: Path) -> dict:
 
 def metrics(root: Path | None = None) -> dict:
     """``{run name: entry}`` for every run present; empty when none is."""
-    return {run.name: score_run(run) for run in run_dirs(root)}
+    from pfc.io.reuse import reading_once
+    with reading_once():  # the runs on one build read its examples once
+        return {run.name: score_run(run) for run in run_dirs(root)}
 
 
 def write(root: Path | None = None, out: Path | None = None) -> Path | None:

@@ -170,7 +170,9 @@ def frame(result: dict):
 
 def write(root: Path | None = None, out_dir: Path | None = None) -> list[Path]:
     """Write ``paired.json`` and ``paired.md`` (default: beside ``metrics.json``)."""
-    result = compute(root)
+    from pfc.io.reuse import reading_once
+    with reading_once():  # both runs of a pair, and every pair on one build, read its examples once
+        result = compute(root)
     out_dir = Path(out_dir or paths.REPORTS / "reference_runs")
     out_dir.mkdir(parents=True, exist_ok=True)
     js, md = out_dir / "paired.json", out_dir / "paired.md"

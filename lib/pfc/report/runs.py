@@ -293,7 +293,9 @@ def _load_all(args) -> list[T.Run]:
     dirs = []
     for d in args.run_dirs:
         dirs += run_dirs(d) if (Path(d) / INDEX).is_file() else [(d, None)]
-    return [T.load_run(d, examples=args.examples, tools=args.tools, name=label) for d, label in dirs]
+    from pfc.io.reuse import reading_once
+    with reading_once():  # runs of one build share its examples, read once
+        return [T.load_run(d, examples=args.examples, tools=args.tools, name=label) for d, label in dirs]
 
 
 def coverage_lines(runs: list[T.Run]) -> list[str]:

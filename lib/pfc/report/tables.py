@@ -116,6 +116,14 @@ def load_run(run_dir, examples=None, tools=None, name: str | None = None) -> Run
                hashes, paths.relative(d), rep.coverage)
 
 
+def load_runs(run_dirs, examples=None, tools=None) -> list[Run]:
+    """:func:`load_run` of each directory, named apart (:func:`unique_names`); a benchmark build that several
+    runs share is read once (``pfc.io.reuse``)."""
+    from pfc.io.reuse import reading_once
+    with reading_once():
+        return unique_names([load_run(d, examples=examples, tools=tools) for d in run_dirs])
+
+
 def unique_names(runs: list[Run]) -> list[Run]:
     """Two runs of one benchmark with the same label get their directory name appended (a table never merges runs)."""
     seen: dict[tuple, int] = {}
