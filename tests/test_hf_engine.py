@@ -52,14 +52,7 @@ def test_groups_respect_the_kv_budget():
 def test_batched_greedy_answers_equal_one_at_a_time_on_at_least_95_percent(tmp_path):
     if models.installed(SMOL) is None:  # a failure, not a skip: `make test` installs the models first
         pytest.fail(f"{SMOL} is not installed: run `make models`")
-    from pfc.data.build import build_tracebench
-    from pfc.run.prompts.tracebench import build
-    from pfc.schema import load_examples, load_tools
-    build_tracebench(tmp_path, users=1, seed=5, records=110, progress=False)
-    tools = {t.key: t for t in load_tools(tmp_path / "tools.json")}
-    exs = sorted(load_examples(tmp_path / "examples.jsonl"), key=lambda e: (len(e.history), e.id))[:20]
-    reqs = [Request(build(e, tools, history="last_k", k=20)[0].messages, None,
-                    {"temperature": 0, "max_tokens": 16, "seed": 0}) for e in exs]
+    reqs = _tracebench_requests(tmp_path, 20, [16], users=1, records=110)
     # float32: the engine's split prefill (prefix once, then the suffixes) agrees with the one-sequence
     # path far below any greedy tie; under bf16 SmolLM2's near-ties flip (bench_throughput reports Qwen's)
     batch = get("hf", SMOL, engine="batch", max_batch=8, dtype="float32")
@@ -71,11 +64,12 @@ def test_batched_greedy_answers_equal_one_at_a_time_on_at_least_95_percent(tmp_p
     assert same >= 0.95 * len(reqs), [(x.text, y.text) for x, y in zip(a, b) if x.text != y.text]
 
 
-def _tracebench_requests(tmp_path, n: int, max_tokens):
+def _tracebench_requests(tmp_path, n: int, max_tokens, users: int = 2, records: int = 220):
+    """The ``n`` shortest-history TRACEBench prompts of a small build (seed 5), greedy, ``max_tokens`` cycled."""
     from pfc.data.build import build_tracebench
     from pfc.run.prompts.tracebench import build
     from pfc.schema import load_examples, load_tools
-    build_tracebench(tmp_path, users=2, seed=5, records=220, progress=False)
+    build_tracebench(tmp_path, users=users, seed=5, records=records, progress=False)
     tools = {t.key: t for t in load_tools(tmp_path / "tools.json")}
     exs = sorted(load_examples(tmp_path / "examples.jsonl"), key=lambda e: (len(e.history), e.id))[:n]
     return [Request(build(e, tools, history="last_k", k=20)[0].messages, None,

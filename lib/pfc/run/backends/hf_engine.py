@@ -84,6 +84,18 @@ class GrowLayer(DynamicLayer):
             self.kbuf, self.vbuf = self.kbuf[rows], self.vbuf[rows]
             self._view()
 
+    @classmethod
+    def blank(cls, like: "GrowLayer", rows: int, n: int, room: int) -> "GrowLayer":
+        """A layer typed like ``like`` with ``rows`` rows holding ``n`` positions (zeros until the caller
+        fills them) and room for ``room`` more."""
+        g = cls()
+        _, h, _, d = like.kbuf.shape
+        g.kbuf = like.kbuf.new_zeros((rows, h, n + room, d))
+        g.vbuf = like.vbuf.new_zeros((rows, h, n + room, d))
+        g.n, g.dtype, g.device, g.is_initialized = n, like.dtype, like.device, True
+        g._view()
+        return g
+
 
 class GrowCache(DynamicCache):
     def __init__(self):
@@ -101,15 +113,10 @@ class GrowCache(DynamicCache):
         """A new cache with ``rows`` copies of this (batch-1) cache and room for ``room`` more positions."""
         new = GrowCache()
         for layer in self.layers:
-            g = GrowLayer()
             n = layer.get_seq_length()
-            b, h, _, d = layer.kbuf.shape
-            g.kbuf = layer.kbuf.new_empty((rows, h, n + room, d))
-            g.vbuf = layer.vbuf.new_empty((rows, h, n + room, d))
+            g = GrowLayer.blank(layer, rows, n, room)
             g.kbuf[:, :, :n] = layer.kbuf[:, :, :n]
             g.vbuf[:, :, :n] = layer.vbuf[:, :, :n]
-            g.n, g.dtype, g.device, g.is_initialized = n, layer.dtype, layer.device, True
-            g._view()
             new.layers.append(g)
         return new
 
@@ -122,6 +129,23 @@ def prefill(lm, ids: list[int], cache, chunk: int, device) -> torch.Tensor:
             x = torch.tensor([ids[s:s + chunk]], device=device)
             logits = lm(input_ids=x, past_key_values=cache, use_cache=True, logits_to_keep=1).logits[0, -1]
     return logits
+
+
+def prefill_rows(lm, cache, x: torch.Tensor, lens: list[int], p: int, chunk: int, mask_of, device,
+                 **extra) -> torch.Tensor:
+    """Feed the right-padded suffixes ``x`` (rows × width, positions ``p``…) into ``cache``, ``chunk`` columns
+    at a time, ``mask_of(s, e)`` the attention mask of columns s…e; the logits at each row's last token."""
+    rows, width = x.shape
+    hidden = []
+    with torch.no_grad():
+        for s in range(0, width, chunk):
+            e = min(width, s + chunk)
+            pos = torch.arange(p + s, p + e, device=device).expand(rows, -1)
+            out = lm.get_decoder()(input_ids=x[:, s:e], attention_mask=mask_of(s, e), position_ids=pos,
+                                   past_key_values=cache, use_cache=True, **extra)
+            hidden.append(out.last_hidden_state)
+        h = torch.cat(hidden, dim=1)[torch.arange(rows), torch.tensor([n - 1 for n in lens])]
+        return lm.get_output_embeddings()(h)
 
 
 def shares_prefix(lm, device) -> bool:
@@ -160,19 +184,10 @@ def run_group(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict],
     valid[:, :off] = True
     for r, n in enumerate(lens):
         valid[r, off:off + n] = True
-    last = torch.tensor([n - 1 for n in lens], device=device)
     dtype = next(lm.parameters()).dtype
-    with torch.no_grad():
-        hidden = []
-        for s in range(0, width, chunk):
-            e = min(width, s + chunk)
-            pos = torch.arange(p + s, p + e, device=device).expand(rows, -1)
-            mask = suffix_mask(lens, s, e, dtype) if shared else valid[:, :off + e].long()
-            out = lm.get_decoder()(input_ids=x[:, s:e], attention_mask=mask, position_ids=pos,
-                                   past_key_values=cache, use_cache=True, **extra)
-            hidden.append(out.last_hidden_state)
-        h = torch.cat(hidden, dim=1)[torch.arange(rows), last]
-        logits = lm.get_output_embeddings()(h)
+    logits = prefill_rows(lm, cache, x, lens, p, chunk,
+                          lambda s, e: suffix_mask(lens, s, e, dtype) if shared else valid[:, :off + e].long(),
+                          device, **extra)
     t1 = time.perf_counter()
     prefill_each = (t1 - t0) / rows
     outs: list[list[int]] = [[] for _ in range(rows)]

@@ -27,7 +27,7 @@ import time
 
 import torch
 
-from pfc.run.backends.hf_engine import GrowCache, GrowLayer, run_group, shares_prefix
+from pfc.run.backends.hf_engine import GrowCache, GrowLayer, prefill_rows, run_group, shares_prefix
 
 
 def _prefill_row(lm, prefix_cache, suffix: list[int], p: int, chunk: int, device):
@@ -35,14 +35,9 @@ def _prefill_row(lm, prefix_cache, suffix: list[int], p: int, chunk: int, device
     from pfc.run.backends.hf_attention import suffix_mask
     cache = GrowCache()
     dtype = next(lm.parameters()).dtype
-    x = torch.tensor([suffix], device=device)
-    with torch.no_grad():
-        for s in range(0, len(suffix), chunk):
-            e = min(len(suffix), s + chunk)
-            out = lm.get_decoder()(input_ids=x[:, s:e], attention_mask=suffix_mask([len(suffix)], s, e, dtype),
-                                   position_ids=torch.arange(p + s, p + e, device=device)[None],
-                                   past_key_values=cache, use_cache=True, shared_prefix=prefix_cache)
-        logits = lm.get_output_embeddings()(out.last_hidden_state[:, -1])
+    lens = [len(suffix)]
+    logits = prefill_rows(lm, cache, torch.tensor([suffix], device=device), lens, p, chunk,
+                          lambda s, e: suffix_mask(lens, s, e, dtype), device, shared_prefix=prefix_cache)
     return cache, logits
 
 
@@ -64,18 +59,13 @@ def merge(cache: GrowCache | None, valid: torch.Tensor | None, new: GrowCache, r
     rows = len(keep) + 1
     out = GrowCache()
     for li, layer in enumerate(new.layers):
-        g = GrowLayer()
-        _, h, _, d = layer.kbuf.shape
-        g.kbuf = layer.kbuf.new_zeros((rows, h, width + room, d))
-        g.vbuf = layer.vbuf.new_zeros((rows, h, width + room, d))
+        g = GrowLayer.blank(layer, rows, width, room)
         for r, idx in enumerate(keep):
             old = cache.layers[li]
             g.kbuf[r, :, :len(idx)] = old.kbuf[r].index_select(1, idx)
             g.vbuf[r, :, :len(idx)] = old.vbuf[r].index_select(1, idx)
         g.kbuf[rows - 1, :, :m] = layer.kbuf[0, :, :m]
         g.vbuf[rows - 1, :, :m] = layer.vbuf[0, :, :m]
-        g.n, g.dtype, g.device, g.is_initialized = width, layer.dtype, layer.device, True
-        g._view()
         out.layers.append(g)
     ok = torch.zeros((rows, width), dtype=torch.bool)
     for r, idx in enumerate(keep):
