@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
 from pfc import paths  # noqa: E402
+from pfc.io import atomic  # noqa: E402
 
 HIDDEN, INTER, LAYERS, HEADS, KV_HEADS, DIM = 896, 4864, 24, 14, 2, 64
 LINEAR_GFLOP = 2 * LAYERS * (2 * HIDDEN * HIDDEN + 2 * HIDDEN * KV_HEADS * DIM + 3 * HIDDEN * INTER) / 1e9
@@ -90,7 +91,7 @@ def measure(contexts: list[int], repeat: int) -> dict:
 
 
 def write(path: Path, res: dict) -> None:
-    path.with_suffix(".json").write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+    atomic.write_text(path.with_suffix(".json"), json.dumps(res, indent=1) + "\n")
     mm = res["matmul"]
     lines = ["# Attention against matmul at long contexts (CPU, Qwen2.5-0.5B shapes, bf16)", "",
              f"Measured by `benchmarks/bench_attention.py` on {res['when']}, {res['machine']}; load average "
@@ -113,7 +114,7 @@ def write(path: Path, res: dict) -> None:
               "per KV head) against `context` keys. ms/token = the weight matmuls at the measured matmul rate plus the "
               "attention at the measured attention rate; the model's other work (norms, rotary, sampling) comes on top.",
               "", f"Command: `{res['command']}`.", ""]
-    path.with_suffix(".md").write_text("\n".join(lines), encoding="utf-8")
+    atomic.write_text(path.with_suffix(".md"), "\n".join(lines))
 
 
 def main(argv=None) -> int:
@@ -130,7 +131,11 @@ def main(argv=None) -> int:
            "machine": f"{platform.machine()}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads",
            "command": ("python benchmarks/bench_attention.py " + " ".join(argv if argv is not None else sys.argv[1:])).strip(),
            "repeat": args.repeat, "load_start": load0}
-    res.update(measure(args.contexts, args.repeat))
+    try:
+        res.update(measure(args.contexts, args.repeat))
+    except KeyboardInterrupt:  # written only at the end: nothing half-done to keep
+        print(f"bench_attention: interrupted; nothing written, {args.out} unchanged", file=sys.stderr)
+        return 130
     res["load_end"] = [round(x, 2) for x in os.getloadavg()]
     write(Path(args.out), res)
     print(Path(args.out).with_suffix(".md").read_text(encoding="utf-8"))

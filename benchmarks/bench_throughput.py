@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
 from pfc import benchmarks, paths  # noqa: E402
+from pfc.io import atomic  # noqa: E402
 from pfc.run.backends import get  # noqa: E402
 from pfc.run.runner import run  # noqa: E402
 
@@ -108,7 +109,7 @@ def measure(bench: str, parts, backend, layout: str, limit: int | None, workdir:
 
 
 def write(path: Path, res: dict) -> None:
-    path.with_suffix(".json").write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+    atomic.write_text(path.with_suffix(".json"), json.dumps(res, indent=1) + "\n")  # a Ctrl-C never leaves half a file
     lines = ["# Throughput of a real model through `pfc run` (CPU)", "",
              f"Measured by `benchmarks/bench_throughput.py` on {res['when']}, {res['machine']}; model "
              f"`{res['model']}` (bf16), papers' sampling, response cache off, model load excluded. "
@@ -140,7 +141,7 @@ def write(path: Path, res: dict) -> None:
     lines += ["", "Agreement: share of the examples run by both paths whose raw outputs are identical "
               "(paper layout only: the prefix layout's prompts differ, so its outputs may too). "
               f"Command: `{res['command']}`.", ""]
-    path.with_suffix(".md").write_text("\n".join(lines), encoding="utf-8")
+    atomic.write_text(path.with_suffix(".md"), "\n".join(lines))
 
 
 def row(res: dict, bench: str, layout: str) -> dict:
@@ -190,34 +191,11 @@ def reuse_before(path: Path, benches: list[str]) -> dict:
     return out
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--model", default="qwen2.5-coder-0.5b")
-    ap.add_argument("--n", type=int, default=24)
-    ap.add_argument("--before-n", nargs="*", default=[],
-                    help="BENCH=N: the before path (and the paper layout after) on the first N examples only")
-    ap.add_argument("--benchmarks", nargs="+", default=["ptbench", "tracebench", "toolspectrum"])
-    ap.add_argument("--max-batch", type=int, default=8, help="rows decoded together (continuous: live rows)")
-    ap.add_argument("--engine", default="continuous", choices=["continuous", "batch"], help="the after engine")
-    ap.add_argument("--out", default=str(paths.REPORTS / "perf_throughput.json"))
-    ap.add_argument("--before-from", metavar="JSON",
-                    help="take the before measurements from an earlier run's JSON (the one-sequence path, unchanged "
-                         "since) instead of re-running them; the report says so and leaves agreement unmeasured")
-    args = ap.parse_args(argv)
-    reused = reuse_before(Path(args.before_from), args.benchmarks) if args.before_from else None
-    before_n = {k: int(v) for k, v in (x.split("=") for x in args.before_n)}
-    import torch
-    res = {"when": time.strftime("%Y-%m-%d %H:%M"), "model": args.model,
-           "machine": f"{platform.machine()}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads",
-           "engine": args.engine, "command": "python benchmarks/bench_throughput.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-           "benchmarks": []}
-    before_be = None if reused is not None else get("hf", args.model, engine="single")
-    after_be = get("hf", args.model, engine=args.engine, max_batch=args.max_batch)
-    plan = samples(args.n)
-    benches = [b for b in args.benchmarks if b in plan]
+def measure_all(args, res: dict, benches, plan, before_n, reused, before_be, after_be) -> None:
+    """Every phase and benchmark in order; ``res`` and the report are rewritten as each measurement ends:
+    most informative first (a stopped benchmark keeps its rows), the prefix layout after, then the
+    before path, then the paper layout after on the before examples."""
     outs: dict = {}
-    # most informative first (each row is written as soon as it is measured; a stopped benchmark keeps them):
-    # the prefix layout after, then the before path, then the paper layout after on the before examples
     with tempfile.TemporaryDirectory() as tmp:
         for phase in ("prefix", "before", "paper"):
             for bench in benches:
@@ -250,6 +228,43 @@ def main(argv=None) -> int:
                     r["agreement_n"] = len(shared)
                 print(bench, phase, m["n"], m["s_per_example"], m["loadavg_start"], file=sys.stderr, flush=True)
                 write(Path(args.out), res)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default="qwen2.5-coder-0.5b")
+    ap.add_argument("--n", type=int, default=24)
+    ap.add_argument("--before-n", nargs="*", default=[],
+                    help="BENCH=N: the before path (and the paper layout after) on the first N examples only")
+    ap.add_argument("--benchmarks", nargs="+", default=["ptbench", "tracebench", "toolspectrum"])
+    ap.add_argument("--max-batch", type=int, default=8, help="rows decoded together (continuous: live rows)")
+    ap.add_argument("--engine", default="continuous", choices=["continuous", "batch"], help="the after engine")
+    ap.add_argument("--out", default=str(paths.REPORTS / "perf_throughput.json"))
+    ap.add_argument("--before-from", metavar="JSON",
+                    help="take the before measurements from an earlier run's JSON (the one-sequence path, unchanged "
+                         "since) instead of re-running them; the report says so and leaves agreement unmeasured")
+    args = ap.parse_args(argv)
+    reused = reuse_before(Path(args.before_from), args.benchmarks) if args.before_from else None
+    before_n = {k: int(v) for k, v in (x.split("=") for x in args.before_n)}
+    import torch
+    res = {"when": time.strftime("%Y-%m-%d %H:%M"), "model": args.model,
+           "machine": f"{platform.machine()}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads",
+           "engine": args.engine, "command": "python benchmarks/bench_throughput.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+           "benchmarks": []}
+    before_be = None if reused is not None else get("hf", args.model, engine="single")
+    after_be = get("hf", args.model, engine=args.engine, max_batch=args.max_batch)
+    plan = samples(args.n)
+    benches = [b for b in args.benchmarks if b in plan]
+    out = Path(args.out).with_suffix(".json")
+    stamp = lambda: (out.stat().st_ino, out.stat().st_mtime_ns) if out.exists() else None  # noqa: E731
+    start = stamp()  # each write replaces the file (a new inode): changed means written by this run
+    try:
+        measure_all(args, res, benches, plan, before_n, reused, before_be, after_be)
+    except KeyboardInterrupt:  # Ctrl-C (a run inside says RunInterrupted, about a temporary directory: not the user's)
+        kept = (f"the measurements finished before it are in {out} and its .md" if stamp() != start
+                else f"nothing measured; {out} unchanged")
+        print(f"bench_throughput: interrupted; {kept}", file=sys.stderr)
+        return 130
     return 0
 
 
