@@ -228,3 +228,23 @@ def test_the_committed_lora_pair_of_trained_users_has_a_narrower_paired_interval
     for key, (paired, unpaired) in width.items():
         assert paired <= 1.01 * unpaired, (key, paired, unpaired)
     assert width["overall"][0] < 0.98 * width["overall"][1], width["overall"]
+
+
+def test_toolspectrum_entry_has_table_3s_both_f1_definitions_per_subset(tmp_path):
+    """Table 3's columns (subset x level) in both F1 definitions; an independent route: ``score_files``."""
+    from pfc import paths
+    from pfc.eval.scoring import score_files
+    release = paths.toolspectrum_dir()
+    out = tmp_path / "reference_runs" / "toolspectrum"
+    run("toolspectrum", release, "history-prior", out, progress=False)
+    entry = reference.metrics(out.parent)["toolspectrum"]
+    rep = score_files("toolspectrum", release, out / "predictions.jsonl")
+    assert set(entry["by_subset"]) == {"profile", "environment", "both"}
+    assert sum(part["n"] for part in entry["by_subset"].values()) == entry["n"] == 1002
+    for k in ("APP", "OP", "APP_paper", "RP_paper"):
+        assert entry["robust"][k][0] == pytest.approx(rep.metrics[k], abs=1e-6)
+        for subset, part in entry["by_subset"].items():
+            assert part[k][0] == pytest.approx(rep.metrics[f"subset={subset}/{k}"], abs=1e-6), (subset, k)
+    # on "both" most samples expect a refusal: the two definitions differ there (pfc.benchmarks.toolspectrum)
+    assert entry["by_subset"]["both"]["APP"][0] != entry["by_subset"]["both"]["APP_paper"][0]
+    assert "APP_paper" not in entry["strict"]

@@ -5,7 +5,8 @@ Each subdirectory holding a ``pfc run`` output (``config.json``, ``run.json``,
 exactly the rows it holds with the project's scorer (``pfc.eval.scoring.score``) and bootstrap 95%
 intervals over examples (``pfc.eval.bootstrap.estimates``): the headline metrics of
 ``pfc.report.real_models.HEADLINE``, TRACEBench per vagueness level and per history bin,
-ToolSpectrum in both scoring modes (robust and strict). A run whose ``usage.json`` says fewer rows
+ToolSpectrum per subset (Table 3's columns) with both F1 definitions (ours, ⊥ an item, and the
+paper-compatible ``*_paper``; ``pfc.benchmarks.toolspectrum``) and in strict mode too. A run whose ``usage.json`` says fewer rows
 ``done`` than ``n_examples`` is labelled ``partial`` with its n in every entry and label.
 
 It runs nothing (``pfc.run.reference`` does) and draws no table (the notebooks read ``label`` and
@@ -32,7 +33,8 @@ from pfc.report.real_models import HEADLINE
 from pfc.run.identity import content_hash
 
 ROOT = paths.ROOT / "reports" / "reference_runs"  # the committed runs (read); metrics.json goes to paths.REPORTS
-GROUPS = {"tracebench": ("vagueness", "history_bin")}
+GROUPS = {"tracebench": ("vagueness", "history_bin"), "toolspectrum": ("subset",)}
+EXTRA = {"toolspectrum": ["APP_paper", "API_paper", "RP_paper", "OP_paper"]}  # robust mode: Table 3's second F1
 MODES = {"tracebench": (False,), "ptbench": (False,), "toolspectrum": (False, True)}  # strict?
 
 
@@ -123,6 +125,7 @@ def score_run(run: Path) -> dict:
     partial = len(exs) < planned
     name = config.get("model", "?")
     keys = {k: adapter.metric_keys[k] for k in HEADLINE[bench] if k in adapter.metric_keys}
+    robust = {**keys, **{k: adapter.metric_keys[k] for k in EXTRA.get(bench, ())}}
     entry = {"run": run.name, "benchmark": bench, "label": label, "n": len(exs), "planned": planned,
              "partial": partial, "identity_sha256": identity, "model": name,
              "predictions_sha256": sha256_path(run / "predictions.jsonl"),
@@ -130,9 +133,9 @@ def score_run(run: Path) -> dict:
     for strict in MODES[bench]:
         rep = score(exs, outputs, bench, tools, strict=strict)
         mode = "strict" if strict else "robust"
-        entry[mode] = _cells(estimates(rep.per_example, keys))
+        entry[mode] = _cells(estimates(rep.per_example, keys if strict else robust))
         for g in GROUPS.get(bench, ()) if not strict else ():
-            entry[f"by_{g}"] = {str(v): {"n": len(part), **_cells(estimates(part.reset_index(drop=True), keys))}
+            entry[f"by_{g}"] = {str(v): {"n": len(part), **_cells(estimates(part.reset_index(drop=True), robust))}
                                 for v, part in rep.per_example.groupby(g, dropna=True)}
     return entry
 
