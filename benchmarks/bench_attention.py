@@ -117,6 +117,19 @@ def write(path: Path, res: dict) -> None:
     atomic.write_text(path.with_suffix(".md"), "\n".join(lines))
 
 
+def run_all(args, argv) -> None:
+    """Measure, then write the report (json and md)."""
+    import torch
+    load0 = [round(x, 2) for x in os.getloadavg()]
+    res = {"when": time.strftime("%Y-%m-%d %H:%M"),
+           "machine": f"{platform.machine()}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads",
+           "command": ("python benchmarks/bench_attention.py " + " ".join(argv if argv is not None else sys.argv[1:])).strip(),
+           "repeat": args.repeat, "load_start": load0}
+    res.update(measure(args.contexts, args.repeat))
+    res["load_end"] = [round(x, 2) for x in os.getloadavg()]
+    write(Path(args.out), res)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--contexts", nargs="+", type=int, default=[1000, 4000, 16000])
@@ -125,19 +138,17 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.repeat < 1 or any(c < 1 for c in args.contexts):
         ap.error("--repeat and every --contexts value must be >= 1")
-    import torch
-    load0 = [round(x, 2) for x in os.getloadavg()]
-    res = {"when": time.strftime("%Y-%m-%d %H:%M"),
-           "machine": f"{platform.machine()}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads",
-           "command": ("python benchmarks/bench_attention.py " + " ".join(argv if argv is not None else sys.argv[1:])).strip(),
-           "repeat": args.repeat, "load_start": load0}
+    out = Path(args.out)
+    files = (out.with_suffix(".json"), out.with_suffix(".md"))
+    stamp = lambda: [(p.stat().st_ino, p.stat().st_mtime_ns) if p.exists() else None for p in files]  # noqa: E731
+    start = stamp()  # each write replaces a file (a new inode)
     try:
-        res.update(measure(args.contexts, args.repeat))
-    except KeyboardInterrupt:  # written only at the end: nothing half-done to keep
-        print(f"bench_attention: interrupted; nothing written, {args.out} unchanged", file=sys.stderr)
+        run_all(args, argv)
+    except KeyboardInterrupt:  # the report is written only at the end
+        what = (f"nothing written, {paths.relative(files[0])} unchanged" if stamp() == start
+                else "stopped while writing the report: run it again")
+        print(f"bench_attention: interrupted; {what}", file=sys.stderr)
         return 130
-    res["load_end"] = [round(x, 2) for x in os.getloadavg()]
-    write(Path(args.out), res)
     print(Path(args.out).with_suffix(".md").read_text(encoding="utf-8"))
     return 0
 

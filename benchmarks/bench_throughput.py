@@ -244,6 +244,20 @@ def main(argv=None) -> int:
                     help="take the before measurements from an earlier run's JSON (the one-sequence path, unchanged "
                          "since) instead of re-running them; the report says so and leaves agreement unmeasured")
     args = ap.parse_args(argv)
+    out = Path(args.out).with_suffix(".json")
+    stamp = lambda: (out.stat().st_ino, out.stat().st_mtime_ns) if out.exists() else None  # noqa: E731
+    start = stamp()  # each write replaces the file (a new inode): changed means written by this run
+    try:
+        return run_all(args, argv)
+    except KeyboardInterrupt:  # Ctrl-C (a run inside says RunInterrupted, about a temporary directory: not the user's)
+        kept = (f"the measurements finished before it are in {paths.relative(out)}" if stamp() != start
+                else f"nothing measured; {paths.relative(out)} unchanged")
+        print(f"bench_throughput: interrupted; {kept}", file=sys.stderr)
+        return 130
+
+
+def run_all(args, argv) -> int:
+    """Load the backends and the samples, then :func:`measure_all`."""
     reused = reuse_before(Path(args.before_from), args.benchmarks) if args.before_from else None
     before_n = {k: int(v) for k, v in (x.split("=") for x in args.before_n)}
     import torch
@@ -255,16 +269,7 @@ def main(argv=None) -> int:
     after_be = get("hf", args.model, engine=args.engine, max_batch=args.max_batch)
     plan = samples(args.n)
     benches = [b for b in args.benchmarks if b in plan]
-    out = Path(args.out).with_suffix(".json")
-    stamp = lambda: (out.stat().st_ino, out.stat().st_mtime_ns) if out.exists() else None  # noqa: E731
-    start = stamp()  # each write replaces the file (a new inode): changed means written by this run
-    try:
-        measure_all(args, res, benches, plan, before_n, reused, before_be, after_be)
-    except KeyboardInterrupt:  # Ctrl-C (a run inside says RunInterrupted, about a temporary directory: not the user's)
-        kept = (f"the measurements finished before it are in {out} and its .md" if stamp() != start
-                else f"nothing measured; {out} unchanged")
-        print(f"bench_throughput: interrupted; {kept}", file=sys.stderr)
-        return 130
+    measure_all(args, res, benches, plan, before_n, reused, before_be, after_be)
     return 0
 
 

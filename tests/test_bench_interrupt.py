@@ -4,6 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from pfc import paths
+
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
@@ -27,8 +29,18 @@ def test_bench_throughput_interrupted_before_a_measurement_writes_nothing(tmp_pa
     out = tmp_path / "perf.json"
     assert bt.main(["--benchmarks", "ptbench", "--out", str(out)]) == 130
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"bench_throughput: interrupted; nothing measured; {out} unchanged"]
+    assert err == [f"bench_throughput: interrupted; nothing measured; {paths.relative(out)} unchanged"]
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.model
+def test_bench_throughput_interrupted_while_loading_the_model_says_one_line(tmp_path, monkeypatch, capsys):
+    bt = _script("bench_throughput")
+    monkeypatch.setattr(bt, "get", _interrupt)   # Ctrl-C during the model load, before any measuring
+    out = tmp_path / "perf.json"
+    assert bt.main(["--benchmarks", "ptbench", "--out", str(out)]) == 130
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"bench_throughput: interrupted; nothing measured; {paths.relative(out)} unchanged"]
 
 
 @pytest.mark.model
@@ -55,5 +67,6 @@ def test_bench_attention_interrupted_writes_nothing(tmp_path, monkeypatch, capsy
     monkeypatch.setattr(ba, "measure", _interrupt)
     out = tmp_path / "perf_attention.json"
     assert ba.main(["--out", str(out)]) == 130
-    assert capsys.readouterr().err.strip() == f"bench_attention: interrupted; nothing written, {out} unchanged"
+    assert capsys.readouterr().err.strip() == \
+        f"bench_attention: interrupted; nothing written, {paths.relative(out)} unchanged"
     assert list(tmp_path.iterdir()) == []

@@ -25,6 +25,24 @@ def test_a_changed_file_is_read_again_inside_the_block(tmp_path):
     _write(f, ["a", "b"])
     with reading_once():
         assert [e.query for e in load_examples(f)] == ["a", "b"]
-        _write(f, ["c", "d", "e"])
-        os.utime(f, ns=(1, 1))  # even a rewrite within the clock's resolution changes size or time
+        _write(f, ["c", "d"])            # the same size: only the modification time tells
+        os.utime(f, ns=(1, 1))
+        assert [e.query for e in load_examples(f)] == ["c", "d"]
+        _write(f, ["c", "d", "e"])       # another size
+        os.utime(f, ns=(1, 1))
         assert [e.query for e in load_examples(f)] == ["c", "d", "e"]
+
+
+def test_a_directory_is_unchanged_only_while_every_file_in_it_is(tmp_path):
+    from pfc.io.reuse import once
+    d = tmp_path / "build"
+    d.mkdir()
+    (d / "tools.json").write_text("[]")
+    calls = []
+    with reading_once():
+        once("k", [d], lambda: calls.append(1))
+        once("k", [d], lambda: calls.append(1))
+        assert len(calls) == 1
+        (d / "tools.json").write_text("[1]")  # a file inside changed: the directory's value is made again
+        once("k", [d], lambda: calls.append(1))
+        assert len(calls) == 2

@@ -230,13 +230,11 @@ def test_the_committed_lora_pair_of_trained_users_has_a_narrower_paired_interval
     assert width["overall"][0] < 0.98 * width["overall"][1], width["overall"]
 
 
-def test_toolspectrum_entry_has_table_3s_both_f1_definitions_per_subset(tmp_path):
+def test_toolspectrum_entry_has_table_3s_both_f1_definitions_per_subset(release, tmp_path):
     """Table 3's columns (subset x level) in both F1 definitions; an independent route: ``score_files``."""
-    from pfc import paths
     from pfc.eval.scoring import score_files
-    release = paths.toolspectrum_dir()
     out = tmp_path / "reference_runs" / "toolspectrum"
-    run("toolspectrum", release, "history-prior", out, progress=False)
+    run("toolspectrum", release, "history-prior", out, progress=False, cache_path=tmp_path / "cache.sqlite")
     entry = reference.metrics(out.parent)["toolspectrum"]
     rep = score_files("toolspectrum", release, out / "predictions.jsonl")
     assert set(entry["by_subset"]) == {"profile", "environment", "both"}

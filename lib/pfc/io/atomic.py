@@ -63,6 +63,9 @@ def _stage(path: Path, data: bytes) -> Path:
     except OSError as e:
         tmp.unlink(missing_ok=True)
         raise write_failed(path, e) from None
+    except BaseException:  # Ctrl-C mid-write: no hidden temporary file is left beside the target
+        tmp.unlink(missing_ok=True)
+        raise
     return tmp
 
 

@@ -3,8 +3,9 @@
 A report scores many runs against the same benchmark build; TRACEBench's ``examples.jsonl``
 (1,815 examples with full histories) takes ~3 s to read and check, and a notebook read it once
 per run. Inside :func:`reading_once`, :func:`once` computes a value the first time for a kind and
-a set of files and returns the stored value while none of the files has changed (same resolved
-path, size, modification time and inode); outside the block, it simply computes. The values are
+a set of paths and returns the stored value while none of them has changed: a file keeps its
+resolved path, size, modification time and inode; a directory, every file under it does (and no
+file comes or goes). Outside the block, it simply computes. The values are
 shared, not copied: the block is for code that only reads them (scoring, tables), never for code
 that edits examples (builders, counterfactual variants). Nothing here knows what is read.
 
@@ -36,15 +37,22 @@ def reading_once():
         _STORE = outer
 
 
-def _stamp(path) -> tuple:
-    if path is None:
-        return (None,)
-    p = Path(path).resolve()
+def _file_stamp(p: Path) -> tuple:
     try:
         st = os.stat(p)
     except OSError:
         return (str(p), None)
     return (str(p), st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _stamp(path) -> tuple:
+    """A file's stamp; a directory's: every file under it (a benchmark build's few files)."""
+    if path is None:
+        return (None,)
+    p = Path(path).resolve()
+    if p.is_dir():
+        return (str(p), *(_file_stamp(f) for f in sorted(p.rglob("*")) if f.is_file()))
+    return _file_stamp(p)
 
 
 def once(kind: str, files, make):

@@ -6,7 +6,8 @@ exactly the rows it holds with the project's scorer (``pfc.eval.scoring.score``)
 intervals over examples (``pfc.eval.bootstrap.estimates``): the headline metrics of
 ``pfc.report.real_models.HEADLINE``, TRACEBench per vagueness level and per history bin,
 ToolSpectrum per subset (Table 3's columns) with both F1 definitions (ours, ⊥ an item, and the
-paper-compatible ``*_paper``; ``pfc.benchmarks.toolspectrum``) and in strict mode too. A run whose ``usage.json`` says fewer rows
+paper-compatible ``*_paper``; ``pfc.benchmarks.toolspectrum``), and its strict mode (the headline
+metrics, ours only). A run whose ``usage.json`` says fewer rows
 ``done`` than ``n_examples`` is labelled ``partial`` with its n in every entry and label.
 
 It runs nothing (``pfc.run.reference`` does) and draws no table (the notebooks read ``label`` and

@@ -5,8 +5,9 @@ replayed as an answer. Responses are stored as ASCII JSON (a lone surrogate stay
 ``\\ud800`` escape), so whatever is cached can be written out again. Safe for several
 writers at once on one machine (concurrent runs, a sweep's workers): WAL mode, each ``put``
 its own transaction, and a writer waits up to ``BUSY_TIMEOUT_S`` for another's commit; WAL
-survives kill -9. ``synchronous=NORMAL``: a commit is not fsynced (the WAL is, at each checkpoint), so
-a power loss may forget the last answers — never corrupt the file — and a cache miss only asks again. SQLite over a network file system is not safe: a sweep across nodes gives
+survives kill -9. ``synchronous=NORMAL``: a commit is not fsynced (the WAL is, at each
+checkpoint), so a power loss may forget the last answers, never corrupt the file; a cache miss
+only asks again. SQLite over a network file system is not safe: a sweep across nodes gives
 each node its own cache file. A file that is not a cache (corrupt, truncated) is a
 ``UserError`` naming it; a stored row that no longer parses is a miss (asked again and
 overwritten). The on-disk format (one table ``responses(key, response)``) is unchanged since

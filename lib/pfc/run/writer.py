@@ -5,9 +5,10 @@ assistant message with native tool calls), whether it came from the response cac
 generating it cost (``generation``) and, for the hierarchical strategy, step 1 (``domain_step``).
 The run writes it, the scorer and the reports read it back through :meth:`PredictionRow.from_json`.
 :class:`RunWriter` appends rows and failures and flushes each at once to the operating system (a
-killed process, kill -9 included, loses at most the requests in flight); it asks the disk to persist
-them (fsync) at most once every ``SYNC_EVERY_S`` and when the run ends, so a machine that loses power
-loses at most that last second of rows — an fsync per row cost the built-in baselines half their time; :func:`finished_ids` cuts off a partial last line (a run killed mid-write)
+killed process, kill -9 included, loses at most the requests in flight). It fsyncs predictions.jsonl
+with a row that comes ``SYNC_EVERY_S`` or more after the last fsync, and when the run ends: a machine
+that loses power may lose the rows written since the last fsync (the kernel usually writes them out
+within seconds anyway); an fsync per row cost the built-in baselines half their time. :func:`finished_ids` cuts off a partial last line (a run killed mid-write)
 and says which ids are done, so a resumed run writes no duplicate and misses no row. Rows are
 JSON that always encodes as UTF-8 (``pfc.io.atomic.dumps``); config and usage are replaced
 atomically. The caller holds the run directory's writer lock (``pfc.run.runner``). This module
@@ -105,9 +106,13 @@ class RunWriter:
                 try:
                     fh.flush()
                     os.fsync(fh.fileno())
-                    fh.close()
                 except OSError:  # a write that already failed (full disk) was reported by write()/fail()
                     pass
+                finally:
+                    try:
+                        fh.close()
+                    except OSError:
+                        pass
         self._preds = self._fails = None
 
     def write(self, row: PredictionRow) -> None:
