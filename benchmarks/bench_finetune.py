@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from pfc import paths
+from pfc.io import atomic
 from pfc.data.ptool.build import synthesize, write
 from pfc.run.sft import chat_records
 
@@ -55,7 +56,7 @@ def eval_sets(d: Path, work: Path, n: int, seed: int) -> dict[str, Path]:
         p = work / f"eval_n{n}_seed{seed}" / s / "data.json"
         if not p.exists():
             p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(json.dumps(subsample(recs, n, seed, "eval"), ensure_ascii=False, indent=1))
+            atomic.write_text(p, json.dumps(subsample(recs, n, seed, "eval"), ensure_ascii=False, indent=1))
         out[s] = p
     return out
 
@@ -189,7 +190,7 @@ def main(argv=None) -> int:
     for by_split in results.values():
         for split in SPLITS:
             by_split[split].pop("per_example")
-    args.report.with_suffix(".json").write_text(json.dumps(out, indent=1) + "\n")
+    atomic.write_text(args.report.with_suffix(".json"), json.dumps(out, indent=1) + "\n")
     p1 = {r["model"]: r for r in paper["table1"]["rows"]}
     lines = [
         "# PTBench in miniature: LoRA fine-tuning on PTool-synthesized data (CPU)",
@@ -222,7 +223,7 @@ def main(argv=None) -> int:
             "format", "tool_p", "query", "profile", "t_name", "t_param", "t_value", "trained", "untrained", "overall")) + " |")
     lines += ["", f"Source of the paper's numbers: `data/paper_results/ptbench.json` ({paper['table1']['source']}).",
               "Different model size, data and test set: compare the direction (fine-tuned vs base), not the values."]
-    args.report.write_text("\n".join(lines) + "\n")
+    atomic.write_text(args.report, "\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
 

@@ -21,6 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
+from pfc.io import atomic  # noqa: E402
 from pfc import paths  # noqa: E402
 
 
@@ -84,7 +85,7 @@ def main(argv=None) -> int:
                       f"{s.get('last_loss'):.3f}.", ""]
         except Exception as e:  # report, do not hide: the section says what failed
             lines += ["## LoRA (`pfc.run.train`) on the device", "", f"failed: {type(e).__name__}: {e}", ""]
-    Path(a.out).write_text("\n".join(lines) + "\n")
+    atomic.write_text(Path(a.out), "\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0 if res[False][0]["failures"] == 0 and res[True][0]["failures"] == 0 else 1
 

@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
+from pfc.io import atomic  # noqa: E402
 from pfc.run import models  # noqa: E402
 
 from pfc import paths
@@ -139,7 +140,7 @@ def write(path: Path, rows: list[dict]) -> None:
               + f"; `{r['command']}`" + (f" — {r['remark']}" if r.get("remark") else "") + "." for r in rows]
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     vllm = old[old.index(VLLM_MARK):] if VLLM_MARK in old else ""  # bench_vllm.py's section stays
-    path.write_text("\n".join(lines) + "\n" + ("\n" + vllm if vllm else ""), encoding="utf-8")
+    atomic.write_text(path, "\n".join(lines) + "\n" + ("\n" + vllm if vllm else ""))
 
 
 def measure(name: str, args) -> dict:
@@ -198,7 +199,7 @@ def main(argv=None) -> int:
         ap.error(f"no embedded TRACEBench at {paths.relative(paths.BENCHMARKS / 'tracebench')}: run `make reproduce` "
                  "(or `python -m pfc build`) first")
     if args.row_json:
-        Path(args.row_json).write_text(json.dumps(measure(args.models[0], args), default=str))
+        atomic.write_text(Path(args.row_json), json.dumps(measure(args.models[0], args), default=str))
         return 0
     out = Path(args.out)
     store = out.with_suffix(".json")  # every model's latest row; a run replaces the rows of its models
@@ -211,7 +212,7 @@ def main(argv=None) -> int:
             if subprocess.run(cmd).returncode != 0:
                 sys.exit(f"bench_models: measuring {name} failed (see above)")
             rows[name] = json.loads((Path(tmp) / "row.json").read_text())
-        store.write_text(json.dumps(rows, indent=1) + "\n")
+        atomic.write_text(store, json.dumps(rows, indent=1) + "\n")
         write(out, [rows[m] for m in [*models.REGISTRY, *sorted(set(rows) - set(models.REGISTRY))] if m in rows])
     print(f"wrote {paths.relative(out)} and {paths.relative(store)}", file=sys.stderr)
     return 0

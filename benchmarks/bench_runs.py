@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
+from pfc.io import atomic  # noqa: E402
 from pfc import paths  # noqa: E402
 
 
@@ -150,7 +151,7 @@ def main() -> None:
         n = [len(toks(e, mode)) for e in sample[::4]]
         q = statistics.quantiles(n, n=10)
         lines.append(f"| {mode}{'' if mode == 'full' else ' (k=50)'} | {statistics.median(n):,.0f} | {q[8]:,.0f} | {max(n):,} |")
-    Path(args.out).write_text("\n".join(lines) + "\n")
+    atomic.write_text(Path(args.out), "\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
+from pfc.io import atomic  # noqa: E402
 from pfc import paths  # noqa: E402
 
 SPLIT = "test_untrained_user"
@@ -77,7 +78,7 @@ def main() -> None:
         recs, preds = ptbench_synth.make(args.n, seed=7)
         ptbench_synth.write_split(work, SPLIT, recs, preds)
         (work / "out" / SPLIT).mkdir(parents=True)
-        (work / "out" / SPLIT / "generation.jsonl").write_bytes((work / SPLIT / "generation.jsonl").read_bytes())
+        atomic.write_bytes(work / "out" / SPLIT / "generation.jsonl", (work / SPLIT / "generation.jsonl").read_bytes())
         modes = ["robust", "official-compat"] + (["published"] if args.official_src else [])
         results = {}
         for m in modes:
@@ -115,7 +116,7 @@ def main() -> None:
         lines.append(f"| `{name}` | {t * 1000:.1f} |")
     lines += ["", "See also `reports/perf_simulate.md` (simulator, `benchmarks/bench_simulate.py`) and "
               "`reports/perf_runs.md` (backend throughput, cache, prefix reuse, prompt sizes; `benchmarks/bench_runs.py`)."]
-    Path(args.out).write_text("\n".join(lines) + "\n")
+    atomic.write_text(Path(args.out), "\n".join(lines) + "\n")
     print("\n".join(lines))
     print(json.dumps(results), file=sys.stderr)
 

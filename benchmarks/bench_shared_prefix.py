@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from pfc.io import atomic  # noqa: E402
 from pfc import benchmarks  # noqa: E402
 from pfc.run.backends import get  # noqa: E402
 from pfc.run.requests import RequestBuilder  # noqa: E402
@@ -64,7 +65,7 @@ def measure(model: str, reqs: list, variant: str) -> dict:
 
 
 def write(path: Path, res: dict) -> None:
-    path.with_suffix(".json").write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+    atomic.write_text(path.with_suffix(".json"), json.dumps(res, indent=1) + "\n")
     lines = ["# Shared-prefix attention in the hf engine (CPU)", "",
              f"Measured by `benchmarks/bench_shared_prefix.py` on {res['when']}, {res['machine']}; model "
              f"`{res['model']}` (bf16), greedy, up to 512 new tokens, one call of n examples after an untimed "
@@ -84,7 +85,7 @@ def write(path: Path, res: dict) -> None:
               "the order of floating-point sums differs, and a near-tie flipped early changes the rest of a long "
               "answer. The float32 check (`tests/test_hf_engine.py`, SmolLM2) is where equality is asserted.",
               f"Command: `{res['command']}`.", ""]
-    path.with_suffix(".md").write_text("\n".join(lines), encoding="utf-8")
+    atomic.write_text(path.with_suffix(".md"), "\n".join(lines))
 
 
 def main(argv=None) -> int:

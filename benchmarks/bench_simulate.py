@@ -19,6 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
+from pfc.io import atomic  # noqa: E402
 from pfc import paths  # noqa: E402
 from pfc.data.simulate import simulate  # noqa: E402
 
@@ -47,7 +48,7 @@ def main() -> None:
         f"| {args.users:,} | {args.records} | {n:,} | {lines:,} | {secs:.1f} | {n / secs:,.0f} | {size / 2**20:.0f} | "
         f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} |", "",
         "Output is byte-identical for any number of workers (tested in `tests/test_tracebench_pipeline.py`).", ""])
-    Path(args.out).write_text(text)
+    atomic.write_text(Path(args.out), text)
     print(text)
 
 

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 from pfc import paths
+from pfc.io import atomic
 from pfc.run import sweep as S
 from pfc.run.sweep_cmd import _build
 from pfc.run.sweep_run import execute
@@ -73,7 +74,7 @@ def main(argv=None) -> int:
     ap.add_argument("--render", action="store_true", help="only rewrite the .md from the .json beside it")
     args = ap.parse_args(argv)
     if args.render:
-        Path(args.out).write_text(render(json.loads(Path(args.out).with_suffix(".json").read_text())))
+        atomic.write_text(Path(args.out), render(json.loads(Path(args.out).with_suffix(".json").read_text())))
         return 0
     cores = len(os.sched_getaffinity(0))
     work = Path(tempfile.mkdtemp(prefix="pfc-bench-sweep-"))
@@ -110,8 +111,8 @@ def main(argv=None) -> int:
               "load_average_before": [round(x, 2) for x in load[0]],
               "load_average_after": [round(x, 2) for x in load[1]],
               "when": time.strftime("%Y-%m-%d %H:%M"), "python": sys.version.split()[0]}
-    Path(args.out).with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
-    Path(args.out).write_text(render(result))
+    atomic.write_text(Path(args.out).with_suffix(".json"), json.dumps(result, indent=1) + "\n")
+    atomic.write_text(Path(args.out), render(result))
     print(json.dumps({k: result[k] for k in ("median_s", "overhead_ray_1cpu_vs_serial", "ray_start_stop_s")}))
     return 0
 

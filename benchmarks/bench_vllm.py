@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from pfc.io import atomic  # noqa: E402
 from pfc import paths  # noqa: E402
 from pfc.run import models  # noqa: E402
 from pfc.run.vllm_server import prefix_cache_stats, read_metrics, serve  # noqa: E402
@@ -136,7 +137,7 @@ def main(argv=None) -> int:
            "engine_cores": cores[-1] if cores else None, "load": load, "start_s": start_s, "rss_mb": rss,
            "peak_mb": hwm, "speed": speed, "passes": passes, "when": time.strftime("%Y-%m-%d %H:%M"),
            "args": {k: v for k, v in vars(args).items() if k != "out"}}
-    Path(args.out).with_name("perf_vllm.json").write_text(json.dumps(rec, indent=1) + "\n")
+    atomic.write_text(Path(args.out).with_name("perf_vllm.json"), json.dumps(rec, indent=1) + "\n")
     write(Path(args.out), rec)
     note(f"wrote {paths.relative(Path(args.out))} and reports/perf_vllm.json")
     return 0
@@ -169,7 +170,7 @@ def write(path: Path, rec: dict) -> None:
               f"{b['prefill_s']:.2f} |" for i, (a, b) in enumerate(zip(wo, w))]
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     head = old.split(MARK)[0].rstrip() + "\n\n" if old else ""
-    path.write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
+    atomic.write_text(path, head + "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

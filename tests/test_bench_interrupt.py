@@ -1,4 +1,6 @@
-"""Ctrl-C on the issue-18 benchmark scripts: one line on stderr, exit 130, no half-written report."""
+"""Ctrl-C on the issue-18 benchmark scripts: one line on stderr, exit 130, no half-written report;
+every benchmark script writes its files through ``pfc.io.atomic``."""
+import ast
 import importlib.util
 from pathlib import Path
 
@@ -70,3 +72,44 @@ def test_bench_attention_interrupted_writes_nothing(tmp_path, monkeypatch, capsy
     assert capsys.readouterr().err.strip() == \
         f"bench_attention: interrupted; nothing written, {paths.relative(out)} unchanged"
     assert list(tmp_path.iterdir()) == []
+
+
+def _plain_writes(source: str) -> list[int]:
+    """Lines of ``source`` that call ``.write_text``/``.write_bytes``/``open(..., "w")`` other than ``atomic.*``."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr in ("write_text", "write_bytes") and \
+                not (isinstance(f.value, ast.Name) and f.value.id == "atomic"):
+            lines.append(node.lineno)
+        elif isinstance(f, ast.Name) and f.id == "open" and any(
+                isinstance(a, ast.Constant) and isinstance(a.value, str) and ("w" in a.value or "a" in a.value)
+                for a in node.args[1:2] + [k.value for k in node.keywords if k.arg == "mode"]):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_plain_write_checker_sees_path_writes_and_open_for_writing():
+    src = 'from pathlib import Path\nPath("a").write_text("x")\nopen("b", "w")\natomic.write_text(p, "x")\nopen("c")\n'
+    assert _plain_writes(src) == [2, 3]
+
+
+def test_every_benchmark_script_writes_through_atomic():
+    """A killed benchmark leaves the previous report or the new one, never half of one."""
+    bad = {f.name: found for f in sorted(BENCH.glob("*.py"))
+           if (found := _plain_writes(f.read_text(encoding="utf-8")))}
+    assert bad == {}
+
+
+def test_agreement_report_lists_only_the_runs_whose_rows_it_keeps():
+    ba = _script("bench_agreement")
+    first = {"when": "d1", "command": "c1", "benchmarks": [{"benchmark": "ptbench"}, {"benchmark": "tracebench"}]}
+    rows, runs = ba.kept_rows(first, {"tracebench"})            # second run re-measures tracebench
+    second = {"when": "d2", "command": "c2", "benchmarks": rows + [{"benchmark": "tracebench"}], "earlier": runs}
+    rows, runs = ba.kept_rows(second, {"ptbench"})              # third run re-measures ptbench: run 1 is gone
+    assert rows == [{"benchmark": "tracebench", "from": {"when": "d2", "command": "c2"}}]
+    assert runs == [{"when": "d2", "command": "c2"}]
+    rows, runs = ba.kept_rows(second, {"toolspectrum"})         # nothing re-measured: both runs stay, once each
+    assert [r["from"]["when"] for r in rows] == ["d1", "d2"] and [r["when"] for r in runs] == ["d1", "d2"]
