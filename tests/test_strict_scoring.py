@@ -64,7 +64,8 @@ def test_toolspectrum_template_is_the_releases_own_answer_form():
     bad = ['{"APP": "Keep", "API": "log", "params": {}, "reason": "why"}',      # a key the template lacks
            '{"APP": "Keep", "API": "log", "params": {}, "explanation": {"a": 1}}',  # explanation not text
            '{"APP": null, "API": "log", "params": null}',                         # half a refusal
-           '{"APP": "Keep", "API": "log", "explanation": "why"}']                  # no params
+           '{"APP": "Keep", "API": "log", "explanation": "why"}',                 # no params
+           '{"APP": "Keep", "API": " ", "params": {}}']                             # a blank API names no API
     for text in bad:
         assert exact_template(text, "toolspectrum").startswith("format:not_exact_template"), text
 

@@ -116,6 +116,5 @@ def toolspectrum_template(output) -> str | None:
         return why
     if obj["APP"] is None and obj["API"] is None and obj["params"] is None:
         return None
-    ok = isinstance(obj["APP"], str) and obj["APP"].strip() and isinstance(obj["API"], str) \
-        and isinstance(obj["params"], dict)
+    ok = all(isinstance(obj[k], str) and obj[k].strip() for k in ("APP", "API")) and isinstance(obj["params"], dict)
     return None if ok else why
