@@ -99,3 +99,19 @@ def test_a_tiny_mcnemar_p_keeps_its_significant_digits():
     row = P._rows(pd.DataFrame([{"key": "overall", "a": 0.9, "b": 0.1, "diff": 0.8, "a_only": 28, "b_only": 0,
                                  "mcnemar_p": mcnemar_exact(28, 0)}]))[0]
     assert row["mcnemar_p"] == pytest.approx(2 ** -27, rel=1e-5) and row["mcnemar_p"] > 0
+
+
+def test_discordant_counts_stay_integers_beside_an_f1_row_without_them():
+    """ToolSpectrum's table mixes a 0/1 metric (format: discordant counts) with F1 rows (none), so pandas holds
+    the count columns as float; the report writes 3 and 0, not 3.0 and 0.0."""
+    import pandas as pd
+    table = pd.DataFrame([{"key": "format", "a": 1.0, "b": 0.8, "diff": 0.2, "a_only": 3, "b_only": 0,
+                           "mcnemar_p": 0.25},
+                          {"key": "APP", "a": 0.5, "b": 0.4, "diff": 0.1, "a_only": None, "b_only": None,
+                           "mcnemar_p": None}])
+    fmt, app = P._rows(table)
+    assert (fmt["a_only"], fmt["b_only"]) == (3, 0) and type(fmt["a_only"]) is int
+    assert app["a_only"] is None and app["b_only"] is None
+    md = "\n".join(P._table({"question": "layout", "a": "x", "b": "y", "pending": False, "n": 5, "partial": False,
+                             "metrics": [fmt, app]}))
+    assert "| 3 | 0 |" in md and "3.0" not in md
