@@ -115,3 +115,10 @@ def test_discordant_counts_stay_integers_beside_an_f1_row_without_them():
     md = "\n".join(P._table({"question": "layout", "a": "x", "b": "y", "pending": False, "n": 5, "partial": False,
                              "metrics": [fmt, app]}))
     assert "| 3 | 0 |" in md and "3.0" not in md
+
+
+def test_a_table_of_f1_rows_only_keeps_its_missing_counts_missing():
+    import pandas as pd
+    (row,) = P._rows(pd.DataFrame([{"key": "APP", "a": 0.5, "b": 0.4, "diff": 0.1, "a_only": None, "b_only": None,
+                                    "mcnemar_p": None}]))
+    assert row["a_only"] is None and row["b_only"] is None and row["mcnemar_p"] is None

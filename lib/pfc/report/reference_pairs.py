@@ -37,16 +37,23 @@ from pfc.run.reference import LAYOUT_ABLATION
 COUNTS = ("a_only", "b_only", "n", "clusters")
 
 
+def _value(key: str, v):
+    """One cell as written: missing (None or NaN) as None, a McNemar p to 6 significant digits (1e-9 must not
+    round to 0), counts as integers (a count column with an F1 row's gap is float in pandas), other floats to 6
+    decimals."""
+    if v is None or v != v:
+        return None
+    if key == "mcnemar_p":
+        return float(f"{v:.6g}")
+    if key in COUNTS:
+        return int(v)
+    return round(float(v), 6) if isinstance(v, float) else v
+
+
 def _rows(table) -> list[dict]:
     keep = ("key", "a", "b", "diff", "paired_lo", "paired_hi", "unpaired_lo", "unpaired_hi", "a_only", "b_only",
             "mcnemar_p", "n", "clusters")
-    out = []
-    for rec in table.to_dict("records"):
-        # p-values to 6 significant digits (a McNemar p of 1e-9 must not round to 0), counts as integers (a
-        # column with a missing count, an F1 row's, is float in pandas), the rest to 6 decimals
-        out.append({k: (None if v != v else float(f"{v:.6g}") if k == "mcnemar_p" else int(v) if k in COUNTS
-                        else round(float(v), 6) if isinstance(v, float) else v) for k, v in rec.items() if k in keep})
-    return out
+    return [{k: _value(k, v) for k, v in rec.items() if k in keep} for rec in table.to_dict("records")]
 
 
 def pairs() -> list[tuple[str, str, str]]:
