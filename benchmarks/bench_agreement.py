@@ -39,6 +39,7 @@ from pfc.eval.bootstrap import estimates  # noqa: E402
 from pfc.eval.scoring import score  # noqa: E402
 from pfc.run.backends import get  # noqa: E402
 from pfc.run.runner import run  # noqa: E402
+from pfc.errors import script_main, existing, out_dir  # noqa: E402
 
 HEADLINE = {"ptbench": ["format", "platforms", "tool_names", "tool_param_values", "overall"],
             "tracebench": ["format", "app", "function_name", "function_param_values", "overall"],
@@ -110,6 +111,7 @@ def main(argv=None) -> int:
     ap.add_argument("--from-dirs", help="re-score the run directories BENCH-single-0 / BENCH-batch-0 kept from an "
                                         "interrupted run instead of generating (seconds are then not measured)")
     args = ap.parse_args(argv)
+    out_dir(existing(args.out, "--out"))  # a bad --out is refused before any work
     try:
         sizes = {b: int(v) for b, v in (x.split("=") for x in args.n)}
     except ValueError:
@@ -177,4 +179,4 @@ def write(stem: Path, res: dict) -> None:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script_main("bench_agreement", main))

@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT / "lib"))
 
 from pfc import paths  # noqa: E402
 from pfc.io import atomic  # noqa: E402
+from pfc.errors import script_main, out_file  # noqa: E402
 
 HIDDEN, INTER, LAYERS, HEADS, KV_HEADS, DIM = 896, 4864, 24, 14, 2, 64
 LINEAR_GFLOP = 2 * LAYERS * (2 * HIDDEN * HIDDEN + 2 * HIDDEN * KV_HEADS * DIM + 3 * HIDDEN * INTER) / 1e9
@@ -136,6 +137,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--out", default=str(paths.REPORTS / "perf_attention.json"))
     args = ap.parse_args(argv)
+    out_file(args.out)  # a bad --out is refused before any work
     if args.repeat < 1 or any(c < 1 for c in args.contexts):
         ap.error("--repeat and every --contexts value must be >= 1")
     out = Path(args.out)
@@ -154,4 +156,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script_main("bench_attention", main))

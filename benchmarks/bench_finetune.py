@@ -25,6 +25,7 @@ from pfc import paths
 from pfc.io import atomic
 from pfc.data.ptool.build import synthesize, write
 from pfc.run.sft import chat_records
+from pfc.errors import script_main, out_file  # noqa: E402
 
 SPLITS = ("test_trained_user", "test_untrained_user")
 COLS = [("format", "Format"), ("platforms", "Tool-P"), ("query_params", "Query"), ("profile_params", "Profile"),
@@ -135,6 +136,7 @@ def main(argv=None) -> int:
     ap.add_argument("--phase", choices=["all", "train", "eval"], default="all")
     ap.add_argument("--report", type=Path, default=paths.REPORTS / "ptbench_finetune.md")
     args = ap.parse_args(argv)
+    out_file(args.report, "--report")  # a bad --out is refused before any work
     if not (args.model_dir / "config.json").exists():
         print(f"bench_finetune: no model at {args.model_dir} (run `make models` or pass --model-dir)", file=sys.stderr)
         return 2
@@ -229,4 +231,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(script_main("bench_finetune", main))

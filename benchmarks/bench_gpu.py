@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT / "lib"))
 
 from pfc.io import atomic  # noqa: E402
 from pfc import paths  # noqa: E402
+from pfc.errors import script_main, out_file  # noqa: E402
 
 
 def run_hf(bench: Path, model: str, device: str, n: int, reuse: bool, tmp: Path) -> tuple[dict, dict]:
@@ -56,6 +57,7 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=24)
     ap.add_argument("--out", default=str(paths.REPORTS / "perf_gpu.md"))
     a = ap.parse_args(argv)
+    out_file(a.out)  # a bad --out is refused before any work
     import torch
     import transformers
     dev = torch.cuda.get_device_name(0) if a.device.startswith("cuda") and torch.cuda.is_available() else a.device
@@ -91,4 +93,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(script_main("bench_gpu", main))

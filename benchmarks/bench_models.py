@@ -28,6 +28,7 @@ from pfc.run import models  # noqa: E402
 
 from pfc import paths
 from pfc.run.backends import Request, get  # noqa: E402
+from pfc.errors import out_file, script_main  # noqa: E402
 
 
 VLLM_MARK = "## vLLM CPU runtime"  # the section benchmarks/bench_vllm.py writes
@@ -187,11 +188,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(paths.REPORTS / "perf_models.md"))
     ap.add_argument("--row-json", help=argparse.SUPPRESS)  # internal: measure one model, write its row here
     args = ap.parse_args(argv)
-    from pfc.errors import UserError, out_file
-    try:
-        out_file(args.out)
-    except UserError as e:
-        ap.error(str(e))
+    out_file(args.out)  # a bad --out is refused before any work
     unknown = [m for m in args.models if m not in models.REGISTRY and not Path(m).is_dir()]
     if unknown:
         ap.error(f"--models: {', '.join(unknown)}: neither registered ({', '.join(models.REGISTRY)}) nor a model directory")
@@ -219,4 +216,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(script_main("bench_models", main))

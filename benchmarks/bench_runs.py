@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT / "lib"))
 
 from pfc.io import atomic  # noqa: E402
 from pfc import paths  # noqa: E402
+from pfc.errors import script_main, out_file  # noqa: E402
 
 
 def tiny_model() -> Path:
@@ -66,12 +67,13 @@ def prefix_share(prompts: list[list[int]]) -> float:
     return shared / total if total else 0.0
 
 
-def main() -> None:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--requests", type=int, default=32)
     ap.add_argument("--port", type=int, default=8791)
     ap.add_argument("--out", default=str(paths.REPORTS / "perf_runs.md"))
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    out_file(args.out)  # a bad --out is refused before any work
     from transformers import AutoTokenizer
 
     from pfc.run.backends import get
@@ -156,4 +158,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(script_main("bench_runs", main))

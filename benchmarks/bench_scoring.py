@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT / "lib"))
 
 from pfc.io import atomic  # noqa: E402
 from pfc import paths  # noqa: E402
+from pfc.errors import script_main, out_file  # noqa: E402
 
 SPLIT = "test_untrained_user"
 
@@ -64,13 +65,14 @@ def hostile_timings() -> list[tuple[str, float]]:
     return out
 
 
-def main() -> None:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=100_000, help="predictions to score")
     ap.add_argument("--official-src", default=os.environ.get("PFC_PTBENCH_OFFICIAL_SRC"))
     ap.add_argument("--repeat", type=int, default=3, help="runs per scorer; the fastest is reported")
     ap.add_argument("--out", default=str(paths.REPORTS / "perf.md"))
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    out_file(args.out)  # a bad --out is refused before any work
 
     from pfc.benchmarks import ptbench_synth
     with tempfile.TemporaryDirectory() as tmp:
@@ -122,4 +124,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(script_main("bench_scoring", main))

@@ -32,6 +32,7 @@ from pfc import benchmarks  # noqa: E402
 from pfc.run.backends import get  # noqa: E402
 from pfc.run.requests import RequestBuilder  # noqa: E402
 from pfc.run.runner import _ordered  # noqa: E402
+from pfc.errors import script_main, out_file  # noqa: E402
 
 SAMPLING = {"temperature": 0, "max_tokens": 512, "seed": 0}
 
@@ -95,6 +96,7 @@ def main(argv=None) -> int:
     ap.add_argument("--bench", nargs="+", default=["toolspectrum:prefix", "tracebench:paper"])
     ap.add_argument("--out", default=str(ROOT / "reports" / "perf_shared_prefix"))
     args = ap.parse_args(argv)
+    out_file(args.out)  # a bad --out is refused before any work
     for spec in args.bench:  # a wrong name is one line and exit 2, before any model loads
         bench, _, layout = spec.partition(":")
         if bench not in ("toolspectrum", "tracebench", "ptbench") or layout not in ("paper", "prefix"):
@@ -121,4 +123,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script_main("bench_shared_prefix", main))

@@ -22,16 +22,18 @@ sys.path.insert(0, str(ROOT / "lib"))
 from pfc.io import atomic  # noqa: E402
 from pfc import paths  # noqa: E402
 from pfc.data.simulate import simulate  # noqa: E402
+from pfc.errors import script_main, out_file  # noqa: E402
 
 
-def main() -> None:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--users", type=int, default=10_000)
     ap.add_argument("--records", type=int, default=300)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(paths.REPORTS / "perf_simulate.md"))
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    out_file(args.out)  # a bad --out is refused before any work
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         out = simulate(args.users, args.seed, Path(tmp) / "raw", records=args.records, workers=args.workers)
@@ -53,4 +55,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(script_main("bench_simulate", main))

@@ -33,6 +33,7 @@ from pfc.io import atomic
 from pfc.run import sweep as S
 from pfc.run.sweep_cmd import _build
 from pfc.run.sweep_run import execute
+from pfc.errors import script_main, out_file  # noqa: E402
 
 
 def serial(plan, out: Path) -> float:
@@ -73,6 +74,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-cli", action="store_true", help="leave out serial-cli (the slowest mode)")
     ap.add_argument("--render", action="store_true", help="only rewrite the .md from the .json beside it")
     args = ap.parse_args(argv)
+    out_file(args.out)  # a bad --out is refused before any work
     if args.render:
         atomic.write_text(Path(args.out), render(json.loads(Path(args.out).with_suffix(".json").read_text())))
         return 0
@@ -149,4 +151,4 @@ run from an empty run directory and an empty response cache. Load average (1/5/1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(script_main("bench_sweep", main))

@@ -45,6 +45,7 @@ from pfc import benchmarks, paths  # noqa: E402
 from pfc.io import atomic  # noqa: E402
 from pfc.run.backends import get  # noqa: E402
 from pfc.run.runner import run  # noqa: E402
+from pfc.errors import script_main, out_file  # noqa: E402
 
 # Issue 18's starting point ("today" in its table, this machine, before the engine), s/example, as the issue
 # states it (PTBench: 16-21 s, the lower bound here); the 10x targets are against these, not against `before`.
@@ -244,6 +245,7 @@ def main(argv=None) -> int:
                     help="take the before measurements from an earlier run's JSON (the one-sequence path, unchanged "
                          "since) instead of re-running them; the report says so and leaves agreement unmeasured")
     args = ap.parse_args(argv)
+    out_file(args.out)  # a bad --out is refused before any work
     out = Path(args.out).with_suffix(".json")
     stamp = lambda: (out.stat().st_ino, out.stat().st_mtime_ns) if out.exists() else None  # noqa: E731
     start = stamp()  # each write replaces the file (a new inode): changed means written by this run
@@ -274,4 +276,4 @@ def run_all(args, argv) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script_main("bench_throughput", main))

@@ -33,6 +33,7 @@ from pfc.io import atomic  # noqa: E402
 from pfc import paths  # noqa: E402
 from pfc.run import models  # noqa: E402
 from pfc.run.vllm_server import prefix_cache_stats, read_metrics, serve  # noqa: E402
+from pfc.errors import out_file, script_main  # noqa: E402
 from bench_models import VLLM_MARK as MARK, user_examples  # noqa: E402
 
 def server_timing(before: dict, after: dict) -> dict:
@@ -80,11 +81,7 @@ def main(argv=None) -> int:
     ap.add_argument("--dtype", default="bfloat16")
     ap.add_argument("--out", default=str(paths.REPORTS / "perf_models.md"))
     args = ap.parse_args(argv)
-    from pfc.errors import UserError, out_file
-    try:
-        out_file(args.out)
-    except UserError as e:
-        ap.error(str(e))
+    out_file(args.out)  # a bad --out is refused before any work
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a killed benchmark still stops its server
     try:
         import vllm
@@ -174,4 +171,4 @@ def write(path: Path, rec: dict) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(script_main("bench_vllm", main))

@@ -113,3 +113,20 @@ def test_agreement_report_lists_only_the_runs_whose_rows_it_keeps():
     assert runs == [{"when": "d2", "command": "c2"}]
     rows, runs = ba.kept_rows(second, {"toolspectrum"})         # nothing re-measured: both runs stay, once each
     assert [r["from"]["when"] for r in rows] == ["d1", "d2"] and [r["when"] for r in runs] == ["d1", "d2"]
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("script", sorted(f.stem for f in BENCH.glob("bench_*.py")))
+def test_benchmark_script_refuses_an_out_in_a_missing_folder_in_one_line(script, tmp_path):
+    """Before any work: one line naming the path, exit 2, nothing written (was: a traceback after the work)."""
+    import subprocess
+    import sys
+    flag = "--report" if script == "bench_finetune" else "--out"
+    target = tmp_path / "missing" / "perf.md"
+    required = ["--model", "m", "--bench", "b"] if script == "bench_gpu" else []
+    p = subprocess.run([sys.executable, str(BENCH / f"{script}.py"), flag, str(target), *required],
+                       capture_output=True, text=True, timeout=300)
+    err = p.stderr.strip().splitlines()
+    assert p.returncode == 2, p.stderr
+    assert len(err) == 1 and err[0].startswith(f"{script}: ") and str(tmp_path / "missing") in err[0], p.stderr
+    assert list(tmp_path.iterdir()) == []

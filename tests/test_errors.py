@@ -62,3 +62,39 @@ def test_a_user_error_is_still_one_line_and_exit_2(monkeypatch, capsys, score_ar
     _plant(monkeypatch, UserError("bad field", file="p.jsonl", line=3, field="output"))
     assert cli.main(score_args) == EXIT_USER_ERROR
     assert capsys.readouterr().err == "pfc score: p.jsonl:3: field 'output': bad field\n"
+
+
+def _raises(exc):
+    def main(argv):
+        raise exc
+    return main
+
+
+def test_script_main_passes_the_exit_code_through():
+    from pfc.errors import script_main
+    assert script_main("bench_x", lambda argv: 3) == 3
+    assert script_main("bench_x", lambda argv: None) == 0
+
+
+def test_script_main_turns_a_user_error_into_one_line_and_exit_2(capsys):
+    from pfc.errors import script_main
+    assert script_main("bench_x", _raises(UserError("bad", file="p.md", field="out"))) == EXIT_USER_ERROR
+    assert capsys.readouterr().err == "bench_x: p.md: field 'out': bad\n"
+
+
+def test_script_main_turns_an_os_error_into_one_line_and_exit_2(capsys):
+    from pfc.errors import script_main
+    assert script_main("bench_x", _raises(FileNotFoundError(2, "No such file", "d/x.md"))) == EXIT_USER_ERROR
+    assert capsys.readouterr().err == "bench_x: d/x.md: not found\n"
+
+
+def test_script_main_says_ctrl_c_in_one_line_and_exits_130(capsys):
+    from pfc.errors import EXIT_INTERRUPTED, script_main
+    assert script_main("bench_x", _raises(KeyboardInterrupt())) == EXIT_INTERRUPTED
+    assert capsys.readouterr().err.startswith("bench_x: interrupted;")
+
+
+def test_script_main_lets_a_bug_keep_its_traceback():
+    from pfc.errors import script_main
+    with pytest.raises(ZeroDivisionError):
+        script_main("bench_x", _raises(ZeroDivisionError()))

@@ -53,6 +53,28 @@ def report_bug(cmd: str, exc: BaseException, frames: int = 3) -> int:
     return EXIT_BUG
 
 
+def script_main(name: str, main, argv=None) -> int:
+    """The user-error path of a script outside ``pfc`` (``benchmarks/*.py``): ``main(argv)``'s exit code;
+    a :class:`UserError` or an ``OSError`` is one line ``<name>: <message>`` on stderr and exit 2, Ctrl-C one
+    line and exit 130. Any other exception propagates with its traceback (a bug in the script); so does
+    everything with ``PFC_DEBUG=1``."""
+    import os
+    import sys
+    try:
+        return main(argv) or 0
+    except (UserError, OSError) as e:
+        if os.environ.get("PFC_DEBUG"):
+            raise
+        print(f"{name}: {os_error_message(e) if isinstance(e, OSError) else e}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        if os.environ.get("PFC_DEBUG"):
+            raise
+        print(f"{name}: interrupted; files it had finished are kept (each is replaced whole or not at all)",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
 def os_error_message(e: OSError) -> str:
     """One line for an OSError on a user path (no errno tuple, no traceback)."""
     what = {IsADirectoryError: "is a directory, expected a file",
