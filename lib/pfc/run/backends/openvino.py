@@ -1,0 +1,132 @@
+"""OpenVINO GenAI on CPU: continuous batching with prefix caching, for the registered small models.
+
+``model`` is a registry name (its IR from ``make models-openvino``, :mod:`pfc.run.ov_models`) or an
+IR directory that holds its tokenizer files too. Prompts are rendered and answers decoded by the
+model's own transformers tokenizer and chat template, exactly as the ``hf`` backend does, so both
+backends see the same token ids; only the forward pass differs. The requests of one call go to
+``openvino_genai.ContinuousBatchingPipeline`` at once: it schedules them together, prefills only
+what a cached block-aligned prefix does not cover (``enable_prefix_caching``) and decodes the live
+sequences as one batch. Its CPU kernels (paged attention, bf16 compute, u8 KV cache by default) are
+OpenVINO's, so outputs can differ from ``hf``'s where two tokens nearly tie, as any two engines do;
+``benchmarks/bench_throughput.py`` measures how often. Sampling follows the request (temperature 0 =
+greedy; else temperature + top-p, seeded per request by ``rng_seed``). Each response's ``latency_s`` is
+its share of the call's wall time (``usage``: ``batch_s``, ``batch_rows``); OpenVINO reports no
+per-request prefill/decode split inside a batch, so rows carry no ``generation`` cost.
+
+What decides the outputs besides the request — the IR (its source fingerprint and exporter), the
+OpenVINO version, the inference and KV-cache precisions — is :meth:`identity`. Needs
+``requirements-openvino.txt`` (the runtime only; the export has its own environment).
+
+    >>> OpenVINOBackend.name
+    'openvino'
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from pfc.errors import MissingDependency, UserError
+from pfc.run.backends import Backend, Response
+
+KV_PRECISIONS = ("u8", "f16", "bf16", "f32")
+PRECISIONS = ("bf16", "f16", "f32")
+
+
+class OpenVINOBackend(Backend):
+    name = "openvino"
+
+    def __init__(self, model: str = "", kv_precision: str = "u8", precision: str = "", cache_gb: int = 4,
+                 max_batched_tokens: int = 2048, **_):
+        if not model:
+            raise UserError("the openvino backend needs --model: a registry name (`python -m pfc models`) or an "
+                            "OpenVINO IR directory")
+        try:
+            import openvino
+            import openvino_genai
+            from transformers import AutoTokenizer
+        except ImportError as e:
+            raise MissingDependency("the openvino backend needs openvino-genai and transformers: "
+                                    "make models-openvino (pip install -r requirements-openvino.txt)") from e
+        if kv_precision not in KV_PRECISIONS:
+            raise UserError(f"openvino kv_precision must be one of {KV_PRECISIONS}, got {kv_precision!r}")
+        if precision not in ("",) + PRECISIONS:
+            raise UserError(f"openvino precision must be one of {PRECISIONS} (default: OpenVINO's for this CPU), "
+                            f"got {precision!r}")
+        from pfc.run import models, ov_models
+        try:
+            ir, tok_dir = ov_models.resolve(model)
+        except models.ModelError as e:
+            raise UserError(str(e)) from None
+        self.model, self.kv_precision = model, kv_precision
+        self.engine = "openvino-cb"
+        self.fingerprint = ov_models.fingerprint(ir)
+        self.ov_version = openvino.__version__.split("-")[0]
+        self.tok = AutoTokenizer.from_pretrained(str(tok_dir))
+        sc = openvino_genai.SchedulerConfig()
+        sc.enable_prefix_caching, sc.cache_size = True, int(cache_gb)
+        sc.max_num_batched_tokens, sc.dynamic_split_fuse = int(max_batched_tokens), True
+        props = {"KV_CACHE_PRECISION": kv_precision, **({"INFERENCE_PRECISION_HINT": precision} if precision else {})}
+        self.pipe = openvino_genai.ContinuousBatchingPipeline(str(ir), sc, "CPU", props)
+        self.precision = precision or openvino.Core().get_property("CPU", "INFERENCE_PRECISION_HINT").get_type_name()
+        gen_cfg = Path(tok_dir) / "generation_config.json"
+        gen_eos = json.loads(gen_cfg.read_text(encoding="utf-8")).get("eos_token_id") if gen_cfg.exists() else None
+        gen_eos = gen_eos if isinstance(gen_eos, list) else [gen_eos]
+        self.stop = {t for t in [self.tok.eos_token_id, self.tok.pad_token_id, *gen_eos] if t is not None}
+        self._np, self._ov, self._genai = __import__("numpy"), openvino, openvino_genai
+
+    def describe(self) -> dict:
+        return {"backend": self.name, "model": self.model, "fingerprint": self.fingerprint, "openvino": self.ov_version,
+                "precision": self.precision, "kv_precision": self.kv_precision, "engine": self.engine}
+
+    def identity(self) -> str:
+        return f"{self.model}@{self.fingerprint}:openvino-{self.ov_version}:{self.precision}:kv-{self.kv_precision}"
+
+    def _config(self, sampling: dict):
+        c = self._genai.GenerationConfig()
+        c.max_new_tokens = int(sampling.get("max_tokens", 512))
+        c.stop_token_ids = set(self.stop)
+        temp = float(sampling.get("temperature", 0.0) or 0.0)
+        if temp > 0:
+            c.do_sample, c.temperature, c.top_p = True, temp, float(sampling.get("top_p", 1.0))
+            c.rng_seed = int(sampling.get("seed", 0))
+        else:
+            c.do_sample = False
+        return c
+
+    def _encode(self, r) -> list[int]:
+        enc = self.tok.apply_chat_template(r.messages, tools=r.tools, add_generation_prompt=True, return_dict=True)
+        return list(enc["input_ids"])
+
+    def generate(self, requests):
+        return self.generate_each(requests)
+
+    def generate_each(self, requests, on_done=None):
+        out: list = [None] * len(requests)
+        ids: dict[int, list[int]] = {}
+        for i, r in enumerate(requests):
+            try:
+                ids[i] = self._encode(r)
+            except Exception as e:  # noqa: BLE001 - one bad request is a failure row
+                out[i] = Response(error=f"{type(e).__name__}: {e}"[:300])
+        order = sorted(ids)
+        t0 = time.perf_counter()
+        try:
+            res = self.pipe.generate([self._ov.Tensor(self._np.array([ids[i]], dtype=self._np.int64)) for i in order],
+                                     [self._config(requests[i].sampling) for i in order])
+            secs = time.perf_counter() - t0
+            for i, r in zip(order, res):
+                toks = list(r.m_generation_ids[0])
+                while toks and toks[-1] in self.stop:
+                    toks.pop()
+                out[i] = Response(text=self.tok.decode(toks, skip_special_tokens=False),
+                                  latency_s=round(secs / len(order), 4),
+                                  usage={"prompt_tokens": len(ids[i]), "completion_tokens": len(toks),
+                                         "batch_s": round(secs, 4), "batch_rows": len(order)})
+        except Exception as e:  # noqa: BLE001 - the call's requests become failure rows
+            for i in order:
+                out[i] = Response(error=f"{type(e).__name__}: {e}"[:300], latency_s=time.perf_counter() - t0)
+        if on_done is not None:
+            for i, r in enumerate(out):
+                on_done(i, r)
+        return out

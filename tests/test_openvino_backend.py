@@ -1,0 +1,102 @@
+"""The openvino backend (OpenVINO GenAI continuous batching) on the real SmolLM2-135M IR from
+``make models-openvino``, and the IR bookkeeping (pfc.run.ov_models) without a model."""
+import json
+
+import pytest
+
+from pfc.errors import UserError
+from pfc.run import models, ov_models
+from pfc.run.backends import Request, get
+
+SMOL = "smollm2-135m"
+MESSAGES = [[{"role": "system", "content": "You are a helpful assistant."},
+             {"role": "user", "content": q}] for q in
+            ("What is the capital of France?", "Name three colours.", "Count from one to five.",
+             "Say hello in German.")]
+
+
+def _greedy(max_tokens=24):
+    return {"temperature": 0, "max_tokens": max_tokens, "seed": 0}
+
+
+def _ir_ready():
+    if models.installed(SMOL) is None or ov_models.current(SMOL) is None:  # a failure: `make test` exports it
+        pytest.fail(f"{SMOL} has no current OpenVINO IR: run `make models-openvino`")
+
+
+@pytest.mark.model
+def test_openvino_in_float32_answers_as_hf_in_float32_greedy():
+    """The exported IR is the same model: with f32 compute and an f32 KV cache its greedy answers are the
+    transformers model's, token for token (an independent route: hf's own forward pass)."""
+    _ir_ready()
+    reqs = [Request(m, None, _greedy()) for m in MESSAGES]
+    ov = get("openvino", SMOL, precision="f32", kv_precision="f32").generate(reqs)
+    hf = get("hf", SMOL, engine="single", dtype="float32").generate(reqs)
+    assert [r.error for r in ov] == [None] * len(reqs)
+    assert [r.text for r in ov] == [r.text for r in hf]
+
+
+@pytest.mark.model
+def test_openvino_counts_the_prompt_tokens_of_the_models_own_chat_template():
+    _ir_ready()
+    from transformers import AutoTokenizer
+    tok = AutoTokenizer.from_pretrained(str(models.model_dir(SMOL)))
+    (r,) = get("openvino", SMOL).generate([Request(MESSAGES[0], None, _greedy(4))])
+    text = tok.apply_chat_template(MESSAGES[0], add_generation_prompt=True, tokenize=False)
+    assert r.usage["prompt_tokens"] == len(tok.encode(text, add_special_tokens=False))
+    assert 1 <= r.usage["completion_tokens"] <= 4
+
+
+@pytest.mark.model
+def test_openvino_seeded_sampling_gives_the_same_bytes_twice():
+    _ir_ready()
+    be = get("openvino", SMOL)
+    reqs = [Request(m, None, {"temperature": 0.8, "top_p": 0.9, "max_tokens": 16, "seed": 3}) for m in MESSAGES]
+    assert [r.text for r in be.generate(reqs)] == [r.text for r in be.generate(reqs)]
+
+
+@pytest.mark.model
+def test_openvino_identity_names_the_ir_runtime_and_precisions():
+    _ir_ready()
+    ident = get("openvino", SMOL, kv_precision="f16").identity()
+    assert ident.startswith(f"{SMOL}@") and ":openvino-" in ident and ident.endswith(":kv-f16")
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("kw, word", [({"model": "no-such-model"}, "neither a registered model"),
+                                      ({"model": SMOL, "kv_precision": "u4"}, "kv_precision"),
+                                      ({"model": ""}, "needs --model")])
+def test_openvino_bad_options_are_one_line_user_errors(kw, word):
+    with pytest.raises(UserError, match=word):
+        get("openvino", **kw)
+
+
+def _fake_install(root, name=SMOL):
+    """A registry install record and directory as pfc.run.models writes them (no weights)."""
+    d = models.model_dir(name, root)
+    d.mkdir(parents=True)
+    (d / "config.json").write_text("{}")
+    models.stamp_path(name, root).write_text(json.dumps({"gguf_sha256": models.spec(name).gguf_sha256,
+                                                         "recipe": models.RECIPE}))
+    ir = ov_models.ir_dir(name, root)
+    ir.mkdir()
+    (ir / "openvino_model.xml").write_text("<net/>")
+    ov_models.record_path(name, root).write_text(json.dumps({"source_fingerprint": models.fingerprint(str(d))}))
+    return d
+
+
+def test_an_ir_exported_from_the_installed_model_is_current(tmp_path):
+    _fake_install(tmp_path)
+    assert ov_models.current(SMOL, tmp_path) is not None
+
+
+def test_an_ir_whose_source_model_changed_is_not_current(tmp_path):
+    d = _fake_install(tmp_path)
+    (d / "config.json").write_text('{"changed": true}')  # a re-converted model: new sizes, new fingerprint
+    assert ov_models.current(SMOL, tmp_path) is None
+
+
+def test_an_ir_without_its_model_file_is_not_current(tmp_path):
+    _fake_install(tmp_path)
+    (ov_models.ir_dir(SMOL, tmp_path) / "openvino_model.xml").unlink()
+    assert ov_models.current(SMOL, tmp_path) is None
