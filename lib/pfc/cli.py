@@ -284,7 +284,7 @@ def main(argv=None) -> int:
     rn = sub.add_parser("run", help="run a backend over a benchmark into a resumable run directory")
     rn.add_argument("--benchmark", choices=["tracebench", "ptbench", "toolspectrum"], required=True)
     rn.add_argument("--examples", required=True)
-    rn.add_argument("--backend", required=True, help="oracle | query-oracle | random | history-prior | no-history | hf | openai | vllm")
+    rn.add_argument("--backend", required=True, help="oracle | query-oracle | random | history-prior | no-history | hf | openai | vllm | openvino")
     rn.add_argument("--model", help="model name (backends that load models)")
     rn.add_argument("--strategy", default="zero_shot")
     rn.add_argument("--history", default="full", choices=["full", "last_k", "retrieved"])
