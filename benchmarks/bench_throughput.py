@@ -208,6 +208,7 @@ def measure_all(args, res: dict, benches, plan, before_n, reused, before_be, aft
     most informative first (a stopped benchmark keeps its rows), the prefix layout after (each after
     backend), then the before path, then the paper layout after on the before examples."""
     outs: dict = {}
+    res["after_identity"] = {name: be.identity() for name, be in after_bes.items()}
     with tempfile.TemporaryDirectory() as tmp:
         for phase in ("prefix", "before", "paper"):
             for bench in benches:
@@ -284,7 +285,6 @@ def run_all(args, argv) -> int:
     before_be = None if reused is not None else get("hf", args.model, engine="single")
     after_bes = {name: (get("hf", args.model, engine=args.engine, max_batch=args.max_batch) if name == "hf"
                         else get("openvino", args.model)) for name in args.after}
-    res["after_identity"] = {name: be.identity() for name, be in after_bes.items()}
     plan = samples(args.n)
     benches = [b for b in args.benchmarks if b in plan]
     measure_all(args, res, benches, plan, before_n, reused, before_be, after_bes)
