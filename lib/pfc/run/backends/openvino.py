@@ -30,18 +30,10 @@ from pathlib import Path
 
 from pfc.errors import MissingDependency, UserError
 from pfc.run.backends import Backend, Response
+from pfc.run.backends.grouping import common_prefix
 
 KV_PRECISIONS = ("u8", "f16", "bf16", "f32")
 PRECISIONS = ("bf16", "f16", "f32")
-
-
-def _lcp(a: list[int], b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 def warm_prefixes(prompts: list[list[int]], min_new: int = 64) -> list[list[int]]:
@@ -59,8 +51,8 @@ def warm_prefixes(prompts: list[list[int]], min_new: int = 64) -> list[list[int]
     """
     out = []
     for i in range(len(prompts) - 1):
-        before = _lcp(prompts[i - 1], prompts[i]) if i else 0
-        after = _lcp(prompts[i], prompts[i + 1])
+        before = common_prefix(prompts[i - 1], prompts[i]) if i else 0
+        after = common_prefix(prompts[i], prompts[i + 1])
         if after - before >= min_new:
             out.append(prompts[i][:after])
     return out
