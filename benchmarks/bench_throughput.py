@@ -5,7 +5,9 @@
 
 Per benchmark (ToolSpectrum zero-shot, TRACEBench full history, PTBench), on the same
 examples, through ``pfc.run.runner.run`` with the response cache off (model loading excluded:
-each backend is loaded once beforehand), the papers' sampling (temperature 0.1, top-p 0.1):
+each backend is loaded once beforehand; so is reading and hashing the benchmark's examples file,
+which a run does once whatever its length: it is timed once per benchmark, ``read_s``), the
+papers' sampling (temperature 0.1, top-p 0.1):
 
 - ``before``: the one-sequence ``hf`` path (``engine="single"``: prefix reuse from the previous
   prompt only), paper layout — what ``pfc run`` did before the engine;
@@ -23,12 +25,15 @@ same N, so their outputs can be compared; one untimed example runs first so the 
 cache is warm, as in a long run): the report says so, with n per column. Also recorded:
 agreement of the outputs with ``before`` on the examples both ran (same prompt: paper layout),
 the load average (``os.getloadavg``) before and after each measurement, torch threads.
-Writes ``reports/perf_throughput.json`` and ``.md``. Numbers are measurements on whatever
+``--repeat openvino=3`` measures that backend's prefix layout three times, each on a newly
+loaded engine with its own warm-up (a kept engine would find every prompt cached), and reports
+the median with every run. Writes ``reports/perf_throughput.json`` and ``.md``. Numbers are measurements on whatever
 else the machine is doing, never assertions.
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -45,7 +50,7 @@ from pfc import benchmarks, paths  # noqa: E402
 from pfc.io import atomic  # noqa: E402
 from pfc.run.backends import get  # noqa: E402
 from pfc.run.runner import run  # noqa: E402
-from pfc.errors import script_main, out_file  # noqa: E402
+from pfc.errors import UserError, script_main, out_file  # noqa: E402
 
 # Issue 18's starting point ("today" in its table, this machine, before the engine), s/example, as the issue
 # states it (PTBench: 16-21 s, the lower bound here); the 10x targets are against these, not against `before`.
@@ -80,6 +85,19 @@ def samples(n: int) -> dict[str, list[tuple[Path, list[str]]]]:
     return out
 
 
+def prime(bench: str, parts) -> float:
+    """Seconds to read and hash ``bench``'s examples files the way ``pfc run`` does once per run (inside the
+    caller's ``reading_once`` block, so the timed runs after it find them read): a one-off cost of a run, like
+    loading the model, which the timed runs of ``n`` examples should not count ``n / run length`` times."""
+    from pfc.io.reuse import once
+    from pfc.run.identity import content_hash
+    t0 = time.perf_counter()
+    for path, _ in parts:
+        exs, tools = benchmarks.get(bench).load(path, None)
+        once(f"content_hash:{bench}", [path, None], lambda: content_hash(exs, tools))
+    return round(time.perf_counter() - t0, 1)
+
+
 def measure(bench: str, parts, backend, layout: str, limit: int | None, workdir: Path, warm: bool = False) -> dict:
     """Seconds per example over ``parts`` (the first ``limit`` ids of each part), with the outputs. ``warm``: the
     first example runs once untimed before all of them are timed (its seconds are ``warmup_s``)."""
@@ -87,7 +105,7 @@ def measure(bench: str, parts, backend, layout: str, limit: int | None, workdir:
     outputs, n, secs, gen = {}, 0, 0.0, {"prefill_s": 0.0, "decode_s": 0.0, "completion_tokens": 0}
     warmup = 0.0
     for j, (path, ids) in enumerate(parts):
-        out = workdir / f"{bench}-{backend.engine}-{layout}-{j}"
+        out = workdir / f"{bench}-{backend.name}-{getattr(backend, 'engine', '')}-{layout}-{j}"
         if (limit and limit < len(ids)) or warm:  # one untimed example first: the cache is warm as in a long run
             t0 = time.perf_counter()
             run(bench, path, backend, out, history="full", ids=ids[:1], use_cache=False, progress=False,
@@ -112,6 +130,18 @@ def measure(bench: str, parts, backend, layout: str, limit: int | None, workdir:
             "outputs": outputs}
 
 
+def median_of(measurements: list[dict]) -> dict:
+    """The measurement with the median seconds per example (of an odd number; the lower middle of an even one),
+    with every measurement's seconds per example in run order as ``s_per_example_runs``.
+
+    >>> median_of([{"s_per_example": 4.2}, {"s_per_example": 3.9}, {"s_per_example": 4.0}])
+    {'s_per_example': 4.0, 's_per_example_runs': [4.2, 3.9, 4.0]}
+    """
+    runs = [m["s_per_example"] for m in measurements]
+    mid = sorted(measurements, key=lambda m: m["s_per_example"])[(len(measurements) - 1) // 2]
+    return {**mid, "s_per_example_runs": runs} if len(measurements) > 1 else mid
+
+
 def write(path: Path, res: dict) -> None:
     atomic.write_text(path.with_suffix(".json"), json.dumps(res, indent=1) + "\n")  # a Ctrl-C never leaves half a file
     lines = ["# Throughput of a real model through `pfc run` (CPU)", "",
@@ -122,7 +152,8 @@ def write(path: Path, res: dict) -> None:
              "GenAI's continuous batching with prefix caching (`--backend openvino`, the same prompts' token ids). "
              "Each after run's shared prefix is warmed by one untimed example first when `warm-up s` is given (a long "
              "run prefills a subset's toolset or a user's history once for hundreds of examples; the warm-up's seconds "
-             "are that one-off cost). The load average at the start and end of each measurement "
+             "are that one-off cost). Reading and hashing each benchmark's examples file, which `pfc run` does once "
+             f"per run, is also outside the timed part (once per benchmark here: {_read_s(res)}). The load average at the start and end of each measurement "
              "is listed: the benchmark itself keeps both cores busy (load ≈ 2); anything well above that means "
              "other work shared the machine and the seconds are slower than on an idle one.", "",
              "| benchmark | layout | after backend | before s/ex (n) | after s/ex (n) | speed-up | after ex/hour | "
@@ -135,7 +166,7 @@ def write(path: Path, res: dict) -> None:
         met = "" if b["after_s_per_example"] is None else (" ✓" if b["after_s_per_example"] <= target else " ✗")
         lines.append(f"| {b['benchmark']} | {b['layout']} | {b.get('after_backend', 'hf')} | "
                      f"{b['before_s_per_example']} ({b['n_before']}) | "
-                     f"{b['after_s_per_example']} ({b['n']}) | {b['speedup']}× | {b['after_examples_per_hour']} | "
+                     f"{b['after_s_per_example']} ({b['n']}{_runs(b)}) | {b['speedup']}× | {b['after_examples_per_hour']} | "
                      f"{b['agreement'] if b['agreement'] is not None else '–'} | "
                      f"{b['load_before'][0]}–{b['load_before_end'][0]} → {b['load_after'][0]}–{b['load_after_end'][0]} | "
                      f"{b.get('issue_start_s_per_example', '–')} | {b.get('speedup_vs_issue_start', '–')}× | "
@@ -156,6 +187,15 @@ def write(path: Path, res: dict) -> None:
     atomic.write_text(path.with_suffix(".md"), "\n".join(lines))
 
 
+def _runs(b: dict) -> str:
+    runs = b.get("after_s_per_example_runs")
+    return f"; median of {', '.join(map(str, runs))}" if runs else ""
+
+
+def _read_s(res: dict) -> str:
+    return ", ".join(f"{b} {s} s" for b, s in res.get("read_s", {}).items()) or "not recorded"
+
+
 def row(res: dict, bench: str, layout: str, backend: str = "hf") -> dict:
     for r in res["benchmarks"]:
         if r["benchmark"] == bench and r["layout"] == layout and r.get("after_backend", "hf") == backend:
@@ -172,7 +212,8 @@ def fill(r: dict, before: dict | None, after: dict | None) -> None:
         r.update(n=after["n"], after_s_per_example=after["s_per_example"],
                  after_examples_per_hour=after["examples_per_hour"], load_after=after["loadavg_start"],
                  load_after_end=after["loadavg_end"], after_completion_tokens=after["completion_tokens_per_example"],
-                 after_warmup_s=after["warmup_s"])
+                 after_warmup_s=after["warmup_s"], **({"after_s_per_example_runs": after["s_per_example_runs"]}
+                                                      if "s_per_example_runs" in after else {}))
     if before is not None:
         r.update(n_before=before["n"], before_s_per_example=before["s_per_example"],
                  before_examples_per_hour=before["examples_per_hour"], load_before=before["loadavg_start"],
@@ -203,13 +244,17 @@ def reuse_before(path: Path, benches: list[str]) -> dict:
     return out
 
 
-def measure_all(args, res: dict, benches, plan, before_n, reused, before_be, after_bes: dict) -> None:
+def measure_all(args, res: dict, benches, plan, before_n, reused, before_be, after_bes: dict,
+                repeat: dict | None = None, fresh: dict | None = None) -> None:
     """Every phase and benchmark in order; ``res`` and the report are rewritten as each measurement ends:
     most informative first (a stopped benchmark keeps its rows), the prefix layout after (each after
     backend), then the before path, then the paper layout after on the before examples."""
+    from pfc.io.reuse import reading_once
+    repeat = repeat or {}
     outs: dict = {}
     res["after_identity"] = {name: be.identity() for name, be in after_bes.items()}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, reading_once():
+        res["read_s"] = {bench: prime(bench, plan[bench]) for bench in benches}
         for phase in ("prefix", "before", "paper"):
             for bench in benches:
                 limit = before_n.get(bench)
@@ -231,7 +276,13 @@ def measure_all(args, res: dict, benches, plan, before_n, reused, before_be, aft
                     continue
                 for name, be in after_bes.items():
                     lim = None if phase == "prefix" else limit
-                    m = measure(bench, plan[bench], be, phase, lim, Path(tmp), warm=phase == "prefix")
+                    ms = [measure(bench, plan[bench], be, phase, lim, Path(tmp), warm=phase == "prefix")]
+                    for _ in range(1, repeat.get(name, 1) if phase == "prefix" else 1):
+                        be = after_bes[name] = None  # noqa: F841 - the engine and its prefix cache go first
+                        gc.collect()
+                        be = after_bes[name] = fresh[name]()  # a new engine: nothing cached from the run before
+                        ms.append(measure(bench, plan[bench], be, phase, lim, Path(tmp), warm=True))
+                    m = median_of(ms)
                     r = row(res, bench, phase, name)
                     fill(r, None, m)
                     if phase == "paper" and bench in outs:  # same prompts as before: compare the outputs
@@ -255,6 +306,9 @@ def main(argv=None) -> int:
     ap.add_argument("--after", nargs="+", default=["hf", "openvino"], choices=["hf", "openvino"],
                     help="the after backends: hf (its --engine) and openvino (OpenVINO GenAI continuous batching with "
                          "prefix caching; needs `make models-openvino`)")
+    ap.add_argument("--repeat", nargs="*", default=[], metavar="BACKEND=N",
+                    help="measure that after backend's prefix layout N times, each on a newly loaded engine (nothing "
+                         "cached from the run before) with its own warm-up: the median is reported, every run kept")
     ap.add_argument("--out", default=str(paths.REPORTS / "perf_throughput.json"))
     ap.add_argument("--before-from", metavar="JSON",
                     help="take the before measurements from an earlier run's JSON (the one-sequence path, unchanged "
@@ -277,18 +331,31 @@ def run_all(args, argv) -> int:
     """Load the backends and the samples, then :func:`measure_all`."""
     reused = reuse_before(Path(args.before_from), args.benchmarks) if args.before_from else None
     before_n = {k: int(v) for k, v in (x.split("=") for x in args.before_n)}
+    repeat = _pairs("--repeat", args.repeat, set(args.after))
     import torch
     res = {"when": time.strftime("%Y-%m-%d %H:%M"), "model": args.model,
            "machine": f"{platform.machine()}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads",
            "engine": args.engine, "after_backends": args.after, "command": "python benchmarks/bench_throughput.py " + " ".join(argv if argv is not None else sys.argv[1:]),
            "benchmarks": []}
     before_be = None if reused is not None else get("hf", args.model, engine="single")
-    after_bes = {name: (get("hf", args.model, engine=args.engine, max_batch=args.max_batch) if name == "hf"
-                        else get("openvino", args.model)) for name in args.after}
+    fresh = {"hf": lambda: get("hf", args.model, engine=args.engine, max_batch=args.max_batch),
+             "openvino": lambda: get("openvino", args.model)}
+    after_bes = {name: fresh[name]() for name in args.after}
     plan = samples(args.n)
     benches = [b for b in args.benchmarks if b in plan]
-    measure_all(args, res, benches, plan, before_n, reused, before_be, after_bes)
+    measure_all(args, res, benches, plan, before_n, reused, before_be, after_bes, repeat, fresh)
     return 0
+
+
+def _pairs(flag: str, items: list[str], names: set[str]) -> dict[str, int]:
+    """``NAME=N`` arguments as {name: N}; anything else is a one-line UserError naming the flag and item."""
+    out = {}
+    for item in items:
+        name, _, n = item.partition("=")
+        if name not in names or not n.isdigit() or int(n) < 1:
+            raise UserError(f"{flag} {item!r}: expected NAME=N with NAME one of {sorted(names)} and N >= 1")
+        out[name] = int(n)
+    return out
 
 
 if __name__ == "__main__":

@@ -23,6 +23,19 @@ def golden() -> Path:
 
 
 @pytest.fixture(scope="session")
+def bench_script():
+    """``bench_script(name)``: ``benchmarks/<name>.py`` loaded as a module (the scripts are not a package)."""
+    import importlib.util
+
+    def load(name: str):
+        spec = importlib.util.spec_from_file_location(name, paths.ROOT / "benchmarks" / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+    return load
+
+
+@pytest.fixture(scope="session")
 def release() -> Path:
     d = paths.toolspectrum_dir()
     if d is None or not (d / "data" / "dataset_persona.json").exists():

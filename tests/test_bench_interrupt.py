@@ -1,7 +1,6 @@
 """Ctrl-C on the issue-18 benchmark scripts: one line on stderr, exit 130, no half-written report;
 every benchmark script writes its files through ``pfc.io.atomic``."""
 import ast
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -11,11 +10,6 @@ from pfc import paths
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
-def _script(name):
-    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _interrupt(*args, **kw):
@@ -23,8 +17,8 @@ def _interrupt(*args, **kw):
 
 
 @pytest.mark.model
-def test_bench_throughput_interrupted_before_a_measurement_writes_nothing(tmp_path, monkeypatch, capsys):
-    bt = _script("bench_throughput")
+def test_bench_throughput_interrupted_before_a_measurement_writes_nothing(bench_script, tmp_path, monkeypatch, capsys):
+    bt = bench_script("bench_throughput")
     monkeypatch.setattr(bt, "get", lambda *a, **kw: None)   # no model load
     monkeypatch.setattr(bt, "samples", lambda n: {"ptbench": []})
     monkeypatch.setattr(bt, "measure_all", _interrupt)
@@ -36,8 +30,8 @@ def test_bench_throughput_interrupted_before_a_measurement_writes_nothing(tmp_pa
 
 
 @pytest.mark.model
-def test_bench_throughput_interrupted_while_loading_the_model_says_one_line(tmp_path, monkeypatch, capsys):
-    bt = _script("bench_throughput")
+def test_bench_throughput_interrupted_while_loading_the_model_says_one_line(bench_script, tmp_path, monkeypatch, capsys):
+    bt = bench_script("bench_throughput")
     monkeypatch.setattr(bt, "get", _interrupt)   # Ctrl-C during the model load, before any measuring
     out = tmp_path / "perf.json"
     assert bt.main(["--benchmarks", "ptbench", "--out", str(out)]) == 130
@@ -46,8 +40,8 @@ def test_bench_throughput_interrupted_while_loading_the_model_says_one_line(tmp_
 
 
 @pytest.mark.model
-def test_bench_throughput_interrupted_after_a_measurement_keeps_it(tmp_path, monkeypatch, capsys):
-    bt = _script("bench_throughput")
+def test_bench_throughput_interrupted_after_a_measurement_keeps_it(bench_script, tmp_path, monkeypatch, capsys):
+    bt = bench_script("bench_throughput")
     monkeypatch.setattr(bt, "get", lambda *a, **kw: None)
     monkeypatch.setattr(bt, "samples", lambda n: {"ptbench": []})
     out = tmp_path / "perf.json"
@@ -64,8 +58,8 @@ def test_bench_throughput_interrupted_after_a_measurement_keeps_it(tmp_path, mon
 
 
 @pytest.mark.model
-def test_bench_attention_interrupted_writes_nothing(tmp_path, monkeypatch, capsys):
-    ba = _script("bench_attention")
+def test_bench_attention_interrupted_writes_nothing(bench_script, tmp_path, monkeypatch, capsys):
+    ba = bench_script("bench_attention")
     monkeypatch.setattr(ba, "measure", _interrupt)
     out = tmp_path / "perf_attention.json"
     assert ba.main(["--out", str(out)]) == 130
@@ -103,8 +97,8 @@ def test_every_benchmark_script_writes_through_atomic():
     assert bad == {}
 
 
-def test_agreement_report_lists_only_the_runs_whose_rows_it_keeps():
-    ba = _script("bench_agreement")
+def test_agreement_report_lists_only_the_runs_whose_rows_it_keeps(bench_script):
+    ba = bench_script("bench_agreement")
     first = {"when": "d1", "command": "c1", "benchmarks": [{"benchmark": "ptbench"}, {"benchmark": "tracebench"}]}
     rows, runs = ba.kept_rows(first, {"tracebench"})            # second run re-measures tracebench
     second = {"when": "d2", "command": "c2", "benchmarks": rows + [{"benchmark": "tracebench"}], "earlier": runs}
