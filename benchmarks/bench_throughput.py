@@ -174,7 +174,10 @@ def write(path: Path, res: dict) -> None:
     when = sorted({b["before_measured"] for b in res["benchmarks"] if b.get("before_measured")})
     if when:
         lines += ["", f"`before` was not re-run here: its measurements (the one-sequence path, unchanged since) are "
-                  f"those of {', '.join(when)} (`--before-from`), so `agree with before` is not measured in this run."]
+                  f"those of {', '.join(when)} (`--before-from`), so `agree with before` is not measured in this run. "
+                  "They were timed with the run's one-off read and hash of the examples file inside (up to `read_s` "
+                  "/ n more seconds per example than this run's after columns count), so their speed-ups are that "
+                  "much too high."]
     lines += ["", "Issue start: the seconds per example issue 18 reported on this machine before the throughput engine "
               "(ToolSpectrum zero-shot ≈ 59 s, TRACEBench full history ≈ 40 s, PTBench 16–21 s, the lower bound used); "
               "its 10× targets are ≤ 6 s, ≤ 4 s and ≤ 2 s (`target s/ex`; ✓ met, ✗ not). `before` is the one-sequence "
