@@ -27,8 +27,8 @@ agreement of the outputs with ``before`` on the examples both ran (same prompt: 
 the load average (``os.getloadavg``) before and after each measurement, torch threads.
 ``--repeat openvino=3`` measures that backend's prefix layout three times, each on a newly
 loaded engine with its own warm-up (a kept engine would find every prompt cached), and reports
-the median with every run. Writes ``reports/perf_throughput.json`` and ``.md``. Numbers are measurements on whatever
-else the machine is doing, never assertions.
+the median with every run. Writes ``reports/perf_throughput.json`` and ``.md``. Numbers are
+measurements on whatever else the machine is doing, never assertions.
 """
 from __future__ import annotations
 
@@ -89,12 +89,10 @@ def prime(bench: str, parts) -> float:
     """Seconds to read and hash ``bench``'s examples files the way ``pfc run`` does once per run (inside the
     caller's ``reading_once`` block, so the timed runs after it find them read): a one-off cost of a run, like
     loading the model, which the timed runs of ``n`` examples should not count ``n / run length`` times."""
-    from pfc.io.reuse import once
-    from pfc.run.identity import content_hash
+    from pfc.run.identity import examples_sha256
     t0 = time.perf_counter()
     for path, _ in parts:
-        exs, tools = benchmarks.get(bench).load(path, None)
-        once(f"content_hash:{bench}", [path, None], lambda: content_hash(exs, tools))
+        examples_sha256(bench, path, None, *benchmarks.get(bench).load(path, None))
     return round(time.perf_counter() - t0, 1)
 
 
@@ -333,7 +331,7 @@ def main(argv=None) -> int:
 def run_all(args, argv) -> int:
     """Load the backends and the samples, then :func:`measure_all`."""
     reused = reuse_before(Path(args.before_from), args.benchmarks) if args.before_from else None
-    before_n = {k: int(v) for k, v in (x.split("=") for x in args.before_n)}
+    before_n = _pairs("--before-n", args.before_n, set(args.benchmarks))
     repeat = _pairs("--repeat", args.repeat, set(args.after))
     import torch
     res = {"when": time.strftime("%Y-%m-%d %H:%M"), "model": args.model,

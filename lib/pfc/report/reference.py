@@ -31,7 +31,7 @@ from pfc.eval.bootstrap import estimates
 from pfc.eval.scoring import score
 from pfc.provenance import sha256_path
 from pfc.report.real_models import HEADLINE
-from pfc.run.identity import content_hash
+from pfc.run.identity import examples_sha256
 
 ROOT = paths.ROOT / "reports" / "reference_runs"  # the committed runs (read); metrics.json goes to paths.REPORTS
 GROUPS = {"tracebench": ("vagueness", "history_bin"), "toolspectrum": ("subset",)}
@@ -78,8 +78,7 @@ def present(run: Path):
     exs, tools = adapter.load(examples, tools_path)
     ident = _json(run / "run.json", "identity").get("identity") or {} if (run / "run.json").exists() else {}
     want = ident.get("examples_sha256")
-    from pfc.io.reuse import once
-    if want and once("content_hash", [examples, tools_path], lambda: content_hash(exs, tools)) != want:  # another build than the one the model answered: refuse
+    if want and examples_sha256(bench, examples, tools_path, exs, tools) != want:  # another build than the one the model answered: refuse
         raise UserError(f"{paths.relative(run / 'run.json')}: field identity.examples_sha256: {config['examples']} "
                         "is not the data this run answered (a different build?); rebuild it with the run's seed")
     outputs = adapter.load_predictions(run / "predictions.jsonl", exs)

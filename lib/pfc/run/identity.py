@@ -51,6 +51,14 @@ def content_hash(examples, tools) -> str:
     return h.hexdigest()
 
 
+def examples_sha256(benchmark: str, examples_path, tools_path, examples, tools) -> str:
+    """A run identity's ``examples_sha256``: :func:`content_hash` of the ``examples`` and ``tools`` that
+    ``benchmark``'s adapter read from those paths, computed once per unchanged build inside
+    ``pfc.io.reuse.reading_once`` (TRACEBench's 1,815 examples with histories take ~3 s to hash)."""
+    from pfc.io.reuse import once
+    return once(f"content_hash:{benchmark}", [examples_path, tools_path], lambda: content_hash(examples, tools))
+
+
 def text_hash(items) -> str:
     """sha256 of a list of strings (e.g. a sample's example ids), order as given."""
     return hashlib.sha256("\n".join(items).encode()).hexdigest()

@@ -36,7 +36,6 @@ from pfc.run.checks import RunInterrupted, preflight
 from pfc.run.config import (HIERARCHICAL_FALLBACK, RUN_STRATEGIES, RunConfig, check_prompt_variant,  # noqa: F401
                             check_strategy)
 from pfc.io.lock import writer_lock
-from pfc.io.reuse import once
 from pfc.run.requests import RequestBuilder, template_identity
 from pfc.run.writer import PredictionRow, RunWriter, finished_ids  # noqa: F401 - re-exported
 
@@ -124,8 +123,8 @@ def execute(cfg: RunConfig) -> dict:
                                    native_tools=cfg.native, sampling=sampling, seed=cfg.seed,
                                    model_identity=be.identity(), prompt_variant=cfg.prompt_variant,
                                    prompt_template=template_identity(cfg.benchmark),
-                                   examples_sha256=once(f"content_hash:{cfg.benchmark}", [cfg.examples, cfg.tools],
-                                                        lambda: run_identity.content_hash(all_examples, tools)),
+                                   examples_sha256=run_identity.examples_sha256(cfg.benchmark, cfg.examples,
+                                                                                cfg.tools, all_examples, tools),
                                    sample_sha256=None if ids is None else run_identity.text_hash(ids),
                                    **({"layout": cfg.layout} if cfg.layout != "paper" else {}))
         moved = run_identity.claim(Path(cfg.out_dir), ident, force=cfg.force, shown=str(cfg.out_dir))
