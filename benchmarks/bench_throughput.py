@@ -27,7 +27,11 @@ agreement of the outputs with ``before`` on the examples both ran (same prompt: 
 the load average (``os.getloadavg``) before and after each measurement, torch threads.
 ``--repeat openvino=3`` measures that backend's prefix layout three times, each on a newly
 loaded engine with its own warm-up (a kept engine would find every prompt cached), and reports
-the median with every run. Writes ``reports/perf_throughput.json`` and ``.md``. Numbers are
+the median with every run. Each after backend is measured in its own child process of this
+script, one after the other (:func:`run_isolated`), as ``pfc run`` loads one backend per process:
+torch work earlier in the same process measured OpenVINO's TRACEBench run 4-12 % slower (3.95-4.25
+against 3.76-3.83 s per example on the same 23 prompts); ``--one-process`` measures them all in
+this process as before. Writes ``reports/perf_throughput.json`` and ``.md``. Numbers are
 measurements on whatever else the machine is doing, never assertions.
 """
 from __future__ import annotations
@@ -38,6 +42,8 @@ import json
 import os
 import platform
 import random
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -153,7 +159,9 @@ def write(path: Path, res: dict) -> None:
              "are that one-off cost). Reading and hashing each benchmark's examples file, which `pfc run` does once "
              f"per run, is also outside the timed part (once per benchmark here: {_read_s(res)}). The load average at the start and end of each measurement "
              "is listed: the benchmark itself keeps both cores busy (load ≈ 2); anything well above that means "
-             "other work shared the machine and the seconds are slower than on an idle one.", "",
+             "other work shared the machine and the seconds are slower than on an idle one."
+             + (" Each after backend was measured in its own process, as `pfc run` loads one backend per process."
+                if res.get("isolation") else ""), "",
              "| benchmark | layout | after backend | before s/ex (n) | after s/ex (n) | speed-up | after ex/hour | "
              "agree with before | load avg (1 min) before → after | issue start s/ex | × issue start | target s/ex | "
              "warm-up s |",
@@ -310,6 +318,9 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", nargs="*", default=[], metavar="BACKEND=N",
                     help="measure that after backend's prefix layout N times, each on a newly loaded engine (nothing "
                          "cached from the run before) with its own warm-up: the median is reported, every run kept")
+    ap.add_argument("--one-process", action="store_true",
+                    help="measure every after backend in this process (default: each in its own child process, "
+                         "as `pfc run` loads one backend per process)")
     ap.add_argument("--out", default=str(paths.REPORTS / "perf_throughput.json"))
     ap.add_argument("--before-from", metavar="JSON",
                     help="take the before measurements from an earlier run's JSON (the one-sequence path, unchanged "
@@ -322,6 +333,8 @@ def main(argv=None) -> int:
     try:
         return run_all(args, argv)
     except KeyboardInterrupt:  # Ctrl-C (a run inside says RunInterrupted, about a temporary directory: not the user's)
+        if os.environ.get(CHILD):  # the parent got the same Ctrl-C and says the one line
+            return 130
         kept = (f"the measurements finished before it are in {paths.relative(out)}" if stamp() != start
                 else f"nothing measured; {paths.relative(out)} unchanged")
         print(f"bench_throughput: interrupted; {kept}", file=sys.stderr)
@@ -333,6 +346,8 @@ def run_all(args, argv) -> int:
     reused = reuse_before(Path(args.before_from), args.benchmarks) if args.before_from else None
     before_n = _pairs("--before-n", args.before_n, set(args.benchmarks))
     repeat = _pairs("--repeat", args.repeat, set(args.after))
+    if len(args.after) > 1 and not args.one_process:
+        return run_isolated(args, argv)
     import torch
     res = {"when": time.strftime("%Y-%m-%d %H:%M"), "model": args.model,
            "machine": f"{platform.machine()}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads",
@@ -345,6 +360,61 @@ def run_all(args, argv) -> int:
     plan = samples(args.n)
     benches = [b for b in args.benchmarks if b in plan]
     measure_all(args, res, benches, plan, before_n, reused, before_be, after_bes, repeat, fresh)
+    return 0
+
+
+CHILD = "PFC_BENCH_THROUGHPUT_CHILD"
+
+
+def child_argv(args, name: str, out: Path, before_from: Path | None) -> list[str]:
+    """The arguments of the child process that measures after backend ``name`` alone, writing ``out``."""
+    a = ["--model", args.model, "--n", str(args.n), "--benchmarks", *args.benchmarks, "--max-batch",
+         str(args.max_batch), "--engine", args.engine, "--after", name, "--out", str(out)]
+    reps = [r for r in args.repeat if r.partition("=")[0] == name]
+    return (a + (["--before-n", *args.before_n] if args.before_n else []) + (["--repeat", *reps] if reps else [])
+            + (["--before-from", str(before_from)] if before_from else []))
+
+
+def merged(args, argv, parts: list[dict]) -> dict:
+    """One report from the children's: the first one's header, every row (by benchmark, layout, backend)."""
+    res = {**parts[0], "command": "python benchmarks/bench_throughput.py " + " ".join(argv if argv is not None else
+                                                                                      sys.argv[1:]),
+           "after_backends": [p["after_backends"][0] for p in parts], "isolation": "one process per after backend",
+           "after_identity": {k: v for p in parts for k, v in p.get("after_identity", {}).items()}}
+    key = {b: i for i, b in enumerate(args.benchmarks)}
+    res["benchmarks"] = sorted((r for p in parts for r in p["benchmarks"]), key=lambda r: (
+        key.get(r["benchmark"], 99), r["layout"] != "prefix", args.after.index(r.get("after_backend", "hf"))))
+    return res
+
+
+def run_isolated(args, argv) -> int:
+    """Each after backend measured by a child process of this script, one at a time (never two at once); the
+    report is rewritten as each child ends. The first child measures ``before`` unless it is reused; the others
+    take it from the first child's report (their ``agree with before`` is then not measured). A child's error
+    (one line, said by the child) stops the run with its exit status; on Ctrl-C the children finish writing
+    what they measured, which the report keeps."""
+    parts: list[dict] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        reused = Path(tmp) / "before.json"  # a copy: --before-from may be the --out this run rewrites
+        if args.before_from:
+            shutil.copyfile(args.before_from, reused)
+        for k, name in enumerate(args.after):
+            out = Path(tmp) / f"{name}.json"
+            before = reused if args.before_from else (Path(tmp) / f"{args.after[0]}.json" if k else None)
+            cmd = [sys.executable, str(Path(__file__).resolve()), *child_argv(args, name, out, before)]
+            child = subprocess.Popen(cmd, env={**os.environ, CHILD: "1"})
+            try:
+                rc = child.wait()
+            except KeyboardInterrupt:
+                child.wait()  # the child had the same Ctrl-C: it writes what it finished, then stops
+                rc = 130
+            if out.exists():
+                parts.append(json.loads(out.read_text(encoding="utf-8")))
+                write(Path(args.out), merged(args, argv, parts))
+            if rc == 130:
+                raise KeyboardInterrupt
+            if rc:
+                return rc
     return 0
 
 

@@ -23,7 +23,7 @@ def test_bench_throughput_interrupted_before_a_measurement_writes_nothing(bench_
     monkeypatch.setattr(bt, "samples", lambda n: {"ptbench": []})
     monkeypatch.setattr(bt, "measure_all", _interrupt)
     out = tmp_path / "perf.json"
-    assert bt.main(["--benchmarks", "ptbench", "--out", str(out)]) == 130
+    assert bt.main(["--benchmarks", "ptbench", "--one-process", "--out", str(out)]) == 130
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"bench_throughput: interrupted; nothing measured; {paths.relative(out)} unchanged"]
     assert list(tmp_path.iterdir()) == []
@@ -34,7 +34,7 @@ def test_bench_throughput_interrupted_while_loading_the_model_says_one_line(benc
     bt = bench_script("bench_throughput")
     monkeypatch.setattr(bt, "get", _interrupt)   # Ctrl-C during the model load, before any measuring
     out = tmp_path / "perf.json"
-    assert bt.main(["--benchmarks", "ptbench", "--out", str(out)]) == 130
+    assert bt.main(["--benchmarks", "ptbench", "--one-process", "--out", str(out)]) == 130
     assert capsys.readouterr().err.strip().splitlines() == [
         f"bench_throughput: interrupted; nothing measured; {paths.relative(out)} unchanged"]
 
@@ -51,7 +51,7 @@ def test_bench_throughput_interrupted_after_a_measurement_keeps_it(bench_script,
         bt.write(out, res)
         raise KeyboardInterrupt
     monkeypatch.setattr(bt, "measure_all", one_then_stop)
-    assert bt.main(["--benchmarks", "ptbench", "--out", str(out)]) == 130
+    assert bt.main(["--benchmarks", "ptbench", "--one-process", "--out", str(out)]) == 130
     assert "measurements finished before it are in" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["perf.json", "perf.md"]  # no temporary file left
     assert '"after_s_per_example": 1.5' in out.read_text()

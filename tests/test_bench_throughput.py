@@ -50,3 +50,90 @@ def test_a_bad_repeat_argument_is_one_user_error(bench_script, item):
 def test_repeat_arguments_parse_to_counts(bench_script):
     bt = bench_script("bench_throughput")
     assert bt._pairs("--repeat", ["openvino=3", "hf=2"], {"hf", "openvino"}) == {"openvino": 3, "hf": 2}
+
+
+class _FakeChild:
+    """Stands in for a child process of the benchmark: on wait() it writes the report its --out names, with one
+    row per benchmark for its one after backend (or raises Ctrl-C once, when told to)."""
+    calls: list = []
+    interrupt_on: str | None = None
+
+    def __init__(self, cmd, env):
+        self.argv, self.env = cmd[2:], env
+        _FakeChild.calls.append(self.argv)
+
+    def _arg(self, flag):
+        return self.argv[self.argv.index(flag) + 1]
+
+    def wait(self):
+        import json
+        from pathlib import Path
+        name = self._arg("--after")
+        rows = [{"benchmark": b, "layout": lay, "after_backend": name, "n": 2, "n_before": None,
+                 "before_s_per_example": None, "after_s_per_example": 1.0, "before_examples_per_hour": None,
+                 "after_examples_per_hour": 3600.0, "speedup": None, "agreement": None}
+                for b in ("ptbench", "tracebench") for lay in ("paper", "prefix")]
+        Path(self._arg("--out")).write_text(json.dumps({
+            "when": "now", "machine": "m", "model": "x", "command": "child", "after_backends": [name],
+            "after_identity": {name: f"id-{name}"}, "benchmarks": rows}))
+        if _FakeChild.interrupt_on == name:
+            _FakeChild.interrupt_on = None
+            raise KeyboardInterrupt
+        return 0
+
+
+@pytest.fixture
+def fake_children(monkeypatch, bench_script):
+    bt = bench_script("bench_throughput")
+    _FakeChild.calls, _FakeChild.interrupt_on = [], None
+    monkeypatch.setattr(bt.subprocess, "Popen", _FakeChild)
+    return bt
+
+
+def test_each_after_backend_is_measured_by_its_own_child_process(fake_children, tmp_path):
+    bt = fake_children
+    out = tmp_path / "perf.json"
+    argv = ["--benchmarks", "ptbench", "tracebench", "--repeat", "openvino=3", "--out", str(out)]
+    assert bt.main(argv) == 0
+    first, second = _FakeChild.calls
+    assert first[first.index("--after") + 1] == "hf" and "--repeat" not in first and "--before-from" not in first
+    assert second[second.index("--after") + 1] == "openvino"
+    assert second[second.index("--repeat") + 1] == "openvino=3"
+    # the second child reuses the first one's before measurements (its report)
+    assert second[second.index("--before-from") + 1] == first[first.index("--out") + 1]
+
+
+def test_the_children_reports_merge_into_one_ordered_by_benchmark_layout_backend(fake_children, tmp_path):
+    import json
+    bt = fake_children
+    out = tmp_path / "perf.json"
+    assert bt.main(["--benchmarks", "ptbench", "tracebench", "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert [(r["benchmark"], r["layout"], r["after_backend"]) for r in res["benchmarks"]] == [
+        (b, lay, be) for b in ("ptbench", "tracebench") for lay in ("prefix", "paper") for be in ("hf", "openvino")]
+    assert res["after_identity"] == {"hf": "id-hf", "openvino": "id-openvino"}
+    assert res["after_backends"] == ["hf", "openvino"] and res["isolation"] == "one process per after backend"
+    assert res["command"].endswith(f"--benchmarks ptbench tracebench --out {out}")
+    assert "in its own process" in (tmp_path / "perf.md").read_text(encoding="utf-8")
+
+
+def test_ctrl_c_during_the_second_child_keeps_both_childrens_rows_and_says_one_line(fake_children, tmp_path, capsys):
+    import json
+    bt = fake_children
+    _FakeChild.interrupt_on = "openvino"
+    out = tmp_path / "perf.json"
+    assert bt.main(["--benchmarks", "ptbench", "--out", str(out)]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "interrupted; the measurements finished before it are in" in err[0]
+    assert {r["after_backend"] for r in json.loads(out.read_text())["benchmarks"]} == {"hf", "openvino"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["perf.json", "perf.md"]
+
+
+def test_one_process_runs_no_child(fake_children, tmp_path, monkeypatch):
+    bt = fake_children
+    monkeypatch.setattr(bt, "get", lambda *a, **kw: None)
+    monkeypatch.setattr(bt, "samples", lambda n: {})
+    measured = []
+    monkeypatch.setattr(bt, "measure_all", lambda args, res, benches, plan, *rest: measured.append(rest[3]))
+    assert bt.main(["--benchmarks", "ptbench", "--one-process", "--out", str(tmp_path / "p.json")]) == 0
+    assert _FakeChild.calls == [] and list(measured[0]) == ["hf", "openvino"]  # both backends, in this process
