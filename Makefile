@@ -102,7 +102,7 @@ reproduce: $(REPRO_DEPS) ## papermill pipeline: build TRACEBench, baselines + th
 bench-models: $(STAMP_MODELS) models ## real models on this CPU: load, memory, prefill/decode tok/s, prefix reuse -> reports/perf_models.md
 	$(BIN)/python benchmarks/bench_models.py
 
-bench-throughput: $(STAMP_MODELS) models models-openvino ## examples/hour of Qwen through pfc run: one-sequence path vs the hf engine and the openvino backend, paper and prefix layouts -> reports/perf_throughput.md/json
+bench-throughput: $(STAMP_MODELS) models models-openvino ## examples/hour of Qwen through pfc run: one-sequence path vs the hf engine and the openvino backend (each in its own process), paper and prefix layouts -> reports/perf_throughput.md/json
 	$(BIN)/python benchmarks/bench_throughput.py
 
 bench-attention: $(STAMP_MODELS) ## attention vs matmul GFLOP/s at long contexts (why the long-prompt throughput targets are not met) -> reports/perf_attention.md/json
