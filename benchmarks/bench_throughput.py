@@ -29,8 +29,8 @@ the load average (``os.getloadavg``) before and after each measurement, torch th
 loaded engine with its own warm-up (a kept engine would find every prompt cached), and reports
 the median with every run. Each after backend is measured in its own child process of this
 script, one after the other (:func:`run_isolated`), as ``pfc run`` loads one backend per process:
-torch work earlier in the same process measured OpenVINO's TRACEBench run 4-12 % slower (3.95-4.25
-against 3.76-3.83 s per example on the same 23 prompts); ``--one-process`` measures them all in
+torch work earlier in the same process measured OpenVINO's TRACEBench run ~5 % slower on average (3.93-4.25
+against 3.76-3.92 s per example on the same 23 prompts); ``--one-process`` measures them all in
 this process as before. Writes ``reports/perf_throughput.json`` and ``.md``. Numbers are
 measurements on whatever else the machine is doing, never assertions.
 """
