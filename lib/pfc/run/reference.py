@@ -27,6 +27,11 @@ The plan (each run resumable: the same command skips finished rows, ``pfc.run.ru
 It plans and runs; scoring and tables are the report stage's. It does not commit anything.
 
     python -m pfc.run.reference [--only tracebench-last_k ...] [--model qwen2.5-coder-0.5b]
+    python -m pfc.run.reference --model qwen2.5-coder-1.5b --backend openvino   # -> reference_runs/<model>-openvino/
+
+The first reference runs (Qwen2.5-Coder-0.5B, ``hf``) sit directly under ``reports/reference_runs/``;
+every other model or backend gets its own folder ``reports/reference_runs/<model>-<backend>/`` with the
+same run names inside (:func:`out_root`), so two models' runs of one plan pair id for id.
 """
 from __future__ import annotations
 
@@ -51,6 +56,19 @@ BATCH = 64
 ADAPTER = OUT / "lora-adapter"
 # 500 records (issue 18's minimum); lr as bench_finetune's CPU setting (the paper's 1e-4 went with 7,096 records)
 LORA = {"train_n": 500, "lr": 1e-3, "seed": 0, "checkpoint_every": 5}
+
+
+def out_root(model: str, backend: str) -> Path:
+    """Where a model's reference runs live: the original 0.5B ``hf`` runs at the top, any other pair in its folder.
+
+    >>> out_root("qwen2.5-coder-0.5b", "hf") == OUT
+    True
+    >>> out_root("qwen2.5-coder-1.5b", "openvino").name
+    'qwen2.5-coder-1.5b-openvino'
+    """
+    if (model, backend) == ("qwen2.5-coder-0.5b", "hf"):
+        return OUT
+    return OUT / f"{model}-{backend}"
 
 
 def tracebench_ids(examples, per_cell: int = 25, seed: int = 0) -> list[str]:
@@ -142,6 +160,8 @@ def main(argv=None) -> int:
     from pfc.run.runner import run
     ap = argparse.ArgumentParser(prog="python -m pfc.run.reference", description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="qwen2.5-coder-0.5b")
+    ap.add_argument("--backend", default="hf", choices=["hf", "openvino"],
+                    help="hf (the first reference runs) or openvino (OpenVINO GenAI; needs `make models-openvino`)")
     ap.add_argument("--only", nargs="+", help="run names (default: every run, in plan order)")
     args = ap.parse_args(argv)
     os.chdir(paths.ROOT)  # the adapter is named relative to the repository root in each run's config
@@ -151,6 +171,9 @@ def main(argv=None) -> int:
               "python -m pfc.report.real_models, which builds it)", file=sys.stderr)
         return 2
     runs = with_ablation(plan(tb, ptbench_data(0), paths.toolspectrum_dir()))
+    root = out_root(args.model, args.backend)
+    adapter = root / "lora-adapter"  # each model trains its own adapter, never another model's
+    runs = [{**r, "adapter": adapter} if "adapter" in r else r for r in runs]
     unknown = set(args.only or ()) - {r["name"] for r in runs}
     if unknown:
         print(f"error: unknown run {sorted(unknown)[0]!r}; expected one of {[r['name'] for r in runs]}", file=sys.stderr)
@@ -161,7 +184,8 @@ def main(argv=None) -> int:
         if "train" in r:
             print(f"[reference] {r['name']}: LoRA on {LORA['train_n']} training records", file=sys.stderr, flush=True)
             try:
-                train_adapter(args.model, r["train"])
+                train_adapter(args.model, r["train"], out=adapter,
+                              work=None if root == OUT else paths.INTERIM / f"reference_lora-{root.name}")
             except UserError as e:
                 print(f"error: {r['name']}: {e}", file=sys.stderr)
                 return 2
@@ -183,7 +207,7 @@ def main(argv=None) -> int:
             print(f"[reference] {r['name']}: {len(r['ids']) if r['ids'] else 'all'} examples", file=sys.stderr,
                   flush=True)
             options = {"adapter": str(paths.relative(r["adapter"]))} if "adapter" in r else {}
-            run(r["benchmark"], r["examples"], "hf", OUT / r["name"], model=args.model, history=r["history"],
+            run(r["benchmark"], r["examples"], args.backend, out_root(args.model, args.backend) / r["name"], model=args.model, history=r["history"],
                 k=r["k"], ids=r["ids"], layout=r["layout"], backend_options=options, batch_size=BATCH)
         except RunInterrupted as e:
             print(f"{e}; the same command resumes every run", file=sys.stderr)
