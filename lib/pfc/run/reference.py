@@ -162,6 +162,9 @@ def main(argv=None) -> int:
     ap.add_argument("--model", default="qwen2.5-coder-0.5b")
     ap.add_argument("--backend", default="hf", choices=["hf", "openvino"],
                     help="hf (the first reference runs) or openvino (OpenVINO GenAI; needs `make models-openvino`)")
+    ap.add_argument("--batch", type=int, default=BATCH,
+                    help=f"requests handed to the engine at once (default {BATCH}); openvino writes a call's rows when "
+                         "the whole call ends, so a smaller batch loses less to a stop")
     ap.add_argument("--only", nargs="+", help="run names (default: every run, in plan order)")
     args = ap.parse_args(argv)
     os.chdir(paths.ROOT)  # the adapter is named relative to the repository root in each run's config
@@ -208,7 +211,7 @@ def main(argv=None) -> int:
                   flush=True)
             options = {"adapter": str(paths.relative(r["adapter"]))} if "adapter" in r else {}
             run(r["benchmark"], r["examples"], args.backend, out_root(args.model, args.backend) / r["name"], model=args.model, history=r["history"],
-                k=r["k"], ids=r["ids"], layout=r["layout"], backend_options=options, batch_size=BATCH)
+                k=r["k"], ids=r["ids"], layout=r["layout"], backend_options=options, batch_size=args.batch)
         except RunInterrupted as e:
             print(f"{e}; the same command resumes every run", file=sys.stderr)
             return 130
