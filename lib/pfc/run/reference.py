@@ -203,7 +203,7 @@ def main(argv=None) -> int:
             return 2
         try:
             if "build" in r:
-                if not (Path(r["examples"]) / "examples.jsonl").exists():
+                if not (Path(r["examples"]) / "perturb.json").exists():  # its manifest, written last: a finished set
                     r["build"]()
                 known = {e.id for e in benchmarks.get("tracebench").load(r["examples"], None)[0]}
                 r["ids"] = [i for i in r["ids"] if i in known]  # an original without a donor has no variant
@@ -214,6 +214,10 @@ def main(argv=None) -> int:
                 k=r["k"], ids=r["ids"], layout=r["layout"], backend_options=options, batch_size=args.batch)
         except RunInterrupted as e:
             print(f"{e}; the same command resumes every run", file=sys.stderr)
+            return 130
+        except KeyboardInterrupt:  # before the run started writing (loading the model, building variants)
+            print(f"{r['name']}: interrupted before its first row; the same command resumes every run",
+                  file=sys.stderr)
             return 130
         except UserError as e:
             print(f"error: {r['name']}: {e}", file=sys.stderr)
