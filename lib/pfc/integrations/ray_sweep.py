@@ -28,6 +28,8 @@ def connect(address: str | None = None, num_cpus: int | None = None,
     address = address or os.environ.get("RAY_ADDRESS") or None
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     info = {"address": address, "temp_dir": None}
+    if address is not None:
+        _reachable(address)  # a dead address fails in seconds, before Ray would wait for minutes
     if address is None:
         os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # read when ray is imported: loopback only
         # token authentication with a token of this sweep only, kept in the environment (Ray would otherwise
@@ -50,7 +52,10 @@ def connect(address: str | None = None, num_cpus: int | None = None,
         info["where"] = f"local Ray on 127.0.0.1 with {cpus} CPUs"
     else:
         try:
-            ray.init(address=address, log_to_driver=False, configure_logging=False)
+            # the API settings reach the tasks on other nodes as environment variables of this job only
+            # (Ray's runtime_env env_vars): read from this environment, never written to a file here
+            ray.init(address=address, log_to_driver=False, configure_logging=False,
+                     runtime_env={"env_vars": secret_env()} if secret_env() else None)
         except (ConnectionError, RuntimeError, ValueError) as e:
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
             raise UserError(f"cannot join the Ray cluster at {address!r}: {first}", field="--address") from None
@@ -58,6 +63,47 @@ def connect(address: str | None = None, num_cpus: int | None = None,
     res = ray.cluster_resources()
     info["resources"] = {k: v for k, v in res.items() if not k.startswith("node:") and "memory" not in k}
     return info
+
+
+SECRET_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL")  # what an openai run reads; passed to a cluster's tasks
+CONNECT_TIMEOUT_S = 5.0
+
+
+def secret_env() -> dict:
+    """The API settings set in this environment (local Ray's workers inherit them; a cluster gets them here)."""
+    return {k: os.environ[k] for k in SECRET_ENV if os.environ.get(k)}
+
+
+def _reachable(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """A ``host:port`` (or ``ray://host:port``) cluster address answers a TCP connection within ``timeout``
+    seconds, else one line (Ray itself would wait for minutes); ``auto`` and other forms are left to Ray."""
+    import re
+    import socket
+    m = re.fullmatch(r"(?:ray://)?\[?([A-Za-z0-9.:-]+?)\]?:(\d+)", address.strip())
+    if not m:
+        return
+    try:
+        socket.create_connection((m.group(1), int(m.group(2))), timeout=timeout).close()
+    except (OSError, ValueError) as e:
+        why = "timed out" if isinstance(e, socket.timeout) else (getattr(e, "strerror", None) or str(e))
+        raise UserError(f"cannot join the Ray cluster at {address!r}: {why} (is its head running and reachable?)",
+                        field="--address") from None
+
+
+def infeasible(runs) -> str | None:
+    """Why some run can never be scheduled (no live node has the resources it asks for), or None."""
+    import ray
+    nodes = [n.get("Resources", {}) for n in ray.nodes() if n.get("Alive")]
+    for r in runs:
+        o = _options(r)
+        need = {"CPU": o["num_cpus"], "GPU": o["num_gpus"], **o["resources"]}
+        need = {k: v for k, v in need.items() if v}
+        if not any(all(node.get(k, 0) >= v for k, v in need.items()) for node in nodes):
+            have = "; ".join(", ".join(f"{k}={v:g}" for k, v in sorted(n.items())
+                                       if not k.startswith("node:") and "memory" not in k) for n in nodes)
+            return (f"run {r.name} needs {', '.join(f'{k}={v:g}' for k, v in need.items())}, and no node of this "
+                    f"Ray has that (nodes: {have or 'none'}); change the model's resources or join another cluster")
+    return None
 
 
 def disconnect(info: dict) -> None:
