@@ -67,7 +67,8 @@ def check_target(target, manifest: str, kind: str, ours=None) -> Path:
         raise UserError(f"is a symbolic link; the {kind} is written to a real folder", file=str(t))
     if t.exists() and not t.is_dir():
         raise UserError(f"exists and is a file; the {kind} goes to a folder", file=str(t))
-    if t.is_dir() and any(t.iterdir()) and not (t / manifest).is_file() and not (ours and ours(t)):
+    mine = (t / manifest).is_file() and not (t / manifest).is_symlink()  # a link is never taken for our manifest
+    if t.is_dir() and any(t.iterdir()) and not mine and not (ours and ours(t)):
         raise UserError(f"holds other files and no {manifest}: not a {kind} pfc wrote, and pfc replaces only its own "
                         "(choose a new or empty folder)", file=str(t))
     return t
