@@ -81,8 +81,16 @@ def test_a_bad_spec_value_is_refused_at_the_plan_before_ray(bench, tmp_path, ear
 
 def test_a_missing_examples_path_is_refused_at_the_plan(bench, tmp_path, earlier):
     p = spec(tmp_path, bench, benchmarks=[{"name": "tb", "benchmark": "tracebench", "examples": "nowhere/x.jsonl"}])
-    line = last_line(pfc("sweep", p, "--out", earlier, "--dry-run"), 2)
+    before = tree(earlier)
+    line = last_line(pfc("sweep", p, "--out", earlier), 2)
     assert "field 'run oracle__tb" in line and "not found" in line and "nowhere/x.jsonl" in line
+    assert tree(earlier) == before
+
+
+def test_a_dry_run_names_a_missing_examples_path(bench, tmp_path):
+    p = spec(tmp_path, bench, benchmarks=[{"name": "tb", "benchmark": "tracebench", "examples": "nowhere/x.jsonl"}])
+    r = pfc("sweep", p, "--out", tmp_path / "sw", "--dry-run")
+    assert r.returncode == 0 and "# missing here (the sweep refuses it):" in r.stdout and "nowhere/x.jsonl" in r.stdout
 
 
 def test_the_dry_run_prints_only_run_lines_pfc_run_accepts(bench, tmp_path):

@@ -8,7 +8,11 @@ resources (``num_cpus``, ``num_gpus``, custom resources); a model marked ``keep_
 gets one actor that holds the backend across its runs. Each task calls
 :func:`pfc.run.sweep_run.execute`. A process or node that dies is retried by Ray
 (``max_retries``; actors ``max_restarts``); what still fails comes back as a ``failed``
-result naming Ray's reason. This module plans nothing and writes no run files itself.
+result naming Ray's reason. A cluster address is probed first (:func:`_reachable`: one line in
+seconds when nothing answers), and :func:`infeasible` names a run no live node can hold (Ray would
+wait for one forever). On a cluster the API settings (:data:`SECRET_ENV`, read from this environment)
+reach the tasks as the job's ``runtime_env`` ``env_vars``; local Ray's workers inherit them.
+This module plans nothing and writes no run files itself.
 """
 from __future__ import annotations
 

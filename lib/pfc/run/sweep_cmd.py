@@ -81,9 +81,12 @@ def _sweep_lock(out: Path):
     return writer_lock(out, "sweep directory", "pfc sweep")
 
 
-def check_plan(p: S.Plan, out: Path, spec_path) -> None:
+def check_plan(p: S.Plan, out: Path, spec_path, inputs: bool = True) -> list[str]:
     """Every planned run checked as ``pfc run`` checks it (its own parser, ``RunConfig.check``, the input files),
-    before anything starts; the sampling and option values become the types ``pfc run`` would pass."""
+    before anything starts; the sampling and option values become the types ``pfc run`` would pass.
+    ``inputs=False`` (a dry run, perhaps on a machine without the cluster's data): missing input files are
+    returned, one line each, instead of refused."""
+    missing = []
     from pfc.cli import check_run_args
     from pfc.run.config import RunConfig
     built = {str(out / "benchmarks" / name) for name in p.builds}
@@ -97,19 +100,27 @@ def check_plan(p: S.Plan, out: Path, spec_path) -> None:
             raise UserError(f"`pfc run` would refuse it: {e}", file=str(spec_path), field=field) from None
         for flag, value in (("examples", r.examples), ("tools", r.tools)):
             if value and value not in built and not Path(value).exists():
-                raise UserError(f"{flag}: {paths.relative(Path(value))} not found", file=str(spec_path), field=field)
+                e = UserError(f"{flag}: {paths.relative(Path(value))} not found", file=str(spec_path), field=field)
+                if inputs:
+                    raise e
+                missing.append(str(e))
         r.sampling = {k: getattr(ns, k) for k in r.sampling}
         r.options = {k: (getattr(ns, k) if k in S.OPTION_FLAGS and k != "prefix_reuse" else v)
                      for k, v in r.options.items()}
+    return missing
 
 
 def sweep_cmd(args) -> int:
     spec = S.load_spec(args.spec)
     out = out_dir(args.out or default_out(args.spec))
     p = S.plan(spec, args.spec, out)
-    check_plan(p, out, args.spec)  # all of it before Ray starts (or the dry run prints a line pfc run refuses)
+    # all of it before Ray starts, so the dry run never prints a line pfc run refuses
+    missing = check_plan(p, out, args.spec, inputs=not args.dry_run)
     if args.dry_run:
         print(_show(p, out))
+        for line in missing:
+            print(f"# missing here (the sweep refuses it): {line}")
+            print(f"pfc sweep: missing here (the sweep refuses it): {line}", file=sys.stderr)
         return 0
     out.mkdir(parents=True, exist_ok=True)
     with _sweep_lock(out):
