@@ -204,10 +204,25 @@ def test_a_run_no_node_can_hold_is_named_instead_of_waiting_forever(monkeypatch,
     assert ray_sweep.infeasible([_planned({"cpus": 2})]) is None
 
 
-def test_the_api_settings_reach_a_clusters_tasks_as_job_environment_only(monkeypatch):
+def test_the_api_settings_reach_every_task_as_an_argument_not_as_logged_job_environment(monkeypatch):
     import socket
     from pfc.integrations import ray_sweep
     fake = FakeRay([])
+    sent = []
+    fake.put = lambda value: ("ref", dict(value))
+
+    class Remote:
+        def __init__(self, fn):
+            self.fn = fn
+
+        def options(self, **kw):
+            return self
+
+        def remote(self, *args):
+            sent.append(args)
+            return object()
+
+    fake.remote = Remote
     monkeypatch.setitem(sys.modules, "ray", fake)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-marker")
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
@@ -215,8 +230,19 @@ def test_the_api_settings_reach_a_clusters_tasks_as_job_environment_only(monkeyp
         srv.bind(("127.0.0.1", 0))
         srv.listen()
         ray_sweep.connect(f"127.0.0.1:{srv.getsockname()[1]}")
-    assert fake.inits[0]["runtime_env"] == {"env_vars": {"OPENAI_API_KEY": "sk-test-marker",
-                                                         "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}}
+    assert "runtime_env" not in fake.inits[0]  # Ray's runtime_env agent writes env_vars into its log
+    ray_sweep.submit_all([_planned({"cpus": 1})], "out")
+    assert sent[0][-1] == ("ref", {"OPENAI_API_KEY": "sk-test-marker", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
+
+
+def test_a_task_takes_only_the_api_settings_into_its_environment(monkeypatch):
+    import os
+    from pfc.integrations import ray_sweep
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("PATH_INJECTED", raising=False)
+    ray_sweep.apply_env({"OPENAI_API_KEY": "sk-x", "PATH_INJECTED": "1"})
+    assert os.environ["OPENAI_API_KEY"] == "sk-x" and "PATH_INJECTED" not in os.environ
+    monkeypatch.delenv("OPENAI_API_KEY")
 
 
 @pytest.mark.model  # starts local Ray (seconds); skipped where Ray is not installed

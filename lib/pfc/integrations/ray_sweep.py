@@ -11,7 +11,8 @@ gets one actor that holds the backend across its runs. Each task calls
 result naming Ray's reason. A cluster address is probed first (:func:`_reachable`: one line in
 seconds when nothing answers), and :func:`infeasible` names a run no live node can hold (Ray would
 wait for one forever). On a cluster the API settings (:data:`SECRET_ENV`, read from this environment)
-reach the tasks as the job's ``runtime_env`` ``env_vars``; local Ray's workers inherit them.
+reach every task as an argument held in Ray's object store, never as ``runtime_env`` ``env_vars``
+(Ray's runtime_env agent writes those, the key included, to its log on every node).
 This module plans nothing and writes no run files itself.
 """
 from __future__ import annotations
@@ -56,10 +57,9 @@ def connect(address: str | None = None, num_cpus: int | None = None,
         info["where"] = f"local Ray on 127.0.0.1 with {cpus} CPUs"
     else:
         try:
-            # the API settings reach the tasks on other nodes as environment variables of this job only
-            # (Ray's runtime_env env_vars): read from this environment, never written to a file here
-            ray.init(address=address, log_to_driver=False, configure_logging=False,
-                     runtime_env={"env_vars": secret_env()} if secret_env() else None)
+            # no runtime_env env_vars: Ray's runtime_env agent logs them on every node (the API key in
+            # runtime_env_agent.log, measured with Ray 2.60); the settings travel as a task argument instead
+            ray.init(address=address, log_to_driver=False, configure_logging=False)
         except (ConnectionError, RuntimeError, ValueError) as e:
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
             raise UserError(f"cannot join the Ray cluster at {address!r}: {first}", field="--address") from None
@@ -74,8 +74,16 @@ CONNECT_TIMEOUT_S = 5.0
 
 
 def secret_env() -> dict:
-    """The API settings set in this environment (local Ray's workers inherit them; a cluster gets them here)."""
+    """The API settings set in this environment, sent to every task (:func:`submit_all`)."""
     return {k: os.environ[k] for k in SECRET_ENV if os.environ.get(k)}
+
+
+def apply_env(env: dict | None) -> None:
+    """In a task: the driver's API settings into this worker's environment (where the openai backend reads
+    them); only :data:`SECRET_ENV` names are taken."""
+    for k, v in (env or {}).items():
+        if k in SECRET_ENV and isinstance(v, str):
+            os.environ[k] = v
 
 
 def _reachable(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
@@ -122,8 +130,9 @@ def _options(r) -> dict:
     return {"num_cpus": res.get("cpus", 1), "num_gpus": res.get("gpus", 0), "resources": dict(res.get("custom", {}))}
 
 
-def _run_task(planned, out, cache_path):
+def _run_task(planned, out, cache_path, env=None):
     from pfc.run.sweep_run import execute
+    apply_env(env)
     return execute(planned, out, cache_path)
 
 
@@ -133,10 +142,11 @@ class _ModelHolder:
     def __init__(self):
         self.backends: dict = {}
 
-    def run(self, planned, out, cache_path):
+    def run(self, planned, out, cache_path, env=None):
         import json
         from pfc.run.backends import builtin, get
         from pfc.run.sweep_run import execute
+        apply_env(env)  # before the backend is built: the openai backend reads the key then
         backend = None
         if planned.backend not in builtin.BUILTINS:
             key = json.dumps([planned.backend, planned.model, planned.options], sort_keys=True)
@@ -150,6 +160,8 @@ def submit_all(runs, out, cache_path=None, retries: int = 2) -> dict:
     """Submit every run; returns {object ref: planned run}. Tasks retry on a dead worker or node only."""
     import ray
     task = ray.remote(_run_task)
+    # the API settings, once, through the object store (memory; never a file or log, unlike runtime_env)
+    env = ray.put(secret_env())
     holder = ray.remote(_ModelHolder)
     actors: dict = {}
     refs = {}
@@ -159,9 +171,10 @@ def submit_all(runs, out, cache_path=None, retries: int = 2) -> dict:
             if r.model_name not in actors:
                 actors[r.model_name] = holder.options(**opts, max_restarts=retries, max_task_retries=retries,
                                                       name=None).remote()
-            ref = actors[r.model_name].run.remote(r, str(out), cache_path)
+            ref = actors[r.model_name].run.remote(r, str(out), cache_path, env)
         else:
-            ref = task.options(**opts, max_retries=retries, retry_exceptions=False).remote(r, str(out), cache_path)
+            ref = task.options(**opts, max_retries=retries, retry_exceptions=False).remote(r, str(out), cache_path,
+                                                                                          env)
         refs[ref] = r
     return refs
 
