@@ -181,7 +181,7 @@ def counterfactual_steps(bench: Path, baselines) -> tuple[list[Step], dict, Path
     from pfc.data.counterfactual import build_variants
     var = paths.BENCHMARKS / "tracebench_swap-user"
     steps = [Step("counterfactual variants (swap-user, seed 0)", None, {"kind": "swap-user", "seed": 0},
-                  [bench / "examples.jsonl"], [var / "examples.jsonl"],
+                  [bench / "examples.jsonl"], [var / "examples.jsonl", var / "perturb.json"],  # manifest: finished
                   # read and written like the notebooks' paths (pfc.paths.source / output)
                   fn=lambda: build_variants(paths.source(_rel(bench)), paths.output(_rel(var)), "swap-user", seed=0))]
     pairs = {}
