@@ -1,7 +1,7 @@
 """A folder of outputs replaced whole: built beside its target, manifest written last, swapped in at once.
 
 ``with replace_dir(target, manifest, kind) as tmp:`` gives a fresh hidden folder beside
-``target`` (``.<name>.building-<pid>-<hex>``, same file system); the caller writes every file
+``target`` (``.<name>.building-<pid>-<hex>-<host>``, same file system); the caller writes every file
 into it, the ``manifest`` file last. On a clean exit the folder takes ``target``'s place in
 one step (Linux ``renameat2(RENAME_EXCHANGE)``; elsewhere two renames) and the old set is
 removed; on any exception (Ctrl-C, a full disk) the hidden folder is removed and ``target``
@@ -9,7 +9,7 @@ is untouched. So a reader sees the old set or the new one, and a folder holding 
 is a finished set. A ``target`` that is a file, a symbolic link, or a non-empty folder that is
 not one of ours (``ours(folder)`` false) is refused before anything is written: pfc never
 removes files it did not make. A build folder left by a killed process (its pid gone) is
-removed on the next build. It does not lock (:mod:`pfc.io.lock`) nor check names
+removed on the next build on that host. It does not lock (:mod:`pfc.io.lock`) nor check names
 (:mod:`pfc.io.safepath`).
 """
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import os
 import shutil
+import socket
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -53,9 +54,10 @@ def _alive(pid: int) -> bool:
 
 
 def _clean_stale(target: Path) -> None:
+    """Remove build folders of ``target`` left by dead processes of this host (shared storage: others' are kept)."""
     for p in target.parent.glob(f".{target.name}.building-*"):
-        pid = p.name.rsplit(".building-", 1)[1].split("-")[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        parts = p.name.rsplit(".building-", 1)[1].split("-", 2)
+        if len(parts) == 3 and parts[0].isdigit() and parts[2] == socket.gethostname() and not _alive(int(parts[0])):
             shutil.rmtree(p, ignore_errors=True)
 
 
@@ -82,7 +84,7 @@ def replace_dir(target, manifest: str, kind: str, ours=None):
     try:
         t.parent.mkdir(parents=True, exist_ok=True)
         _clean_stale(t)
-        tmp = t.parent / f".{t.name}.building-{os.getpid()}-{os.urandom(3).hex()}"
+        tmp = t.parent / f".{t.name}.building-{os.getpid()}-{os.urandom(3).hex()}-{socket.gethostname()}"
         tmp.mkdir()
     except OSError as e:
         raise write_failed(t, e, f"the previous {kind}, if any, is unchanged") from None
