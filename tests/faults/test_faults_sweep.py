@@ -46,6 +46,12 @@ def test_a_benchmark_name_that_is_not_a_plain_folder_name_is_refused_and_removes
     assert tree(earlier) == before
 
 
+def test_a_spec_file_name_that_is_not_a_plain_folder_name_needs_an_out(bench, tmp_path):
+    p = spec(tmp_path, bench).rename(tmp_path / "...yaml")
+    line = last_line(pfc("sweep", p, "--dry-run"), 2)
+    assert "field 'spec file name (give --out)'" in line and "cannot name a folder" in line
+
+
 def test_a_model_name_that_is_not_a_plain_folder_name_is_refused(bench, tmp_path, earlier):
     p = spec(tmp_path, bench, models=[{"name": "..", "backend": "oracle"}])
     line = last_line(pfc("sweep", p, "--out", earlier, "--dry-run"), 2)

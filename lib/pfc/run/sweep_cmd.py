@@ -21,7 +21,9 @@ from pfc.run import sweep as S
 
 
 def default_out(spec_path) -> Path:
-    return paths.OUT_DATA / "sweeps" / S._slug(Path(spec_path).stem)
+    from pfc.io.safepath import safe_name  # the spec's file name becomes a folder: '...yaml' must not mean data/
+    return paths.OUT_DATA / "sweeps" / safe_name(S._slug(Path(spec_path).stem), "spec file name (give --out)",
+                                                 str(spec_path))
 
 
 def _show(p: S.Plan, out: Path) -> str:
