@@ -200,3 +200,11 @@ def test_a_run_file_that_is_a_link_is_refused_and_its_target_untouched(tmp_path)
         with RunWriter(tmp_path / "run"):
             pass
     assert victim.read_text() == "precious\n"
+
+
+def test_an_unfinished_set_of_variants_without_its_manifest_is_replaced(bench, tmp_path):
+    (tmp_path / "var").mkdir()
+    (tmp_path / "var" / "examples.jsonl").write_text('{"id": "zz-left-by-a-kill"')  # left by a killed older perturb
+    assert perturb(bench, tmp_path / "var").returncode == 0
+    assert (tmp_path / "var" / "perturb.json").is_file()
+    assert "zz-left-by-a-kill" not in (tmp_path / "var" / "examples.jsonl").read_text()

@@ -220,12 +220,18 @@ def write(out_dir, examples_path, benchmark: str, kind: str, seed: int, variants
                 "origin": where,
                 "originals": n_in, "variants": len(variants), "skipped": dict(sorted(skipped.items())),
                 "with_counterfactual_gold": sum(1 for v in variants if v.meta["counterfactual"].get("items"))}
-    with replace_dir(out, MANIFEST, "set of variants") as tmp:
+    with replace_dir(out, MANIFEST, "set of variants", ours=_only_ours) as tmp:
         write_examples(variants, tmp / "examples.jsonl")
         if tools:
             write_tools(tools, tmp / "tools.json")
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
+
+
+def _only_ours(folder: Path) -> bool:
+    """A folder holding only what ``pfc perturb`` writes (an unfinished set of an earlier version, no manifest)."""
+    return all(p.name in ("examples.jsonl", "tools.json", MANIFEST) and p.is_file() and not p.is_symlink()
+               for p in folder.iterdir())
 
 
 def build_variants(examples_path, out_dir, kind: str, seed: int = 0, benchmark: str = "tracebench") -> dict:
