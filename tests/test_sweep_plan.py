@@ -16,6 +16,7 @@ PT = paths.GOLDEN / "ptbench_official" / "test_trained_user" / "data.json"
 def write_spec(tmp_path, text: str):
     p = tmp_path / "spec.yaml"
     p.write_text(text)
+    (tmp_path / "tb_dir").mkdir(exist_ok=True)  # the spec's examples: a missing path is refused before Ray
     return p
 
 

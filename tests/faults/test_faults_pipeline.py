@@ -59,3 +59,10 @@ def test_an_interrupted_pipeline_keeps_the_steps_that_finished(tmp_path):
     assert list(json.loads(state.read_text())) == ["a"]
     assert reproduce([Step("a", None, fn=lambda: None)], log=lambda *a, **k: None,
                      state_path=state)[0]["status"] == "skipped (inputs unchanged)"
+
+
+def test_a_real_model_that_is_not_a_model_directory_is_refused_before_step_one(tmp_path):
+    p = pipeline(tmp_path, "--real-model", tmp_path / "nonexistent")
+    line = last_line(p, 2)
+    assert "nonexistent: not a model directory (no config.json)" in line
+    assert not (tmp_path / "reports" / "pipeline.json").exists() and not (tmp_path / "data").exists()

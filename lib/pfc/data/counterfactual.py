@@ -45,6 +45,7 @@ from pfc.errors import UserError
 from pfc.provenance import sha256_path
 from pfc.schema import Example, Role, write_examples, write_tools
 
+MAX_SHIFT_DAYS = 36_500  # a century: further moves leave the calendar's range and mean nothing
 KINDS = ("swap-user", "shuffle-history", "truncate-history:K", "drop-profile", "shift-time:±D", "strip-stated")
 
 
@@ -55,10 +56,10 @@ def parse_kind(kind: str) -> tuple[str, int | None]:
         return name, None
     if name == "truncate-history" and re.fullmatch(r"\d+", arg):
         return name, int(arg)
-    if name == "shift-time" and re.fullmatch(r"[+-]?\d+", arg) and int(arg) != 0:
+    if name == "shift-time" and re.fullmatch(r"[+-]?\d{1,6}", arg) and 0 < abs(int(arg)) <= MAX_SHIFT_DAYS:
         return name, int(arg)
     raise UserError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)} "
-                    "(K records >= 0, D days, non-zero, e.g. shift-time:+3)", field="--kind")
+                    f"(K records >= 0, D days, non-zero, at most {MAX_SHIFT_DAYS} either way, e.g. shift-time:+3)", field="--kind")
 
 
 def slug(kind: str, arg: int | None) -> str:
@@ -195,22 +196,42 @@ def perturb(examples: list[Example], kind: str, seed: int = 0) -> tuple[list[Exa
     return out, skipped
 
 
-def write(out_dir, examples_path, benchmark: str, kind: str, seed: int, variants, skipped, tools, n_in: int) -> dict:
-    """``examples.jsonl``, ``tools.json`` (if any) and ``perturb.json`` into ``out_dir``; returns the manifest."""
+MANIFEST = "perturb.json"  # written last: a folder holding it is a finished set of variants
+
+
+def write(out_dir, examples_path, benchmark: str, kind: str, seed: int, variants, skipped, tools, n_in: int,
+          originals=None) -> dict:
+    """``examples.jsonl``, ``tools.json`` (if any) and ``perturb.json`` into ``out_dir``, replaced whole
+    (``pfc.io.dirset``: built beside it, the manifest last; a stop leaves the old set or the new one); an
+    ``out_dir`` that is or holds the input is refused. ``originals``: the examples read (their origin is
+    recorded, ``pfc.data.origin``). Returns the manifest."""
+    from pfc.data.origin import origin
+    from pfc.io.dirset import replace_dir
+    from pfc.io.safepath import not_input
     from pfc.paths import relative
-    out = Path(out_dir)
-    write_examples(variants, out / "examples.jsonl")
-    if tools:
-        write_tools(tools, out / "tools.json")
+    out = not_input(out_dir, {"--examples": examples_path})
     src = Path(examples_path)
     src_file = src / "examples.jsonl" if src.is_dir() else src
+    where = origin(originals if originals is not None else variants, src)
+    where["derived"] = where["derived"] + [f"pfc perturb --kind {slug(*parse_kind(kind))} --seed {seed}"]
     manifest = {"benchmark": benchmark, "kind": kind, "seed": seed,
                 "examples": {"path": str(relative(src)),
                              "sha256": sha256_path(src_file) if src_file.is_file() else None},
+                "origin": where,
                 "originals": n_in, "variants": len(variants), "skipped": dict(sorted(skipped.items())),
                 "with_counterfactual_gold": sum(1 for v in variants if v.meta["counterfactual"].get("items"))}
-    (out / "perturb.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    with replace_dir(out, MANIFEST, "set of variants", ours=_only_ours) as tmp:
+        write_examples(variants, tmp / "examples.jsonl")
+        if tools:
+            write_tools(tools, tmp / "tools.json")
+        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
+
+
+def _only_ours(folder: Path) -> bool:
+    """A folder holding only what ``pfc perturb`` writes (an unfinished set of an earlier version, no manifest)."""
+    return all(p.name in ("examples.jsonl", "tools.json", MANIFEST) and p.is_file() and not p.is_symlink()
+               for p in folder.iterdir())
 
 
 def build_variants(examples_path, out_dir, kind: str, seed: int = 0, benchmark: str = "tracebench") -> dict:
@@ -218,4 +239,4 @@ def build_variants(examples_path, out_dir, kind: str, seed: int = 0, benchmark: 
     from pfc import benchmarks
     examples, tools = benchmarks.get(benchmark).load(examples_path, None)
     variants, skipped = perturb(examples, kind, seed)
-    return write(out_dir, examples_path, benchmark, kind, seed, variants, skipped, tools, len(examples))
+    return write(out_dir, examples_path, benchmark, kind, seed, variants, skipped, tools, len(examples), examples)

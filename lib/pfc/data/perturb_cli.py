@@ -11,8 +11,10 @@ def _perturb_cmd(args) -> int:
     from pfc import benchmarks
     from pfc.data import counterfactual as cf
     from pfc.errors import UserError, existing, out_dir
+    from pfc.io.safepath import not_input
     cf.parse_kind(args.kind)  # a bad kind fails before any loading
     src = existing(args.examples, "--examples")
+    not_input(out_dir(args.out), {"--examples": src, "--tools": args.tools})  # before any loading
     examples, tools = benchmarks.get(args.benchmark).load(src, args.tools and existing(args.tools, "--tools"))
     if not examples:
         raise UserError("no examples", file=str(src))
@@ -24,7 +26,7 @@ def _perturb_cmd(args) -> int:
     if not variants:
         raise UserError(f"no example admits --kind {args.kind}: {dict(skipped)}", file=str(src))
     manifest = cf.write(out_dir(args.out), src, args.benchmark, args.kind, args.seed, variants, skipped, tools,
-                        len(examples))
+                        len(examples), examples)
     print(json.dumps({k: manifest[k] for k in ("kind", "originals", "variants", "skipped",
                                                "with_counterfactual_gold")}))
     return 0

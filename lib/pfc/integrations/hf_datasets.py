@@ -17,6 +17,7 @@ build benchmarks (``pfc.data``) or score (``pfc.eval``).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,7 @@ EXPORTS = {"tracebench": Exported("TRACEBench", "pfc build tracebench --users {u
            "ptbench": Exported("PTBench", "pfc build ptbench --seed {seed} --out DIR", "synthesized (PTool)",
                                splits=("train", "test_trained_user", "test_untrained_user", "unseen"))}
 EXPORTABLE = tuple(EXPORTS)
+LICENSE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}")  # a Hub license id: one YAML scalar, no newline
 THIRD_PARTY = {"toolspectrum": "the ToolSpectrum release"}  # known benchmarks whose data is not ours to publish
 
 
@@ -89,25 +91,50 @@ def export(benchmark: str, examples, out, license: str = "cc-by-4.0") -> dict:
                         f"(export {' or '.join(EXPORTABLE)})")
     if benchmark not in EXPORTABLE:
         raise UserError(f"--benchmark: expected one of {EXPORTABLE}, got {benchmark!r}")
-    out = Path(out)
-    (out / "data").mkdir(parents=True, exist_ok=True)
-    counts = {}
+    if not LICENSE.fullmatch(str(license)):
+        raise UserError(f"expected a license identifier (letters, digits, '.', '+', '_', '-'), got {license!r}",
+                        field="--license")
+    from pfc.data.origin import origin
+    from pfc.io.dirset import replace_dir
+    from pfc.io.safepath import not_input
+    out = not_input(out, {"--examples": examples})
+    loaded = {}
     for split, f in splits_of(benchmark, examples).items():
         exs = load_examples(f)
         wrong = next((e for e in exs if e.benchmark != benchmark), None)
         if wrong is not None:
             raise UserError(f"{paths.relative(f)}: record {wrong.id!r}: field 'benchmark' is {wrong.benchmark!r}, "
                             f"expected {benchmark!r}")
-        pq.write_table(pa.Table.from_pylist([to_row(e) for e in exs], schema=SCHEMA()),
-                       out / "data" / f"{split}-00000-of-00001.parquet")
-        counts[split] = {"examples": len(exs), "refusals": sum(e.is_refusal for e in exs),
-                         "users": len({e.user_id for e in exs})}
+        loaded[split] = exs
     src = Path(examples) if Path(examples).is_dir() else Path(examples).parent
-    if (src / "tools.json").exists():
-        shutil.copyfile(src / "tools.json", out / "tools.json")
+    where = origin([e for exs in loaded.values() for e in exs], examples)
+    if where["third_party"]:
+        raise UserError(f"holds examples of {where['third_party']}, third-party data that is never exported "
+                        "(export what pfc builds)", file=paths.relative(Path(examples)))
     stats = json.loads((src / "stats.json").read_text()) if (src / "stats.json").exists() else {}
-    (out / "README.md").write_text(card(benchmark, counts, stats, license), encoding="utf-8")
+    counts = {split: {"examples": len(exs), "refusals": sum(e.is_refusal for e in exs),
+                      "users": len({e.user_id for e in exs})} for split, exs in loaded.items()}
+    # built beside `out` and swapped in whole, the card last: no split of an earlier export survives, a stop
+    # leaves the old export, and a link in the old folder is never written through
+    with replace_dir(out, "README.md", "dataset export", ours=_is_export) as tmp:
+        (tmp / "data").mkdir()
+        for split, exs in loaded.items():
+            pq.write_table(pa.Table.from_pylist([to_row(e) for e in exs], schema=SCHEMA()),
+                           tmp / "data" / f"{split}-00000-of-00001.parquet")
+        if (src / "tools.json").exists():
+            shutil.copyfile(src / "tools.json", tmp / "tools.json")
+        (tmp / "README.md").write_text(card(benchmark, counts, stats, license, where), encoding="utf-8")
     return counts
+
+
+def _is_export(folder: Path) -> bool:
+    """A folder an earlier ``pfc export`` wrote (its card says so)."""
+    if (folder / "README.md").is_symlink():
+        return False
+    try:
+        return "as built by pfc" in (folder / "README.md").read_text(encoding="utf-8", errors="replace")[:4000]
+    except OSError:
+        return False
 
 
 def SCHEMA():
@@ -117,7 +144,7 @@ def SCHEMA():
     return pa.schema(cols + [(k, pa.string()) for k in JSON_FIELDS])
 
 
-def card(benchmark: str, counts: dict, stats: dict, license: str) -> str:
+def card(benchmark: str, counts: dict, stats: dict, license: str, where: dict | None = None) -> str:
     """The dataset card: YAML header for the Hub (license, splits), then generator, seed, statistics, scoring."""
     info = EXPORTS[benchmark]
     title, cmd = info.title, info.command
@@ -126,7 +153,10 @@ def card(benchmark: str, counts: dict, stats: dict, license: str) -> str:
             "  data_files:"] + [f"  - split: {s}\n    path: data/{s}-*.parquet" for s in counts] + ["---", ""]
     rows = ["| split | examples | refusals (gold = no call) | users |", "|---|---:|---:|---:|"]
     rows += [f"| {s} | {c['examples']} | {c['refusals']} | {c['users']} |" for s, c in counts.items()]
-    source = stats.get("source", info.source)
+    where = where or {}
+    source = stats.get("source", info.source) if where.get("source", "unknown") == "unknown" else where["source"]
+    derived = "; ".join(where.get("derived", []))
+    source += f", then {derived}" if derived else ""
     body = [f"# {title}, as built by pfc", "",
             f"Generated by the `pfc` repository (commit `{provenance.git_commit() or 'unknown'}`), "
             f"not by the paper's authors: `{cmd.format(seed=seed, users=stats.get('table2', {}).get('users', '?'))}`. Source data: {source}; seed {seed}. "

@@ -29,6 +29,7 @@ from inspect_ai.tool import ToolDef, ToolParams
 from pfc import benchmarks, paths
 from pfc.errors import UserError
 
+HISTORIES = ("full", "last_k", "retrieved")  # pfc run --history
 _LOADED: dict[str, tuple[list, list]] = {}  # "benchmark:examples": (examples, tools), for the metric
 ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
 
@@ -44,6 +45,9 @@ def load(benchmark: str, examples: str = "", tools: str = "", limit: int = 0) ->
     exs, tls = benchmarks.get(benchmark).load(paths.source(examples), paths.source(tools) if tools else None)
     if not exs:
         raise UserError(f"{examples}: no {benchmark} examples")
+    kinds = sorted({e.benchmark for e in exs})
+    if kinds != [benchmark]:  # as pfc run refuses them (pfc.run.checks.preflight)
+        raise UserError(f"holds {'/'.join(kinds)} examples, not {benchmark}", file=str(examples))
     exs = exs[:limit] if limit else exs
     key = f"{benchmark}:{examples}:{tools}:{limit}"
     _LOADED[key] = (exs, tls)
@@ -151,6 +155,13 @@ def plain(row: dict) -> dict:
 
 def make_task(benchmark: str, examples: str = "", tools: str = "", strategy: str = "zero_shot",
               history: str = "full", k: int = 50, seed: int = 0, limit: int = 0) -> Task:
+    from pfc.run.config import check_strategy
+    for name, value, low in (("k", k, 1), ("limit", limit, 0), ("seed", seed, None)):
+        if isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low):
+            raise UserError(f"expected an integer{f' >= {low}' if low is not None else ''}, got {value!r}", field=name)
+    if history not in HISTORIES:
+        raise UserError(f"expected one of {HISTORIES}, got {history!r}", field="history")
+    check_strategy(benchmark, strategy)
     key, exs, tls = load(benchmark, examples, tools, limit)
     return Task(dataset=MemoryDataset(samples(benchmark, exs, tls, strategy, history, k, seed), name=benchmark),
                 solver=[offer_tools(), generate(tool_calls="none")], scorer=pfc_scorer(key), name=benchmark)

@@ -8,7 +8,12 @@ resources (``num_cpus``, ``num_gpus``, custom resources); a model marked ``keep_
 gets one actor that holds the backend across its runs. Each task calls
 :func:`pfc.run.sweep_run.execute`. A process or node that dies is retried by Ray
 (``max_retries``; actors ``max_restarts``); what still fails comes back as a ``failed``
-result naming Ray's reason. This module plans nothing and writes no run files itself.
+result naming Ray's reason. A cluster address is probed first (:func:`_reachable`: one line in
+seconds when nothing answers), and :func:`infeasible` names a run no live node can hold (Ray would
+wait for one forever). On a cluster the API settings (:data:`SECRET_ENV`, read from this environment)
+reach every task as an argument held in Ray's object store, never as ``runtime_env`` ``env_vars``
+(Ray's runtime_env agent writes those, the key included, to its log on every node).
+This module plans nothing and writes no run files itself.
 """
 from __future__ import annotations
 
@@ -28,6 +33,8 @@ def connect(address: str | None = None, num_cpus: int | None = None,
     address = address or os.environ.get("RAY_ADDRESS") or None
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     info = {"address": address, "temp_dir": None}
+    if address is not None:
+        _reachable(address)  # a dead address fails in seconds, before Ray would wait for minutes
     if address is None:
         os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # read when ray is imported: loopback only
         # token authentication with a token of this sweep only, kept in the environment (Ray would otherwise
@@ -50,6 +57,8 @@ def connect(address: str | None = None, num_cpus: int | None = None,
         info["where"] = f"local Ray on 127.0.0.1 with {cpus} CPUs"
     else:
         try:
+            # no runtime_env env_vars: Ray's runtime_env agent logs them on every node (the API key in
+            # runtime_env_agent.log, measured with Ray 2.60); the settings travel as a task argument instead
             ray.init(address=address, log_to_driver=False, configure_logging=False)
         except (ConnectionError, RuntimeError, ValueError) as e:
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
@@ -58,6 +67,55 @@ def connect(address: str | None = None, num_cpus: int | None = None,
     res = ray.cluster_resources()
     info["resources"] = {k: v for k, v in res.items() if not k.startswith("node:") and "memory" not in k}
     return info
+
+
+SECRET_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL")  # what an openai run reads; passed to a cluster's tasks
+CONNECT_TIMEOUT_S = 5.0
+
+
+def secret_env() -> dict:
+    """The API settings set in this environment, sent to every task (:func:`submit_all`)."""
+    return {k: os.environ[k] for k in SECRET_ENV if os.environ.get(k)}
+
+
+def apply_env(env: dict | None) -> None:
+    """In a task: the driver's API settings into this worker's environment (where the openai backend reads
+    them); only :data:`SECRET_ENV` names are taken."""
+    for k, v in (env or {}).items():
+        if k in SECRET_ENV and isinstance(v, str):
+            os.environ[k] = v
+
+
+def _reachable(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """A ``host:port`` (or ``ray://host:port``) cluster address answers a TCP connection within ``timeout``
+    seconds, else one line (Ray itself would wait for minutes); ``auto`` and other forms are left to Ray."""
+    import re
+    import socket
+    m = re.fullmatch(r"(?:ray://)?\[?([A-Za-z0-9.:-]+?)\]?:(\d+)", address.strip())
+    if not m:
+        return
+    try:
+        socket.create_connection((m.group(1), int(m.group(2))), timeout=timeout).close()
+    except (OSError, ValueError) as e:
+        why = "timed out" if isinstance(e, socket.timeout) else (getattr(e, "strerror", None) or str(e))
+        raise UserError(f"cannot join the Ray cluster at {address!r}: {why} (is its head running and reachable?)",
+                        field="--address") from None
+
+
+def infeasible(runs) -> str | None:
+    """Why some run can never be scheduled (no live node has the resources it asks for), or None."""
+    import ray
+    nodes = [n.get("Resources", {}) for n in ray.nodes() if n.get("Alive")]
+    for r in runs:
+        o = _options(r)
+        need = {"CPU": o["num_cpus"], "GPU": o["num_gpus"], **o["resources"]}
+        need = {k: v for k, v in need.items() if v}
+        if not any(all(node.get(k, 0) >= v for k, v in need.items()) for node in nodes):
+            have = "; ".join(", ".join(f"{k}={v:g}" for k, v in sorted(n.items())
+                                       if not k.startswith("node:") and "memory" not in k) for n in nodes)
+            return (f"run {r.name} needs {', '.join(f'{k}={v:g}' for k, v in need.items())}, and no node of this "
+                    f"Ray has that (nodes: {have or 'none'}); change the model's resources or join another cluster")
+    return None
 
 
 def disconnect(info: dict) -> None:
@@ -72,8 +130,9 @@ def _options(r) -> dict:
     return {"num_cpus": res.get("cpus", 1), "num_gpus": res.get("gpus", 0), "resources": dict(res.get("custom", {}))}
 
 
-def _run_task(planned, out, cache_path):
+def _run_task(planned, out, cache_path, env=None):
     from pfc.run.sweep_run import execute
+    apply_env(env)
     return execute(planned, out, cache_path)
 
 
@@ -83,10 +142,11 @@ class _ModelHolder:
     def __init__(self):
         self.backends: dict = {}
 
-    def run(self, planned, out, cache_path):
+    def run(self, planned, out, cache_path, env=None):
         import json
         from pfc.run.backends import builtin, get
         from pfc.run.sweep_run import execute
+        apply_env(env)  # before the backend is built: the openai backend reads the key then
         backend = None
         if planned.backend not in builtin.BUILTINS:
             key = json.dumps([planned.backend, planned.model, planned.options], sort_keys=True)
@@ -100,6 +160,8 @@ def submit_all(runs, out, cache_path=None, retries: int = 2) -> dict:
     """Submit every run; returns {object ref: planned run}. Tasks retry on a dead worker or node only."""
     import ray
     task = ray.remote(_run_task)
+    # the API settings, once, through the object store (memory; never a file or log, unlike runtime_env)
+    env = ray.put(secret_env())
     holder = ray.remote(_ModelHolder)
     actors: dict = {}
     refs = {}
@@ -109,9 +171,10 @@ def submit_all(runs, out, cache_path=None, retries: int = 2) -> dict:
             if r.model_name not in actors:
                 actors[r.model_name] = holder.options(**opts, max_restarts=retries, max_task_retries=retries,
                                                       name=None).remote()
-            ref = actors[r.model_name].run.remote(r, str(out), cache_path)
+            ref = actors[r.model_name].run.remote(r, str(out), cache_path, env)
         else:
-            ref = task.options(**opts, max_retries=retries, retry_exceptions=False).remote(r, str(out), cache_path)
+            ref = task.options(**opts, max_retries=retries, retry_exceptions=False).remote(r, str(out), cache_path,
+                                                                                          env)
         refs[ref] = r
     return refs
 

@@ -14,6 +14,7 @@ refused as well (``flock`` locks belong to an open file). It does not write outp
 """
 from __future__ import annotations
 
+import errno
 import os
 import socket
 import sys
@@ -67,8 +68,13 @@ def _acquire(directory: Path, kind: str, what: str, name: str) -> tuple:
     import fcntl
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        fh = open(directory / name, "a+", encoding="utf-8")
+        # never through a symbolic link: a link planted as the lock file would have its target written and emptied
+        fd = os.open(directory / name, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        fh = open(fd, "a+", encoding="utf-8")
     except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise UserError(f"the {kind}'s lock file {name} is a symbolic link; pfc does not write through links "
+                            "it did not make (remove it)", file=str(directory)) from None
         raise UserError(f"cannot create the {kind}'s lock file: {e.strerror or e}", file=str(directory)) from None
     try:
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)

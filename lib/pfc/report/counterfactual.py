@@ -128,7 +128,7 @@ def demo(root, users: int = 3, records: int = 150, seed: int = 1,
     bench, var = root / "tracebench", root / "tracebench_swap-user"
     if not (bench / "examples.jsonl").exists():
         build_tracebench(bench, users=users, seed=seed, records=records, progress=False)
-    if not (var / "examples.jsonl").exists():
+    if not (var / "perturb.json").is_file():  # the manifest, written last: a set without it is not finished
         build_variants(bench, var, "swap-user", seed=0)
     pairs = {}
     for b in backends:

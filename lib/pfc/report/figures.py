@@ -33,11 +33,17 @@ def save(fig, stem) -> list[Path]:
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     out = []
-    for ext in ("png", "pdf"):
-        p = stem.with_suffix(f".{ext}")
-        fig.savefig(p, bbox_inches="tight", metadata={"CreationDate": None} if ext == "pdf" else None)
-        out.append(p)
-    plt.close(fig)
+    import io
+    from pfc.io.atomic import write_bytes
+    try:
+        for ext in ("png", "pdf"):  # rendered in memory, then replaced whole: a full disk never leaves a cut image
+            p = stem.with_suffix(f".{ext}")
+            buf = io.BytesIO()
+            fig.savefig(buf, format=ext, bbox_inches="tight", metadata={"CreationDate": None} if ext == "pdf" else None)
+            write_bytes(p, buf.getvalue())
+            out.append(p)
+    finally:
+        plt.close(fig)
     return out
 
 

@@ -28,15 +28,41 @@ def user_ids(run: T.Run, examples=None, tools=None) -> dict:
     return {e.id: e.user_id for e in exs}
 
 
+MISSING = "input:missing_prediction"  # the error type of an example a run did not answer (pfc.eval.scoring)
+MIN_SHARED = 0.5  # a paired comparison needs the ids both runs answered to be at least half of either run's
+
+
+def answered(run: T.Run) -> set:
+    """Ids of the examples a run answered (a row in its predictions); a missing one is scored as a failure."""
+    df = run.per_example
+    if "error_type" not in df.columns:
+        return set(df["id"])
+    return set(df.loc[df["error_type"] != MISSING, "id"])
+
+
+def coverage_line(a: T.Run, b: T.Run) -> str:
+    """How many examples each run answered and how many both did (what the paired numbers are computed on)."""
+    n, sa, sb = len(a.per_example), answered(a), answered(b)
+    return (f"coverage: {a.name} answered {len(sa)} of {n} examples, {b.name} {len(sb)} of {n}; "
+            f"paired on the {len(sa & sb)} both answered")
+
+
 def align(a: T.Run, b: T.Run) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Both per-example tables in one id order; different example sets are a user error."""
+    """Both per-example tables on the ids both runs answered, in one id order; different example sets, or
+    runs sharing too few answered ids (fewer than 2, or under half of either run's), are a user error."""
     if a.benchmark != b.benchmark:
         raise UserError(f"{a.name} is a {a.benchmark} run and {b.name} a {b.benchmark} run: not paired")
     ia, ib = set(a.per_example["id"]), set(b.per_example["id"])
     if ia != ib:
         raise UserError(f"{a.name} ({len(ia)} examples) and {b.name} ({len(ib)} examples) are on different "
                         f"example sets: they share {len(ia & ib)} ids; a paired comparison needs the same examples")
-    order = sorted(ia)
+    sa, sb = answered(a), answered(b)
+    both = sa & sb
+    if len(both) < 2 or len(both) < MIN_SHARED * max(len(sa), len(sb)):
+        raise UserError(f"{a.name} answered {len(sa)} of {len(ia)} examples and {b.name} {len(sb)}: they share "
+                        f"{len(both)} answered ids, too few for a paired comparison (at least 2 and half of either "
+                        "run's); finish the shorter run or compare them unpaired")
+    order = sorted(both)
     return (a.per_example.set_index("id").loc[order].reset_index(),
             b.per_example.set_index("id").loc[order].reset_index())
 
@@ -70,4 +96,5 @@ def paired_cmd(args) -> int:
     table = compare_runs(a, b, n_boot=args.n_boot or N_BOOT, seed=args.seed,
                          users=user_ids(a, args.examples, args.tools))
     print(text(table, a.name, b.name))
+    print(coverage_line(a, b))
     return 0

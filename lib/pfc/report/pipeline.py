@@ -181,7 +181,7 @@ def counterfactual_steps(bench: Path, baselines) -> tuple[list[Step], dict, Path
     from pfc.data.counterfactual import build_variants
     var = paths.BENCHMARKS / "tracebench_swap-user"
     steps = [Step("counterfactual variants (swap-user, seed 0)", None, {"kind": "swap-user", "seed": 0},
-                  [bench / "examples.jsonl"], [var / "examples.jsonl"],
+                  [bench / "examples.jsonl"], [var / "examples.jsonl", var / "perturb.json"],  # manifest: finished
                   # read and written like the notebooks' paths (pfc.paths.source / output)
                   fn=lambda: build_variants(paths.source(_rel(bench)), paths.output(_rel(var)), "swap-user", seed=0))]
     pairs = {}
@@ -391,10 +391,11 @@ def execute(step: Step) -> None:
 
 def to_html(notebook: Path) -> Path:
     from nbconvert import HTMLExporter
-    body, _ = HTMLExporter().from_filename(str(notebook))
-    out = notebook.with_suffix(".html")
-    out.write_text(body, encoding="utf-8")
-    return out
+    from pfc.io.atomic import write_text
+    # sanitized: Markdown cells and text/markdown or text/html outputs (report.md shown by a notebook, names from
+    # configs) lose scripts, event handlers and other active content on their way to HTML
+    body, _ = HTMLExporter(sanitize_html=True).from_filename(str(notebook))
+    return write_text(notebook.with_suffix(".html"), body)
 
 
 PIPELINE_LOCK = ".pfc-pipeline.lock"
@@ -498,6 +499,10 @@ def main(argv=None) -> int:
     from pfc.run.backends.builtin import BASELINES
     if args.backend and not args.model and args.backend not in BASELINES:
         print(f"reproduce: BACKEND={args.backend} needs MODEL=<name or path>", file=sys.stderr)
+        return 2
+    if args.real_model not in ("", "auto", "none") and not (Path(args.real_model) / "config.json").is_file():
+        print(f"reproduce: {args.real_model}: not a model directory (no config.json); REAL_MODEL / --real-model is "
+              "auto, none or a model directory", file=sys.stderr)  # refused before step 1, not at step 13
         return 2
     t0 = time.perf_counter()
     steps = plan(args.backend, args.model, args.real_model, args.sample, not args.no_toolspectrum, args.n_boot)

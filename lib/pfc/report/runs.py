@@ -33,8 +33,9 @@ from pfc.eval.bootstrap import N_BOOT
 def _md(df: pd.DataFrame) -> str:
     d = df.reset_index()
     d.columns = [" / ".join(map(str, c)).strip(" /") if isinstance(c, tuple) else str(c) for c in d.columns]
-    head = "| " + " | ".join(d.columns) + " |\n|" + "---|" * len(d.columns) + "\n"
-    return head + "".join("| " + " | ".join(str(v) for v in row) + " |\n" for row in d.itertuples(index=False))
+    from pfc.report.mdcell import cell  # run names come from configs: inert in Markdown and its HTML
+    head = "| " + " | ".join(map(cell, d.columns)) + " |\n|" + "---|" * len(d.columns) + "\n"
+    return head + "".join("| " + " | ".join(cell(v) for v in row) + " |\n" for row in d.itertuples(index=False))
 
 
 PARTS = ("tables", "taxonomy", "figures")
@@ -258,14 +259,16 @@ def _write_report(runs, out, n_boot, seed, title, parts) -> Path:
             write_section(w, mine, n_boot, seed)
     runs_md = ["## Runs", "", "| run | benchmark | directory | n | backend | model | strategy | predictions sha256 |",
                "|---|---|---|---:|---|---|---|---|"]
-    runs_md += [f"| {m['run']} | {m['benchmark']} | `{m['run_dir']}` | {m['n_examples']} | "
-                f"{m['config'].get('backend', '')} | {m['config'].get('model', '')} | {m['config'].get('strategy', '')} | "
-                f"`{m['sha256']['predictions.jsonl'][:16]}` |" for m in manifest]
+    from pfc.report.mdcell import cell  # names, models and paths from configs: inert in Markdown and its HTML
+    runs_md += [f"| {cell(m['run'])} | {cell(m['benchmark'])} | {cell(m['run_dir'])} | {cell(m['n_examples'])} | "
+                f"{cell(m['config'].get('backend', ''))} | {cell(m['config'].get('model', ''))} | "
+                f"{cell(m['config'].get('strategy', ''))} | `{m['sha256']['predictions.jsonl'][:16]}` |"
+                for m in manifest]
     head = [f"# {title}", "", f"Bootstrap: {n_boot} resamples over examples, seed {seed}. Full configs and "
             "hashes: [runs.json](runs.json).", ""]
     partial = coverage_lines(runs)
     if partial:
-        head += ["**Partial runs** (n counts every example):", ""] + [f"- {x}" for x in partial] + [""]
+        head += ["**Partial runs** (n counts every example):", ""] + [f"- {cell(x)}" for x in partial] + [""]
     md = w.out / "report.md"
     atomic.write_text(md, "\n".join(head + runs_md + [""] + w.sections) + "\n")
     return md
@@ -292,7 +295,11 @@ def _load_all(args) -> list[T.Run]:
     from pfc.run.sweep import INDEX, run_dirs
     dirs = []
     for d in args.run_dirs:
-        dirs += run_dirs(d) if (Path(d) / INDEX).is_file() else [(d, None)]
+        found = run_dirs(d) if (Path(d) / INDEX).is_file() else [(d, None)]
+        if not found:
+            raise UserError("a sweep directory none of whose runs wrote predictions yet: nothing to report",
+                            file=str(d))
+        dirs += found
     from pfc.io.reuse import reading_once
     with reading_once():  # runs of one build share its examples, read once
         return [T.load_run(d, examples=args.examples, tools=args.tools, name=label) for d, label in dirs]
@@ -336,6 +343,9 @@ def _compare_cmd(args) -> int:
         print(f"pfc compare: {e}", file=sys.stderr)
         return 2
     print(summary(runs, n_boot=args.n_boot, seed=args.seed))
+    from pfc.eval.coverage import summary as cov_summary
+    for r in runs:  # every comparison says what each run covers, partial or not
+        print(f"coverage: {r.name}: {cov_summary(r.coverage) if r.coverage else f'{len(r.per_example)} examples'}")
     for line in coverage_lines(runs):
         print(f"pfc compare: {line}", file=sys.stderr)
     if args.by:

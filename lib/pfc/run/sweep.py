@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from dataclasses import asdict, dataclass, field
@@ -27,6 +28,7 @@ from pathlib import Path
 
 from pfc import paths
 from pfc.errors import UserError
+from pfc.io.safepath import safe_name
 
 SETTINGS = {"strategy": ["zero_shot"], "history": ["full"], "k": [50], "layout": [None], "seed": [0]}
 HISTORY_BENCHMARKS = ("tracebench",)          # the only prompts that select history records
@@ -190,15 +192,26 @@ def _model(m, i: int, spec_path) -> dict:
     if not isinstance(res, dict) or set(res) - RESOURCE_KEYS:
         raise _err(f"resources: expected some of {sorted(RESOURCE_KEYS)}", spec_path, f"{where}.resources")
     for key in ("cpus", "gpus", "tensor_parallel_size"):
-        if key in res and (not isinstance(res[key], (int, float)) or isinstance(res[key], bool) or res[key] < 0):
+        if key in res and (not isinstance(res[key], (int, float)) or isinstance(res[key], bool)
+                           or not math.isfinite(res[key]) or res[key] < 0):
             raise _err(f"expected a number >= 0, got {res[key]!r}", spec_path, f"{where}.resources.{key}")
-    if not isinstance(res.get("custom", {}), dict):
-        raise _err("expected a mapping of Ray resource -> amount", spec_path, f"{where}.resources.custom")
+    custom = res.get("custom", {})
+    if not isinstance(custom, dict) or not all(
+            isinstance(k, str) and k and isinstance(v, (int, float)) and not isinstance(v, bool)
+            and math.isfinite(v) and v >= 0 for k, v in custom.items()):
+        raise _err("expected a mapping of Ray resource -> amount >= 0", spec_path, f"{where}.resources.custom")
+    if not isinstance(m.get("keep_loaded", False), bool):
+        raise _err(f"expected true or false, got {m['keep_loaded']!r}", spec_path, f"{where}.keep_loaded")
     opts, samp = m.get("options") or {}, m.get("sampling") or {}
     if not isinstance(opts, dict) or set(opts) - set(OPTION_FLAGS):
         raise _err(f"expected some of {sorted(OPTION_FLAGS)}", spec_path, f"{where}.options")
     if not isinstance(samp, dict) or set(samp) - set(SAMPLING_FLAGS):
         raise _err(f"expected some of {sorted(SAMPLING_FLAGS)}", spec_path, f"{where}.sampling")
+    bad = next((k for k, v in samp.items() if not isinstance(v, (int, float)) or isinstance(v, bool)), None)
+    if bad:
+        raise _err(f"expected a number, got {samp[bad]!r}", spec_path, f"{where}.sampling.{bad}")
+    if "prefix_reuse" in opts and not isinstance(opts["prefix_reuse"], bool):
+        raise _err(f"expected true or false, got {opts['prefix_reuse']!r}", spec_path, f"{where}.options.prefix_reuse")
     from pfc.run.backends import NAMES
     if m["backend"] not in NAMES:
         raise _err(f"unknown backend {m['backend']!r}; expected one of {NAMES}", spec_path, f"{where}.backend")
@@ -207,7 +220,7 @@ def _model(m, i: int, spec_path) -> dict:
     if tp and m["backend"] == "vllm":
         opts["tensor_parallel_size"] = int(tp)
     resources = {"cpus": res.get("cpus", 1), "gpus": res.get("gpus", tp or 0), "custom": dict(res.get("custom", {}))}
-    return {"name": _slug(m["name"]), "backend": m["backend"], "model": str(m.get("model") or ""),
+    return {"name": safe_name(_slug(m["name"]), f"{where}.name", str(spec_path)), "backend": m["backend"], "model": str(m.get("model") or ""),
             "resources": resources, "keep_loaded": bool(m.get("keep_loaded", False)), "options": opts,
             "sampling": dict(samp)}
 
@@ -229,6 +242,11 @@ def _benchmark(b, i: int, spec_path, base: dict) -> dict:
                                        or set(b["build"]) - BUILDABLE[kind]):
         raise _err("'build' makes a TRACEBench: a mapping of users, seed, records, queries", spec_path,
                    f"{where}.build")
+    bad = next((k for k, v in (b.get("build") or {}).items() if not isinstance(v, int) or isinstance(v, bool)
+                or (v < 1 and k != "seed")), None)
+    if bad:
+        raise _err(f"expected {'an integer' if bad == 'seed' else 'a positive integer'}, got {b['build'][bad]!r}",
+                   spec_path, f"{where}.build.{bad}")
     limit = b.get("limit")
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
         raise _err(f"expected a positive integer, got {limit!r}", spec_path, f"{where}.limit")
@@ -238,7 +256,8 @@ def _benchmark(b, i: int, spec_path, base: dict) -> dict:
         tools = resolve_path(str(b["tools"]), spec_dir) if b.get("tools") else None
     except UserError as e:
         raise _err(str(e), spec_path, f"{where}.examples") from None
-    return {"name": _slug(b["name"]), "benchmark": kind, "examples": examples, "tools": tools,
+    # the name becomes <out>/benchmarks/<name> (a build) and part of run folders: one harmless path component
+    return {"name": safe_name(_slug(b["name"]), f"{where}.name", str(spec_path)), "benchmark": kind, "examples": examples, "tools": tools,
             "build": b.get("build"), "limit": limit,
             "settings": _settings(b.get("settings"), spec_path, f"{where}.settings", base)}
 
@@ -305,16 +324,58 @@ def plan(spec: dict, spec_path, out) -> Plan:
     return Plan(spec=spec, spec_hash=spec_hash(spec), runs=runs, skipped=skipped, builds=builds)
 
 
-# ------------------------------------------------------------------ the sweep index (sweep.json)
+# ------------------------------------------------------------------ the sweep index (sweep.json + sweep.jsonl)
+RESULTS = "sweep.jsonl"  # one line per result as it arrives (appended); folded into sweep.json when a sweep ends
+
+
+def _bad_index(p: Path, why: str) -> UserError:
+    return UserError(f"{why} (the sweep index); move it aside to start the sweep afresh", file=str(p))
+
+
 def read_index(out) -> dict | None:
+    """``sweep.json`` with the results appended to ``sweep.jsonl`` since it was written (last line per run wins;
+    a cut last line, left by a kill, is ignored). A malformed index is one line naming the file."""
     p = Path(out) / INDEX
     if not p.exists():
         return None
     try:
-        return json.loads(p.read_text(encoding="utf-8"))
-    except ValueError:
-        raise UserError("not valid JSON (the sweep index); move it aside to start the sweep afresh",
-                        file=str(p)) from None
+        index = json.loads(p.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise _bad_index(p, "not valid JSON") from None
+    if not isinstance(index, dict) or not isinstance(index.get("runs", []), list) or not all(
+            isinstance(r, dict) and isinstance(r.get("name"), str) and isinstance(r.get("run_dir"), str)
+            for r in index.get("runs", [])):
+        raise _bad_index(p, "not a sweep index (expected an object whose 'runs' each have a name and a run_dir)")
+    later = {}
+    j = Path(out) / RESULTS
+    if j.is_file():
+        for line in j.read_bytes().split(b"\n"):
+            try:
+                rec = json.loads(line)
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                continue  # a cut last line
+            if isinstance(rec, dict) and isinstance(rec.get("name"), str):
+                later[rec["name"]] = rec
+    for r in index.get("runs", []):
+        r.update({k: v for k, v in later.get(r["name"], {}).items() if k != "name"})
+    runs = index.get("runs", [])
+    index["counts"] = {s: sum(1 for r in runs if r.get("status") == s) for s in dict.fromkeys(r.get("status")
+                                                                                              for r in runs)}
+    return index
+
+
+def append_result(out, name: str, result: dict) -> None:
+    """One run's result appended to ``sweep.jsonl`` (one short line, flushed): the index never grows per write."""
+    from pfc.io.atomic import dumps, write_failed
+    from pfc.io.safepath import open_append
+    p = Path(out) / RESULTS
+    try:
+        with open_append(p, "sweep index") as fh:
+            fh.write(dumps({"name": name, **result}, default=str) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as e:
+        raise write_failed(p, e, "the results recorded so far are kept") from None
 
 
 def write_index(out, p: Plan, status: dict, spec_name: str) -> Path:
@@ -332,7 +393,9 @@ def write_index(out, p: Plan, status: dict, spec_name: str) -> Path:
              "runs": runs, "skipped": p.skipped}
     from pfc.io.atomic import write_json
     out.mkdir(parents=True, exist_ok=True)
-    return write_json(out / INDEX, index, default=str)
+    written = write_json(out / INDEX, index, default=str)
+    (out / RESULTS).unlink(missing_ok=True)  # folded in: every status it held is in the index just written
+    return written
 
 
 def run_dirs(sweep_dir) -> list[tuple[Path, str]]:
@@ -340,9 +403,10 @@ def run_dirs(sweep_dir) -> list[tuple[Path, str]]:
     index = read_index(sweep_dir)
     if index is None:
         raise UserError(f"no {INDEX} here: not a sweep directory", file=str(sweep_dir))
+    from pfc.io.safepath import inside
     out = []
     for r in index.get("runs", []):
-        d = Path(sweep_dir) / r["run_dir"]
+        d = inside(sweep_dir, r["run_dir"])  # a hostile index cannot point a report outside the sweep
         if (d / "predictions.jsonl").exists():
             out.append((d, r.get("label") or r["name"]))
     return out

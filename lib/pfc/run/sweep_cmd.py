@@ -21,7 +21,9 @@ from pfc.run import sweep as S
 
 
 def default_out(spec_path) -> Path:
-    return paths.OUT_DATA / "sweeps" / S._slug(Path(spec_path).stem)
+    from pfc.io.safepath import safe_name  # the spec's file name becomes a folder: '...yaml' must not mean data/
+    return paths.OUT_DATA / "sweeps" / safe_name(S._slug(Path(spec_path).stem), "spec file name (give --out)",
+                                                 str(spec_path))
 
 
 def _show(p: S.Plan, out: Path) -> str:
@@ -40,21 +42,22 @@ def _show(p: S.Plan, out: Path) -> str:
 
 
 def _build(p: S.Plan, out: Path) -> None:
-    """Each TRACEBench the spec builds, once; built in a temporary folder then renamed (never half there)."""
-    import shutil
+    """Each TRACEBench the spec builds, once; built beside its folder and swapped in whole (``pfc.io.dirset``),
+    only ever inside ``<out>/benchmarks``."""
     from pfc.data.build import build_tracebench
+    from pfc.io.dirset import replace_dir
+    from pfc.io.safepath import inside
     for name, params in p.builds.items():
-        dest = out / "benchmarks" / name
+        dest = inside(out / "benchmarks", name)
         stamp = dest / "sweep_build.json"
-        if stamp.exists() and json.loads(stamp.read_text()) == params:
-            continue
-        tmp = out / "benchmarks" / f".{name}.building"
-        shutil.rmtree(tmp, ignore_errors=True)
-        build_tracebench(tmp, progress=False, **params)
-        (tmp / "sweep_build.json").write_text(json.dumps(params, sort_keys=True) + "\n")
-        if dest.exists():
-            shutil.rmtree(dest)
-        tmp.rename(dest)
+        try:
+            if stamp.is_file() and json.loads(stamp.read_text()) == params:
+                continue
+        except ValueError:
+            pass
+        with replace_dir(dest, "sweep_build.json", "sweep's benchmark build") as tmp:
+            build_tracebench(tmp, progress=False, **params)
+            (tmp / "sweep_build.json").write_text(json.dumps(params, sort_keys=True) + "\n")
         print(f"pfc sweep: built TRACEBench {name!r} ({paths.relative(dest)})", file=sys.stderr)
 
 
@@ -65,9 +68,10 @@ def _earlier(p: S.Plan, out: Path) -> dict:
     if not old or old.get("spec_hash") != p.spec_hash:
         return {}
     keep = {}
+    from pfc.io.safepath import inside
     for r in old.get("runs", []):
         if r.get("status") == "complete" and r.get("predictions_sha256") == \
-                predictions_sha256(out / r["run_dir"]):
+                predictions_sha256(inside(out, r["run_dir"])):
             keep[r["name"]] = {k: r[k] for k in ("status", "error", "done", "n_examples", "host", "pid", "seconds",
                                                  "predictions_sha256") if k in r}
     return keep
@@ -79,12 +83,46 @@ def _sweep_lock(out: Path):
     return writer_lock(out, "sweep directory", "pfc sweep")
 
 
+def check_plan(p: S.Plan, out: Path, spec_path, inputs: bool = True) -> list[str]:
+    """Every planned run checked as ``pfc run`` checks it (its own parser, ``RunConfig.check``, the input files),
+    before anything starts; the sampling and option values become the types ``pfc run`` would pass.
+    ``inputs=False`` (a dry run, perhaps on a machine without the cluster's data): missing input files are
+    returned, one line each, instead of refused."""
+    missing = []
+    from pfc.cli import check_run_args
+    from pfc.run.config import RunConfig
+    built = {str(out / "benchmarks" / name) for name in p.builds}
+    for r in p.runs:
+        field = f"run {r.name}"
+        try:
+            ns = check_run_args(r.pfc_run_args(out))
+            RunConfig(r.benchmark, r.examples, r.backend, r.run_dir(out), strategy=r.strategy, history=r.history,
+                      k=r.k, layout=r.layout or "paper").check()
+        except UserError as e:
+            raise UserError(f"`pfc run` would refuse it: {e}", file=str(spec_path), field=field) from None
+        for flag, value in (("examples", r.examples), ("tools", r.tools)):
+            if value and value not in built and not Path(value).exists():
+                e = UserError(f"{flag}: {paths.relative(Path(value))} not found", file=str(spec_path), field=field)
+                if inputs:
+                    raise e
+                missing.append(str(e))
+        r.sampling = {k: getattr(ns, k) for k in r.sampling}
+        r.options = {k: (getattr(ns, k) if k in S.OPTION_FLAGS and k != "prefix_reuse" else v)
+                     for k, v in r.options.items()}
+    return missing
+
+
 def sweep_cmd(args) -> int:
     spec = S.load_spec(args.spec)
     out = out_dir(args.out or default_out(args.spec))
     p = S.plan(spec, args.spec, out)
+    # all of it before Ray starts, so the dry run never prints a line pfc run refuses
+    missing = check_plan(p, out, args.spec, inputs=not args.dry_run)
     if args.dry_run:
         print(_show(p, out))
+        for line in missing:
+            print(f"# missing here (the sweep refuses it): {line}")
+            print(f"pfc sweep: missing here (the sweep refuses it): {line}", file=sys.stderr)
         return 0
     out.mkdir(parents=True, exist_ok=True)
     with _sweep_lock(out):
@@ -106,11 +144,14 @@ def _run(p: S.Plan, out: Path, args, spec: dict) -> int:
     refs = {}
     try:
         if info:
+            why = ray_sweep.infeasible(todo)  # Ray would wait for such a node forever, without a word
+            if why:
+                raise UserError(why, file=str(args.spec))
             print(f"pfc sweep: {len(todo)} runs on {info['where']} {info['resources']}", file=sys.stderr)
             refs = ray_sweep.submit_all(todo, out, cache, retries=spec.get("retries", 2))
             for r, res in ray_sweep.results(refs):
                 status[r.name] = res
-                S.write_index(out, p, status, spec_name)
+                S.append_result(out, r.name, res)  # appended, not rewritten (10^4 runs: one short line each)
                 print(f"pfc sweep: {res['status']:<8} {r.name}" + (f": {res['error']}" if res.get("error") else ""),
                       file=sys.stderr)
     except KeyboardInterrupt:
@@ -122,6 +163,7 @@ def _run(p: S.Plan, out: Path, args, spec: dict) -> int:
     finally:
         if info:
             ray_sweep.disconnect(info)
+    S.write_index(out, p, status, spec_name)  # the appended results folded into sweep.json once
     failed = {n: s for n, s in status.items() if s["status"] != "complete"}
     print(json.dumps({"runs": len(p.runs), "complete": len(p.runs) - len(failed), "failed": len(failed),
                       "index": paths.relative(out / S.INDEX)}))

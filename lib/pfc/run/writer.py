@@ -58,7 +58,8 @@ class PredictionRow:
 
 def finished_ids(pred_path: Path) -> set[str]:
     """Ids already in predictions.jsonl; a partial last line is truncated away first."""
-    if not pred_path.exists():
+    from pfc.io.safepath import refuse_symlink
+    if not refuse_symlink(pred_path, "run file").exists():
         return set()
     data = pred_path.read_bytes()
     cut = data.rfind(b"\n") + 1
@@ -96,8 +97,9 @@ class RunWriter:
     def __enter__(self) -> "RunWriter":
         """Failures are this invocation's: the previous file goes (its requests are retried)."""
         self.failures.unlink(missing_ok=True)
-        self._preds = self.predictions.open("a", encoding="utf-8")
-        self._fails = self.failures.open("a", encoding="utf-8")
+        from pfc.io.safepath import open_append  # never through a link planted in the run directory
+        self._preds = open_append(self.predictions)
+        self._fails = open_append(self.failures)
         return self
 
     def __exit__(self, *exc) -> None:
