@@ -81,7 +81,7 @@ SCALE = {1: (100, 0.06), 2: (101, 0.064)}
 def synthesize(seed: int = 0, ks=(4, 4, 5), per_user: int | None = None, unseen_ks=(3, 5, 1), unseen_per_user: int = 15,
                held_out: int = 6, trained_rate: float | None = None, multi_rate: float = 0.2, hint_rate: float = 0.2,
                chat=None, llm_verify: bool = False, expand_tools: int = 0, catalogue_path=None,
-               version: int = DEFAULT_VERSION, n_tools: int = 8) -> dict:
+               version: int = DEFAULT_VERSION, n_tools: int = 6) -> dict:
     """Every split as official-shape records, plus the feature trees and counts.
 
     ``version`` 2 (default): the Table 5-scale catalogue and split paraphrase families

@@ -12,7 +12,7 @@ It draws from the ``random.Random`` it is given (seeded by the caller) and never
 profile values into a request; it does not choose values, users or platforms.
 
     >>> import random
-    >>> q = request(random.Random(0), "test", [("search", "flights", "destination", "Lisbon", [])], None)
+    >>> q = request(random.Random(0), "test", [("search", "flights", "Lisbon", [])], None)
     >>> "Lisbon" in q
     True
 """

@@ -7,7 +7,7 @@ Differences from v1 (``pfc.data.ptool.build._queries``, kept for the old builds)
   held-out (untrained) user and of an unseen-scenario user, and a seeded ``trained_rate`` share of
   the trained users' requests, are test requests; :mod:`pfc.data.ptool.phrasing` then uses only
   that side's paraphrase families, so no test request is a template instance of a training one;
-- a record carries ``n_tools`` candidate APIs of its scenario (the called ones plus seeded
+- a record carries ``n_tools`` (6, as the official records) candidate APIs of its scenario (the called ones plus seeded
   distractors, in catalogue order), as the official release carries a few per record;
 - behaviour histories show each implicit preference of the scenario once or twice, mostly on
   the preferred platform (v1 listed every API).
