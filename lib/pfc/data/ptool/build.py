@@ -131,7 +131,7 @@ def _synthesize2(seed, ks, per_user, unseen_ks, unseen_per_user, held_out, train
     from pfc.data.ptool import catalogue2, synth2
     from pfc.errors import UserError
     if expand_tools:
-        raise UserError("LLM tool expansion (--expand-tools) works on the v1 catalogue only: add --synthesis 1")
+        raise UserError("LLM tool expansion (--llm-tools) works on the v1 catalogue only: add --synthesis 1")
     cat = catalogue2.load(catalogue_path)
     counts = {"duplicates": 0, "rejected_rules": 0, "rejected_model": 0, "llm_solutions": 0, "llm_tools": 0}
     seen = sorted(s for s, sc in cat.scenarios.items() if sc.seen)

@@ -78,7 +78,7 @@ WRAPPERS = ["{c}.", "could you {c}?", "please {c}.", "I'd like you to {c}.", "ca
             "time to {c}.", "let's {c}.", "my plan is to {c}.", "kindly {c}.", "I was hoping you'd {c}.",
             "do me a favour and {c}.", "see if you can {c}."]
 OPENERS = ["", "Hey, ", "Hi there, ", "", "Okay so ", "Quick favour: ", "Right, ", "Hello! ", "When you get a chance, ",
-           "So, ", "Morning, ", "Listen, ", "Alright, ", "Hi! ", "Um, "]
+           "So, ", "Morning, ", "Listen, ", "Alright, ", "Good day! ", "Um, "]
 CLOSERS = ["", " Thanks!", " Cheers.", "", " Appreciate it.", " No rush.", " Thank you so much.", " That's all.",
            " Much obliged.", " Thanks in advance.", " That would help a lot.", " Let me know when it's done.",
            " Ta.", " Many thanks.", " Thanks a bunch."]
