@@ -305,7 +305,9 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
         from pfc.benchmarks.ptbench import SPLITS as PT_SPLITS
         from pfc.run.sft import build_ptbench
         pt = paths.BENCHMARKS / "ptbench"
-        steps.append(Step("build PTBench (PTool synthesis, seed 0)", None, {"seed": 0}, [], [pt / "stats.json"],
+        from pfc.data.ptool.build import DEFAULT_VERSION  # in the key: a build of another synthesis is rebuilt (or refused)
+        steps.append(Step("build PTBench (PTool synthesis, seed 0)", None, {"seed": 0, "synthesis": DEFAULT_VERSION},
+                          [], [pt / "stats.json"],
                           fn=lambda: build_ptbench(pt, 0)))
         for b in [b for b in BASELINES if BUILTINS[b].benchmarks is None or "ptbench" in BUILTINS[b].benchmarks]:
             d, st = run_step(f"PTBench run {b}", f"pt-{b}", [pt / "stats.json"], benchmark="ptbench",
