@@ -45,11 +45,7 @@ def _queries(cat, tree, users, scenarios, per_user, seed, multi_rate, hint_rate,
                      for f in sc.functions}
             answer = agents.assistant_agent(u, fns, platform, values, basic_keys)
             if chat is not None:
-                proposal = agents.llm_assistant(chat, u, query, sc.platforms, tools)
-                if proposal and not agents.validate(proposal, specs, sc.platform_names) and \
-                        [next(iter(f)) for f in proposal[1]] == [f.name for f in fns]:
-                    answer = proposal
-                    counts["llm_solutions"] += 1
+                answer = agents.llm_or_exact(chat, u, query, sc, tools, specs, fns, answer, counts)
             problems = agents.validate(answer, specs, sc.platform_names)
             qp, pp, ann = agents.annotate(query, answer, values)
             if problems or ann:
@@ -78,6 +74,19 @@ DEFAULT_VERSION = 2
 SCALE = {1: (100, 0.06), 2: (101, 0.064)}
 
 
+def _people(cat, seed, ks, unseen_ks, chat):
+    """(seen scenarios, unseen scenarios, feature trees, seen users, unseen-scenario users) of a catalogue."""
+    seen = sorted(s for s, sc in cat.scenarios.items() if sc.seen)
+    unseen = sorted(s for s, sc in cat.scenarios.items() if not sc.seen)
+    tree, tree_u = features.build_tree(cat, True), features.build_tree(cat, False)
+    if chat is not None:
+        features.summarize(tree, chat)
+        features.summarize(tree_u, chat)
+    users = profiles.assign(cat, tree, tuple(ks), seed, "u", seen)
+    users_u = profiles.assign(cat, tree_u, tuple(unseen_ks), seed, "n", unseen)
+    return seen, unseen, tree, tree_u, users, users_u
+
+
 def synthesize(seed: int = 0, ks=(4, 4, 5), per_user: int | None = None, unseen_ks=(3, 5, 1), unseen_per_user: int = 15,
                held_out: int = 6, trained_rate: float | None = None, multi_rate: float = 0.2, hint_rate: float = 0.2,
                chat=None, llm_verify: bool = False, expand_tools: int = 0, catalogue_path=None,
@@ -99,14 +108,7 @@ def synthesize(seed: int = 0, ks=(4, 4, 5), per_user: int | None = None, unseen_
     counts = {"duplicates": 0, "rejected_rules": 0, "rejected_model": 0, "llm_solutions": 0, "llm_tools": 0}
     if chat is not None and expand_tools:
         counts["llm_tools"] = sum(catalogue.expand(cat, chat, expand_tools).values())
-    seen = sorted(s for s, sc in cat.scenarios.items() if sc.seen)
-    unseen = sorted(s for s, sc in cat.scenarios.items() if not sc.seen)
-    tree, tree_u = features.build_tree(cat, True), features.build_tree(cat, False)
-    if chat is not None:
-        features.summarize(tree, chat)
-        features.summarize(tree_u, chat)
-    users = profiles.assign(cat, tree, tuple(ks), seed, "u", seen)
-    users_u = profiles.assign(cat, tree_u, tuple(unseen_ks), seed, "n", unseen)
+    seen, unseen, tree, tree_u, users, users_u = _people(cat, seed, ks, unseen_ks, chat)
     recs = _queries(cat, tree, users, seen, per_user, seed, multi_rate, hint_rate, chat, llm_verify, counts)
     recs_u = _queries(cat, tree_u, users_u, unseen, unseen_per_user, seed, multi_rate, hint_rate, chat, llm_verify,
                       counts)
@@ -134,14 +136,7 @@ def _synthesize2(seed, ks, per_user, unseen_ks, unseen_per_user, held_out, train
         raise UserError("LLM tool expansion (--llm-tools) works on the v1 catalogue only: add --synthesis 1")
     cat = catalogue2.load(catalogue_path)
     counts = {"duplicates": 0, "rejected_rules": 0, "rejected_model": 0, "llm_solutions": 0, "llm_tools": 0}
-    seen = sorted(s for s, sc in cat.scenarios.items() if sc.seen)
-    unseen = sorted(s for s, sc in cat.scenarios.items() if not sc.seen)
-    tree, tree_u = features.build_tree(cat, True), features.build_tree(cat, False)
-    if chat is not None:
-        features.summarize(tree, chat)
-        features.summarize(tree_u, chat)
-    users = profiles.assign(cat, tree, tuple(ks), seed, "u", seen)
-    users_u = profiles.assign(cat, tree_u, tuple(unseen_ks), seed, "n", unseen)
+    seen, unseen, tree, tree_u, users, users_u = _people(cat, seed, ks, unseen_ks, chat)
     for u in users:
         u.history = synth2.history(cat, u, seen, seed)
     for u in users_u:

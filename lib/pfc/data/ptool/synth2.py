@@ -92,11 +92,7 @@ def queries(cat, tree, users, scenarios, per_user: int, seed: int, test_side, mu
                      for f in listed}
             answer = agents.assistant_agent(u, fns, platform, values, basic_keys)
             if chat is not None:
-                proposal = agents.llm_assistant(chat, u, query, sc.platforms, [f.spec() for f in listed])
-                if proposal and not agents.validate(proposal, specs, sc.platform_names) and \
-                        [next(iter(f)) for f in proposal[1]] == [f.name for f in fns]:
-                    answer = proposal
-                    counts["llm_solutions"] += 1
+                answer = agents.llm_or_exact(chat, u, query, sc, [f.spec() for f in listed], specs, fns, answer, counts)
             problems = agents.validate(answer, specs, sc.platform_names)
             qp, pp, ann = agents.annotate(query, answer, values)
             made += 1
