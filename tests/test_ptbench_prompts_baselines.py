@@ -159,7 +159,7 @@ def test_model_based_verification_drops_rejected_solutions():
 
 
 def test_llm_tool_expansion_keeps_only_valid_apis():
-    r = synthesize(**SMALL, chat=Script(), expand_tools=2)
+    r = synthesize(**SMALL, chat=Script(), expand_tools=2, version=1)  # expansion works on the v1 catalogue
     assert r["counts"]["llm_tools"] == 8  # one valid API per scenario; the malformed one is dropped
     assert r["tree"]["basic_features"] and r["tree"]["implicit_preferences"][0]["summary"] == "Shopping habits"
 

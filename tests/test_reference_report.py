@@ -19,8 +19,9 @@ def oracle_run(tiny_tracebench, tmp_path):
 @pytest.fixture
 def committed_data(tmp_path, monkeypatch):
     """The data the committed runs answered, built afresh in a private output root (a fresh clone has none):
-    the default TRACEBench build and our PTBench synthesis (seed 0). ``present`` refuses a build whose content
-    hash is not the run's ``examples_sha256``, so a drifted build fails here instead of re-scoring other data."""
+    the default TRACEBench build and our PTBench synthesis (seed 0; the first synthesis too, beside it, when
+    committed runs answered it). ``present`` refuses a build whose content hash is not the run's
+    ``examples_sha256``, so a drifted build fails here instead of re-scoring other data."""
     from pfc import paths
     from pfc.data.build import build_tracebench
     from pfc.run.sft import build_ptbench
@@ -30,6 +31,8 @@ def committed_data(tmp_path, monkeypatch):
         build_tracebench(tmp_path / "data" / "benchmarks" / "tracebench", progress=False)
     if "ptbench" in need:
         build_ptbench(tmp_path / "data" / "benchmarks" / "ptbench", 0)
+        if any(reference.is_history(d) for d in reference.run_dirs()):  # runs made on the first synthesis
+            build_ptbench(tmp_path / "data" / "benchmarks" / reference.PTBENCH_HISTORY["ptool-v1"], 0, 1)
 
 
 def test_committed_reference_runs_rescore_to_the_committed_metrics(committed_data):

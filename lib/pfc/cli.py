@@ -93,8 +93,9 @@ def _build_ptbench(args) -> int:
     if len(ks) != 3 or min(ks) < 1:
         raise UserError(f"--ks needs three positive integers k0,k1,k2 (N = k0*k1*k2 users), got {args.ks!r}")
     out = out_dir(args.out)
-    result = synthesize(seed=args.seed, ks=ks, per_user=args.per_user or 100, chat=_llm_chat(args),
-                        llm_verify=args.llm_screen, expand_tools=args.llm_tools, held_out=args.held_out)
+    result = synthesize(seed=args.seed, ks=ks, per_user=args.per_user, chat=_llm_chat(args),
+                        llm_verify=args.llm_screen, expand_tools=args.llm_tools, held_out=args.held_out,
+                        version=args.synthesis)
     st = write(result, out)
     from pfc.run.sft import write_train
     write_train(out)
@@ -326,7 +327,10 @@ def main(argv=None) -> int:
     b.add_argument("--queries", type=positive_int,
                    help="target number of queries (default: 181.5 per user, the paper's 1,815 for 10)")
     b.add_argument("--workers", type=positive_int, default=1)
-    b.add_argument("--per-user", type=positive_int, help="ptbench: queries per user (default 100)")
+    b.add_argument("--per-user", type=positive_int, help="ptbench: queries per user (default 101; 100 with --synthesis 1)")
+    b.add_argument("--synthesis", type=int, choices=(1, 2), default=2,
+                   help="ptbench: synthesis version (2: Table 5 scale, split paraphrase families; 1: the first, "
+                        "template synthesis the old reference runs answered)")
     b.add_argument("--ks", default="4,4,5", help="ptbench: profiles per level of the feature tree, N = k0*k1*k2")
     b.add_argument("--held-out", type=nonneg_int, default=6, help="ptbench: users kept out of training (untrained)")
     b.add_argument("--llm-tools", type=nonneg_int, default=0, help="ptbench: new APIs per scenario proposed by the LLM")

@@ -104,7 +104,8 @@ def load_official(path, id_prefix: str = "", gold: bool = True) -> list[Example]
             meta={"trained": trained if isinstance(trained, bool) else None,
                   "official_answer": r["answer"], "query_params": r["query_params"],
                   "profile_params": r["profile_params"], "platforms": r.get("platforms"),
-                  "official_tools": r.get("tools")}))
+                  "official_tools": r.get("tools"),
+                  **({"synthesis": r["synthesis"]} if "synthesis" in r else {})}))  # our synthesis' version
     return out
 
 

@@ -305,13 +305,20 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
         from pfc.benchmarks.ptbench import SPLITS as PT_SPLITS
         from pfc.run.sft import build_ptbench
         pt = paths.BENCHMARKS / "ptbench"
-        steps.append(Step("build PTBench (PTool synthesis, seed 0)", None, {"seed": 0}, [], [pt / "stats.json"],
+        from pfc.data.ptool.build import DEFAULT_VERSION  # in the key: a build of another synthesis is rebuilt (or refused)
+        steps.append(Step("build PTBench (PTool synthesis, seed 0)", None, {"seed": 0, "synthesis": DEFAULT_VERSION},
+                          [], [pt / "stats.json"],
                           fn=lambda: build_ptbench(pt, 0)))
         for b in [b for b in BASELINES if BUILTINS[b].benchmarks is None or "ptbench" in BUILTINS[b].benchmarks]:
             d, st = run_step(f"PTBench run {b}", f"pt-{b}", [pt / "stats.json"], benchmark="ptbench",
                              examples=_rel(pt), backend=b)
             runs.append(d)
             steps.append(st)
+        # the memorization baseline: the answer of the most similar request of our build's training split
+        d, st = run_step("PTBench run nearest-train", "pt-nearest-train", [pt / "stats.json"], benchmark="ptbench",
+                         examples=_rel(pt), backend="nearest-train")
+        runs.append(d)
+        steps.append(st)
         if backend:  # the official test data when PFC_PTBENCH_DIR is set (and its prompt, read by the runner), else ours
             official = paths.ptbench_dir()
             data = official or pt
@@ -327,6 +334,12 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                           [ft], [], copy_name="ptbench"))
     from pfc.report import reference, reference_pairs  # committed reference runs (reports/reference_runs/): re-scored, never run here
     refs = [d for d in reference.run_dirs() if _reference_usable(d, ptbench, runs)]
+    history = [d for d in refs if reference.is_history(d)]  # PTBench runs on an earlier synthesis
+    if history:
+        from pfc.run.sft import build_ptbench
+        old = paths.BENCHMARKS / reference.PTBENCH_HISTORY["ptool-v1"]
+        steps.append(Step("build PTBench v1 (the earlier synthesis the history reference runs answered)", None,
+                          {"seed": 0, "synthesis": 1}, [], [old / "stats.json"], fn=lambda: build_ptbench(old, 0, 1)))
     if refs:
         ablations = [d for d in (reference.ROOT / "layout").glob("*/") if (d / "predictions.jsonl").is_file()]
         abl = f", {len(ablations)} layout ablation{'s' * (len(ablations) != 1)}" if ablations else ""
@@ -335,7 +348,7 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                           [paths.REPORTS / "reference_runs" / n
                            for n in ("metrics.json", "paired.json", "paired.md")],
                           fn=lambda: _reading_once(reference.write, reference_pairs.write)))
-        runs += refs
+        runs += [d for d in refs if d not in history]  # history: metrics.json and paired.md only, never the tables
     run_inputs = [p for d in runs for p in (d / "predictions.jsonl", d / "config.json")]
     common = {"run_dirs": ",".join(_rel(d) for d in runs), "n_boot": n_boot, "seed": 0}
     for name, notebook, sub in (("evaluate", "04_evaluate.ipynb", "evaluate"),

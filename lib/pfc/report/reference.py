@@ -78,9 +78,18 @@ def present(run: Path):
     exs, tools = adapter.load(examples, tools_path)
     ident = _json(run / "run.json", "identity").get("identity") or {} if (run / "run.json").exists() else {}
     want = ident.get("examples_sha256")
-    if want and examples_sha256(bench, examples, tools_path, exs, tools) != want:  # another build than the one the model answered: refuse
-        raise UserError(f"{paths.relative(run / 'run.json')}: field identity.examples_sha256: {config['examples']} "
-                        "is not the data this run answered (a different build?); rebuild it with the run's seed")
+    if want and examples_sha256(bench, examples, tools_path, exs, tools) != want:
+        # PTBench: a run made on an earlier synthesis re-scores on that synthesis' history build, if built
+        old = history_examples(config.get("examples"))
+        if old is not None and old.exists():
+            o_exs, o_tools = adapter.load(old, tools_path)
+            if examples_sha256(bench, old, tools_path, o_exs, o_tools) == want:
+                examples, exs, tools = old, o_exs, o_tools
+        if examples != old:  # another build than the one the model answered: refuse
+            raise UserError(f"{paths.relative(run / 'run.json')}: field identity.examples_sha256: {config['examples']} "
+                            "is not the data this run answered (a different build?); rebuild it with the run's seed"
+                            + (f" (an earlier PTBench synthesis: pfc build ptbench --synthesis 1 --out "
+                               f"{paths.relative(old.parent.parent)})" if old is not None else ""))
     outputs = adapter.load_predictions(run / "predictions.jsonl", exs)
     known = {e.id for e in exs}
     stray = sorted(set(outputs) - known)
@@ -96,6 +105,29 @@ def present(run: Path):
 
 
 SPLIT_LABELS = {"test_trained_user": "trained users", "test_untrained_user": "untrained users"}
+# PTBench syntheses kept buildable as history: the build directory of each, beside the current one
+PTBENCH_HISTORY = {"ptool-v1": "ptbench-v1"}
+
+
+def history_examples(examples: str | None) -> Path | None:
+    """Where the earlier (v1) PTBench synthesis keeps a run's examples: ``data/benchmarks/ptbench/X`` ->
+    ``data/benchmarks/ptbench-v1/X`` (read from the output root when built there); None for other data."""
+    prefix = "data/benchmarks/ptbench/"
+    if not examples or not str(examples).startswith(prefix):
+        return None
+    return paths.source(f"data/benchmarks/{PTBENCH_HISTORY['ptool-v1']}/{str(examples)[len(prefix):]}")
+
+
+def is_history(run: Path) -> bool:
+    """True for a PTBench run made on an earlier synthesis than the current default: it stays in
+    ``metrics.json`` and the paired comparisons as history, never in the accuracy tables. Read from its
+    ``config.json`` (``synthesis``, recorded by the runner since v2; a PTBench run without it answered v1,
+    which :func:`score_run` checks against the examples it re-scores on), so no build is needed."""
+    config = _json(Path(run) / "config.json")
+    if config.get("benchmark") != "ptbench":
+        return False
+    from pfc.data.ptool.build import DEFAULT_VERSION, VERSIONS
+    return config.get("synthesis", "ptool-v1") != VERSIONS[DEFAULT_VERSION]
 
 
 def _label(config: dict, fallback: str) -> str:
@@ -130,6 +162,11 @@ def score_run(run: Path) -> dict:
              "partial": partial, "identity_sha256": identity, "model": name,
              "predictions_sha256": sha256_path(run / "predictions.jsonl"),
              "history": config.get("history"), "layout": config.get("layout")}
+    if bench == "ptbench":  # which synthesis the run answered (its examples' meta; v1 records carry none)
+        entry["synthesis"] = exs[0].meta.get("synthesis", "ptool-v1")
+        if config.get("synthesis", "ptool-v1") != entry["synthesis"]:
+            raise SchemaError(f"says {config.get('synthesis', 'ptool-v1')!r} but its examples are "
+                              f"{entry['synthesis']!r}", file=str(run / "config.json"), field="synthesis")
     for strict in MODES[bench]:
         rep = score(exs, outputs, bench, tools, strict=strict)
         mode = "strict" if strict else "robust"

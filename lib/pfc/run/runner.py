@@ -139,7 +139,10 @@ def execute(cfg: RunConfig) -> dict:
             return {"backend_calls": 0, "cache_hits": 0, "failures": 0, "prompt_tokens": 0, "completion_tokens": 0,
                     "cost": 0.0, "already_done": len(wanted), "written": 0, "todo": 0, "n_examples": len(examples),
                     "first_error": None, "moved_aside": None, "done": len(wanted)}
-        writer.write_config(cfg.record(be, len(examples)))
+        record = cfg.record(be, len(examples))
+        if all_examples and all_examples[0].meta.get("synthesis"):  # our PTBench synthesis' version (reports keep
+            record["synthesis"] = all_examples[0].meta["synthesis"]  # runs on an earlier one out of the tables)
+        writer.write_config(record)
         requests = RequestBuilder(cfg.benchmark, tools, cfg.strategy, cfg.history, cfg.k, cfg.native, sampling,
                                   pool, cfg.prompt_variant, cfg.layout)
         todo = _ordered([e for e in examples if e.id not in done], requests if cfg.layout == "prefix" else None)

@@ -44,10 +44,11 @@ def write_train(out) -> Path:
     return out / "train.jsonl"
 
 
-def build_ptbench(out, seed: int = 0) -> Path:
-    """``pfc build ptbench --seed SEED --out OUT`` unless already built (``build_once``), with ``train.jsonl``."""
-    from pfc.data.ptool.build import build_once
-    out = build_once(out, seed)
+def build_ptbench(out, seed: int = 0, version: int | None = None) -> Path:
+    """``pfc build ptbench --seed SEED --synthesis VERSION --out OUT`` unless already built (``build_once``;
+    default: the current synthesis), with ``train.jsonl``."""
+    from pfc.data.ptool.build import DEFAULT_VERSION, build_once
+    out = build_once(out, seed, DEFAULT_VERSION if version is None else version)
     if not (out / "train.jsonl").exists():
         write_train(out)
     return out

@@ -99,6 +99,17 @@ def llm_assistant(chat, user, query, platforms, tools) -> list | None:
     return [str(plat), [{n: {k: [v] for k, v in a.items()}} for f in funcs for n, a in f.items()]]
 
 
+def llm_or_exact(chat, user, query, scenario, tools, specs: dict, fns: list, exact: list, counts: dict) -> list:
+    """The LLM assistant's solution when it passes :func:`validate` and calls ``fns`` in order (counted in
+    ``counts["llm_solutions"]``), else the exact one."""
+    proposal = llm_assistant(chat, user, query, scenario.platforms, tools)
+    if proposal and not validate(proposal, specs, scenario.platform_names) and \
+            [next(iter(f)) for f in proposal[1]] == [f.name for f in fns]:
+        counts["llm_solutions"] += 1
+        return proposal
+    return exact
+
+
 VERIFY = ("User profile: {profile}\nRequest: {query}\nProposed tool call: {answer}\nAre the platform, the "
           "functions and every parameter value correct for this user and request, with nothing invented? "
           "Answer yes or no.")

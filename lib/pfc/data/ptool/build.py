@@ -45,11 +45,7 @@ def _queries(cat, tree, users, scenarios, per_user, seed, multi_rate, hint_rate,
                      for f in sc.functions}
             answer = agents.assistant_agent(u, fns, platform, values, basic_keys)
             if chat is not None:
-                proposal = agents.llm_assistant(chat, u, query, sc.platforms, tools)
-                if proposal and not agents.validate(proposal, specs, sc.platform_names) and \
-                        [next(iter(f)) for f in proposal[1]] == [f.name for f in fns]:
-                    answer = proposal
-                    counts["llm_solutions"] += 1
+                answer = agents.llm_or_exact(chat, u, query, sc, tools, specs, fns, answer, counts)
             problems = agents.validate(answer, specs, sc.platform_names)
             qp, pp, ann = agents.annotate(query, answer, values)
             if problems or ann:
@@ -71,14 +67,15 @@ def _queries(cat, tree, users, scenarios, per_user, seed, multi_rate, hint_rate,
     return out
 
 
-def synthesize(seed: int = 0, ks=(4, 4, 5), per_user: int = 100, unseen_ks=(3, 5, 1), unseen_per_user: int = 15,
-               held_out: int = 6, trained_rate: float = 0.06, multi_rate: float = 0.2, hint_rate: float = 0.2,
-               chat=None, llm_verify: bool = False, expand_tools: int = 0, catalogue_path=None) -> dict:
-    """Every split as official-shape records, plus the feature trees and counts."""
-    cat = catalogue.load(catalogue_path)
-    counts = {"duplicates": 0, "rejected_rules": 0, "rejected_model": 0, "llm_solutions": 0, "llm_tools": 0}
-    if chat is not None and expand_tools:
-        counts["llm_tools"] = sum(catalogue.expand(cat, chat, expand_tools).values())
+VERSIONS = {1: "ptool-v1", 2: "ptool-v2"}
+DEFAULT_VERSION = 2
+# per version: (queries per seen user, share of a trained user's queries in the test set); Table 5 for v2:
+# 80 users x 101 = 8,080 queries, 6 held out (606 vs the paper's 609), 6.4 % of the rest (~478 vs 474)
+SCALE = {1: (100, 0.06), 2: (101, 0.064)}
+
+
+def _people(cat, seed, ks, unseen_ks, chat):
+    """(seen scenarios, unseen scenarios, feature trees, seen users, unseen-scenario users) of a catalogue."""
     seen = sorted(s for s, sc in cat.scenarios.items() if sc.seen)
     unseen = sorted(s for s, sc in cat.scenarios.items() if not sc.seen)
     tree, tree_u = features.build_tree(cat, True), features.build_tree(cat, False)
@@ -87,6 +84,31 @@ def synthesize(seed: int = 0, ks=(4, 4, 5), per_user: int = 100, unseen_ks=(3, 5
         features.summarize(tree_u, chat)
     users = profiles.assign(cat, tree, tuple(ks), seed, "u", seen)
     users_u = profiles.assign(cat, tree_u, tuple(unseen_ks), seed, "n", unseen)
+    return seen, unseen, tree, tree_u, users, users_u
+
+
+def synthesize(seed: int = 0, ks=(4, 4, 5), per_user: int | None = None, unseen_ks=(3, 5, 1), unseen_per_user: int = 15,
+               held_out: int = 6, trained_rate: float | None = None, multi_rate: float = 0.2, hint_rate: float = 0.2,
+               chat=None, llm_verify: bool = False, expand_tools: int = 0, catalogue_path=None,
+               version: int = DEFAULT_VERSION, n_tools: int = 6) -> dict:
+    """Every split as official-shape records, plus the feature trees and counts.
+
+    ``version`` 2 (default): the Table 5-scale catalogue and split paraphrase families
+    (:mod:`pfc.data.ptool.synth2`); 1: the first synthesis (templates, 4-5 APIs per scenario), kept so the
+    reference runs made on it still re-score."""
+    if version not in VERSIONS:
+        from pfc.errors import UserError
+        raise UserError(f"unknown synthesis version {version!r}; expected one of {sorted(VERSIONS)}")
+    per_user = SCALE[version][0] if per_user is None else per_user
+    trained_rate = SCALE[version][1] if trained_rate is None else trained_rate
+    if version == 2:
+        return _synthesize2(seed, ks, per_user, unseen_ks, unseen_per_user, held_out, trained_rate, multi_rate,
+                            hint_rate, chat, llm_verify, expand_tools, catalogue_path, n_tools)
+    cat = catalogue.load(catalogue_path)
+    counts = {"duplicates": 0, "rejected_rules": 0, "rejected_model": 0, "llm_solutions": 0, "llm_tools": 0}
+    if chat is not None and expand_tools:
+        counts["llm_tools"] = sum(catalogue.expand(cat, chat, expand_tools).values())
+    seen, unseen, tree, tree_u, users, users_u = _people(cat, seed, ks, unseen_ks, chat)
     recs = _queries(cat, tree, users, seen, per_user, seed, multi_rate, hint_rate, chat, llm_verify, counts)
     recs_u = _queries(cat, tree_u, users_u, unseen, unseen_per_user, seed, multi_rate, hint_rate, chat, llm_verify,
                       counts)
@@ -103,7 +125,41 @@ def synthesize(seed: int = 0, ks=(4, 4, 5), per_user: int = 100, unseen_ks=(3, 5
             splits["train"].append(r)
     splits["unseen"] = recs_u
     return {"seed": seed, "splits": splits, "tree": tree.to_json(), "tree_unseen": tree_u.to_json(),
-            "counts": counts, "users": len(users) + len(users_u)}
+            "counts": counts, "users": len(users) + len(users_u), "synthesis": VERSIONS[1]}
+
+
+def _synthesize2(seed, ks, per_user, unseen_ks, unseen_per_user, held_out, trained_rate, multi_rate, hint_rate,
+                 chat, llm_verify, expand_tools, catalogue_path, n_tools) -> dict:
+    from pfc.data.ptool import catalogue2, synth2
+    from pfc.errors import UserError
+    if expand_tools:
+        raise UserError("LLM tool expansion (--llm-tools) works on the v1 catalogue only: add --synthesis 1")
+    cat = catalogue2.load(catalogue_path)
+    counts = {"duplicates": 0, "rejected_rules": 0, "rejected_model": 0, "llm_solutions": 0, "llm_tools": 0}
+    seen, unseen, tree, tree_u, users, users_u = _people(cat, seed, ks, unseen_ks, chat)
+    for u in users:
+        u.history = synth2.history(cat, u, seen, seed)
+    for u in users_u:
+        u.history = synth2.history(cat, u, unseen, seed)
+    order = [u.user_id for u in users]
+    random.Random(f"ptool-split:{seed}").shuffle(order)
+    untrained = set(order[:held_out])
+
+    def trained_test(uid: str, rid: str) -> bool:
+        return uid in untrained or random.Random(f"ptool-split:{seed}:{rid}").random() < trained_rate
+
+    recs = synth2.queries(cat, tree, users, seen, per_user, seed, trained_test, multi_rate, hint_rate, n_tools,
+                          counts, chat, llm_verify)
+    recs_u = synth2.queries(cat, tree_u, users_u, unseen, unseen_per_user, seed, lambda uid, rid: True,
+                            multi_rate, hint_rate, n_tools, counts, chat, llm_verify)
+    splits = {s: [] for s in SPLITS}
+    for r in recs:
+        split = ("test_untrained_user" if r["user_id"] in untrained else
+                 "test_trained_user" if trained_test(r["user_id"], r["id"]) else "train")
+        splits[split].append(r)
+    splits["unseen"] = recs_u
+    return {"seed": seed, "splits": splits, "tree": tree.to_json(), "tree_unseen": tree_u.to_json(),
+            "counts": counts, "users": len(users) + len(users_u), "synthesis": VERSIONS[2]}
 
 
 def split_stats(recs: list[dict]) -> dict:
@@ -125,7 +181,8 @@ def stats(result: dict) -> dict:
     rows = {"Train": split_stats(sp["train"]), "Test": split_stats(test),
             "Trained": split_stats(sp["test_trained_user"]), "Untrained": split_stats(sp["test_untrained_user"]),
             "Unseen": split_stats(sp["unseen"]), "Total": split_stats(sp["train"] + test)}
-    return {"seed": result["seed"], "table5": rows, "counts": result["counts"]}
+    return {"seed": result["seed"], "synthesis": result.get("synthesis", VERSIONS[1]), "table5": rows,
+            "counts": result["counts"]}
 
 
 def _dump(obj) -> str:
@@ -147,6 +204,8 @@ def write(result: dict, out) -> dict:
         write_examples(load_official(d / "data.json"), u / "examples.jsonl")
     (out / "feature_tree.json").write_text(_dump({"seen": result["tree"], "unseen": result["tree_unseen"]}))
     st = stats(result)
+    from pfc.data.ptool.overlap import audits as overlap_audits
+    st["overlap"] = overlap_audits(result["splits"])
     from pfc.data.audits import audit
     from pfc.schema import load_examples
     unified = {s: load_examples(out / "unified" / s / "examples.jsonl") for s in result["splits"]}
@@ -155,11 +214,20 @@ def write(result: dict, out) -> dict:
     return st
 
 
-def build_once(out, seed: int = 0) -> Path:
-    """``pfc build ptbench --seed SEED --out OUT`` unless ``OUT/stats.json`` already exists (same seed,
-    same bytes, so an existing build is that build); returns ``OUT``. Used by ``make reproduce``
-    and the real reference runs so both score the same synthesized data."""
+def build_once(out, seed: int = 0, version: int = DEFAULT_VERSION) -> Path:
+    """``pfc build ptbench --seed SEED --synthesis VERSION --out OUT`` unless ``OUT/stats.json`` already
+    exists and records that synthesis (same seed, same bytes, so an existing build is that build); returns
+    ``OUT``. Used by ``make reproduce`` and the real reference runs so both score the same synthesized data.
+    A build of another synthesis version in ``OUT`` is refused (one line), never mixed or overwritten."""
     out = Path(out)
-    if not (out / "stats.json").exists():
-        write(synthesize(seed=seed), out)
+    st = out / "stats.json"
+    if st.exists():
+        have = json.loads(st.read_text(encoding="utf-8")).get("synthesis", VERSIONS[1])
+        if have != VERSIONS[version]:
+            from pfc import paths
+            from pfc.errors import UserError
+            raise UserError(f"{paths.relative(st)}: field synthesis: {have!r} is built there, not "
+                            f"{VERSIONS[version]!r}; remove that directory or build into another")
+        return out
+    write(synthesize(seed=seed, version=version), out)
     return out

@@ -130,6 +130,7 @@ REGISTRY: dict[str, str] = {
     "random": "pfc.run.backends.builtin:RandomBaseline",
     "history-prior": "pfc.run.backends.builtin:HistoryPrior",
     "no-history": "pfc.run.backends.builtin:NoHistory",
+    "nearest-train": "pfc.run.backends.nearest_train:NearestTrain",
     "hf": "pfc.run.backends.hf:HFBackend",
     "openai": "pfc.run.backends.openai:OpenAIBackend",
     "vllm": "pfc.run.backends.vllm:VLLMBackend",
