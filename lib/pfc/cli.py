@@ -13,6 +13,7 @@ never a traceback (``pfc.errors``); 130 interrupted (Ctrl-C; a run resumes on re
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -114,11 +115,15 @@ def _build_tracebench(args) -> int:
     return 0
 
 
-BUILDERS = {"tracebench": _build_tracebench, "ptbench": _build_ptbench}  # the benchmarks pfc builds itself
+def builders() -> dict[str, str]:
+    """``{benchmark: "module:function"}`` of the benchmarks pfc builds itself (each adapter's ``builder``)."""
+    from pfc import benchmarks
+    return {a.name: a.builder for a in benchmarks.adapters() if a.builder}
 
 
 def _build_cmd(args) -> int:
-    return BUILDERS[args.benchmark](args)
+    module, _, fn = builders()[args.benchmark].partition(":")
+    return getattr(importlib.import_module(module), fn)(args)
 
 
 def _run_cmd(args) -> int:
@@ -262,7 +267,7 @@ def main(argv=None) -> int:
     pre.add_argument("--out", required=True)
     pre.set_defaults(func=_preprocess_cmd)
     b = sub.add_parser("build", help="build a benchmark end to end")
-    b.add_argument("benchmark", choices=list(BUILDERS))
+    b.add_argument("benchmark", choices=list(builders()))
     b.add_argument("--raw", help="raw logs directory (default: simulate)")
     b.add_argument("--users", type=positive_int, default=10)
     b.add_argument("--seed", type=int, default=0)
@@ -282,7 +287,7 @@ def main(argv=None) -> int:
     b.add_argument("--out", required=True)
     b.set_defaults(func=_build_cmd)
     rn = sub.add_parser("run", help="run a backend over a benchmark into a resumable run directory")
-    rn.add_argument("--benchmark", choices=["tracebench", "ptbench", "toolspectrum"], required=True)
+    rn.add_argument("--benchmark", choices=list(benchmarks.NAMES), required=True)
     rn.add_argument("--examples", required=True)
     rn.add_argument("--backend", required=True, help="oracle | query-oracle | random | history-prior | no-history | hf | openai | vllm | openvino")
     rn.add_argument("--model", help="model name (backends that load models)")

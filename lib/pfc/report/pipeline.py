@@ -214,12 +214,10 @@ def _real_pair(real_run) -> str:
     return f"{real_run[0]}={_rel(real_run[1])}:" if real_run else ""
 
 
-def _reference_usable(run_dir: Path, ptbench: bool, runs: list[Path]) -> bool:
-    """A reference run joins the tables when its benchmark's data is part of this plan."""
-    bench = json.loads((run_dir / "config.json").read_text()).get("benchmark")
-    release = paths.toolspectrum_dir()
-    return {"tracebench": True, "ptbench": ptbench,
-            "toolspectrum": any("ts-" in d.name for d in runs) and release is not None}.get(bench, False)
+def _reference_usable(run_dir: Path, planned: set[str]) -> bool:
+    """A reference run joins the tables when its benchmark's data is part of this plan (``planned``: the
+    benchmarks the plan's own runs read)."""
+    return json.loads((run_dir / "config.json").read_text()).get("benchmark") in planned
 
 
 def _reading_once(*fns) -> None:
@@ -307,7 +305,7 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
         pt = paths.BENCHMARKS / "ptbench"
         steps.append(Step("build PTBench (PTool synthesis, seed 0)", None, {"seed": 0}, [], [pt / "stats.json"],
                           fn=lambda: build_ptbench(pt, 0)))
-        for b in [b for b in BASELINES if BUILTINS[b].benchmarks is None or "ptbench" in BUILTINS[b].benchmarks]:
+        for b in [b for b in BASELINES if BUILTINS[b].supports("ptbench")]:
             d, st = run_step(f"PTBench run {b}", f"pt-{b}", [pt / "stats.json"], benchmark="ptbench",
                              examples=_rel(pt), backend=b)
             runs.append(d)
@@ -326,7 +324,8 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                           {"out_dir": _rel(paths.INTERIM / "ptbench" / "pipeline"), "finetune_report": _rel(ft)},
                           [ft], [], copy_name="ptbench"))
     from pfc.report import reference, reference_pairs  # committed reference runs (reports/reference_runs/): re-scored, never run here
-    refs = [d for d in reference.run_dirs() if _reference_usable(d, ptbench, runs)]
+    planned = {st.params["benchmark"] for st in steps if st.params.get("benchmark")}
+    refs = [d for d in reference.run_dirs() if _reference_usable(d, planned)]
     if refs:
         ablations = [d for d in (reference.ROOT / "layout").glob("*/") if (d / "predictions.jsonl").is_file()]
         abl = f", {len(ablations)} layout ablation{'s' * (len(ablations) != 1)}" if ablations else ""

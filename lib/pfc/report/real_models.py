@@ -25,9 +25,6 @@ from pfc.eval.scoring import score
 from pfc.run import realruns
 from pfc.run.backends.builtin import GOLD_FREE
 
-HEADLINE = {"tracebench": ["format", "app", "function_name", "function_param_values", "overall"],
-            "toolspectrum": ["format", "APP", "API", "RP", "OP"],
-            "ptbench": ["format", "platforms", "tool_names", "tool_param_values", "overall"]}
 
 
 def tracebench_data() -> Path:
@@ -55,7 +52,7 @@ def _score_run(r: dict, backend: str):
     rep = score(exs, outputs, r["benchmark"], tools)
     usage = json.loads((out / "usage.json").read_text()) if (out / "usage.json").exists() else {}
     config = json.loads((out / "config.json").read_text()) if (out / "config.json").exists() else {}
-    keys = {k: adapter.metric_keys[k] for k in HEADLINE[r["benchmark"]] if k in adapter.metric_keys}
+    keys = {k: adapter.metric_keys[k] for k in adapter.headline if k in adapter.metric_keys}
     return {"n": len(exs), "ci": estimates(rep.per_example, keys), "usage": usage, "config": config,
             "fallbacks": _fallbacks(pred), "generation": _generation(pred, {e.id for e in exs})}
 
@@ -95,11 +92,9 @@ def report(runs: list[dict], model: str, out_path: Path, seconds: float | None =
              "Reproduce: `python -m pfc.report.real_models --model qwen2.5-coder-0.5b` (after `make models`); run "
              "directories are under `data/runs/real/` (config.json has every parameter).", ""]
     total = [0.0, 0]  # the model's recorded generation seconds and examples, over every run
-    for bench in ("tracebench", "toolspectrum", "ptbench"):
+    for bench in dict.fromkeys(r["benchmark"] for r in runs):  # in the plan's order
         mine = [r for r in runs if r["benchmark"] == bench]
-        if not mine:
-            continue
-        keys = HEADLINE[bench]
+        keys = list(benchmarks.get(bench).headline)
         lines += [f"## {bench}", "", "| run | backend | n | " + " | ".join(keys) + " | s/example | prompt tok/example |",
                   "|---|---|---:|" + "---:|" * (len(keys) + 2)]
         notes = []

@@ -4,7 +4,7 @@ Each subdirectory holding a ``pfc run`` output (``config.json``, ``run.json``,
 ``predictions.jsonl``, ``usage.json``; written by ``python -m pfc.run.reference``) is scored on
 exactly the rows it holds with the project's scorer (``pfc.eval.scoring.score``) and bootstrap 95%
 intervals over examples (``pfc.eval.bootstrap.estimates``): the headline metrics of
-``pfc.report.real_models.HEADLINE``, TRACEBench per vagueness level and per history bin,
+each adapter's ``headline`` (``pfc.benchmarks``), TRACEBench per vagueness level and per history bin,
 ToolSpectrum per subset (Table 3's columns) with both F1 definitions (ours, ⊥ an item, and the
 paper-compatible ``*_paper``; ``pfc.benchmarks.toolspectrum``), and its strict mode (the headline
 metrics, ours only). A run whose ``usage.json`` says fewer rows
@@ -26,17 +26,11 @@ from pathlib import Path
 
 from pfc import benchmarks, paths
 from pfc.errors import UserError
-from pfc.schema import SchemaError
 from pfc.eval.bootstrap import estimates
 from pfc.eval.scoring import score
 from pfc.provenance import sha256_path
-from pfc.report.real_models import HEADLINE
-from pfc.run.identity import examples_sha256
-
-ROOT = paths.ROOT / "reports" / "reference_runs"  # the committed runs (read); metrics.json goes to paths.REPORTS
-GROUPS = {"tracebench": ("vagueness", "history_bin"), "toolspectrum": ("subset",)}
-EXTRA = {"toolspectrum": ["APP_paper", "API_paper", "RP_paper", "OP_paper"]}  # robust mode: Table 3's second F1
-MODES = {"tracebench": (False,), "ptbench": (False,), "toolspectrum": (False, True)}  # strict?
+from pfc.report.reference_run import (ROOT, SPLIT_LABELS, _json, _label, is_reference,  # noqa: F401  (re-exported)
+                                      present)
 
 
 def run_dirs(root: Path | None = None) -> list[Path]:
@@ -45,74 +39,8 @@ def run_dirs(root: Path | None = None) -> list[Path]:
                   and (p / "config.json").is_file())
 
 
-def _json(path: Path, field: str | None = None):
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise SchemaError(f"unreadable JSON ({type(e).__name__})", file=str(path), field=field) from None
-
-
 def _cells(ci: dict) -> dict:
     return {k: [round(float(x), 6) if x == x else None for x in v] for k, v in ci.items()}
-
-
-def is_reference(run_dir) -> bool:
-    """True for a directory directly under a ``reference_runs/`` directory (the committed one, or a copy)."""
-    return Path(run_dir).resolve().parent.name == "reference_runs"
-
-
-def present(run: Path):
-    """``(config, examples with a row, outputs, tools, planned n, label)`` of one run directory."""
-    run = Path(run)
-    config = _json(run / "config.json")
-    usage = _json(run / "usage.json") if (run / "usage.json").exists() else {}
-    bench = config.get("benchmark")
-    if bench not in HEADLINE:
-        raise SchemaError(f"unknown benchmark {bench!r}", file=str(run / "config.json"), field="benchmark")
-    # built data (TRACEBench, our PTBench) lives under PFC_OUTPUT_ROOT when made there, else in the checkout
-    examples, tools_path = (paths.source(config[k]) if config.get(k) else None for k in ("examples", "tools"))
-    adapter = benchmarks.get(bench)
-    if not examples.exists():
-        raise UserError(f"{paths.relative(run / 'config.json')}: its examples {config['examples']} are not built "
-                        "(make reproduce builds them; python -m pfc.report.reference needs them to re-score)")
-    exs, tools = adapter.load(examples, tools_path)
-    ident = _json(run / "run.json", "identity").get("identity") or {} if (run / "run.json").exists() else {}
-    want = ident.get("examples_sha256")
-    if want and examples_sha256(bench, examples, tools_path, exs, tools) != want:  # another build than the one the model answered: refuse
-        raise UserError(f"{paths.relative(run / 'run.json')}: field identity.examples_sha256: {config['examples']} "
-                        "is not the data this run answered (a different build?); rebuild it with the run's seed")
-    outputs = adapter.load_predictions(run / "predictions.jsonl", exs)
-    known = {e.id for e in exs}
-    stray = sorted(set(outputs) - known)
-    if stray:
-        raise SchemaError(f"id {stray[0]!r} is not an example of {config['examples']}",
-                          file=str(run / "predictions.jsonl"), field="id")
-    exs = [e for e in exs if e.id in outputs]
-    if not exs:
-        raise UserError(f"{run / 'predictions.jsonl'}: no finished rows")
-    planned = int(usage.get("n_examples") or config.get("n_examples") or len(exs))
-    tail = f" of {planned}, partial)" if len(exs) < planned else ")"
-    return config, exs, outputs, tools, planned, f"{_label(config, run.name)} (reference run, n={len(exs)}{tail}"
-
-
-SPLIT_LABELS = {"test_trained_user": "trained users", "test_untrained_user": "untrained users"}
-
-
-def _label(config: dict, fallback: str) -> str:
-    """``run_label`` plus the PTBench user split a run covers (a reference run holds one split; Table 1's
-    baselines hold both), e.g. ``qwen2.5-coder-0.5b [trained users]``.
-
-    >>> _label({"model": "m", "examples": "data/benchmarks/ptbench/test_untrained_user/data.json"}, "x")
-    'm [untrained users]'
-    >>> _label({"model": "m", "history": "last_k", "k": 10, "examples": "data/benchmarks/tracebench"}, "x")
-    'm [last_k k=10]'
-    """
-    from pfc.report.tables import run_label
-    base = run_label(config, fallback)
-    split = next((v for k, v in SPLIT_LABELS.items() if k in str(config.get("examples") or "")), None)
-    if split is None:
-        return base
-    return f"{base[:-1]}, {split}]" if base.endswith("]") else f"{base} [{split}]"
 
 
 def score_run(run: Path) -> dict:
@@ -124,17 +52,17 @@ def score_run(run: Path) -> dict:
     adapter = benchmarks.get(bench)
     partial = len(exs) < planned
     name = config.get("model", "?")
-    keys = {k: adapter.metric_keys[k] for k in HEADLINE[bench] if k in adapter.metric_keys}
-    robust = {**keys, **{k: adapter.metric_keys[k] for k in EXTRA.get(bench, ())}}
+    keys = {k: adapter.metric_keys[k] for k in adapter.headline if k in adapter.metric_keys}
+    robust = {**keys, **{k: adapter.metric_keys[k] for k in adapter.report_extra}}
     entry = {"run": run.name, "benchmark": bench, "label": label, "n": len(exs), "planned": planned,
              "partial": partial, "identity_sha256": identity, "model": name,
              "predictions_sha256": sha256_path(run / "predictions.jsonl"),
              "history": config.get("history"), "layout": config.get("layout")}
-    for strict in MODES[bench]:
+    for strict in adapter.report_modes:
         rep = score(exs, outputs, bench, tools, strict=strict)
         mode = "strict" if strict else "robust"
         entry[mode] = _cells(estimates(rep.per_example, keys if strict else robust))
-        for g in GROUPS.get(bench, ()) if not strict else ():
+        for g in adapter.report_groups if not strict else ():
             entry[f"by_{g}"] = {str(v): {"n": len(part), **_cells(estimates(part.reset_index(drop=True), robust))}
                                 for v, part in rep.per_example.groupby(g, dropna=True)}
     return entry

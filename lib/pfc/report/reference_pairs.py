@@ -28,9 +28,8 @@ from pfc import benchmarks, paths
 from pfc.eval.bootstrap import N_BOOT
 from pfc.eval.paired import paired_table
 from pfc.eval.scoring import score
-from pfc.report.real_models import HEADLINE
-from pfc.report import reference
-from pfc.report.reference import present
+from pfc.report import reference_run as reference
+from pfc.report.reference_run import present
 from pfc.run.reference import LAYOUT_ABLATION
 
 
@@ -78,7 +77,8 @@ def pair(root: Path, question: str, a: str, b: str, n_boot: int = N_BOOT, seed: 
         return {**entry, "pending": True}
     exs = [e for e in exs_a if e.id in set(common)]
     bench = cfg_a["benchmark"]
-    keys = {k: benchmarks.get(bench).metric_keys[k] for k in HEADLINE[bench] if k in benchmarks.get(bench).metric_keys}
+    adapter = benchmarks.get(bench)
+    keys = {k: adapter.metric_keys[k] for k in adapter.headline if k in adapter.metric_keys}
     users = {e.id: e.user_id for e in exs}
     frames = []
     for outputs in (out_a, out_b):

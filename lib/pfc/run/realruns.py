@@ -26,8 +26,9 @@ from pfc.errors import UserError
 from pfc.groups import history_bin
 from pfc.run.backends.builtin import GOLD_FREE
 
-SUBSETS = {"profile": "dataset_persona.json", "environment": "dataset_environment.json",
-           "both": "dataset_persona_environment.json"}
+from pfc.benchmarks.toolspectrum import SUBSETS as _RELEASE_FILES
+
+SUBSETS = {subset: f"{stem}.json" for stem, subset in _RELEASE_FILES.items()}  # subset -> its release file
 
 
 def tracebench_sample(examples, n: int, seed: int) -> list[str]:
