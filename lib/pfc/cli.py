@@ -15,13 +15,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
 import sys
 
 from pfc import benchmarks
-from pfc.errors import (EXIT_INTERRUPTED, EXIT_RUN_FAILED, EXIT_USER_ERROR, UserError, existing,
-                     nonneg_int, os_error_message, out_dir, nonneg_float, positive_float, positive_int,
-                     report_bug, unit_float)
+from pfc.errors import (EXIT_RUN_FAILED, UserError, entry, existing, nonneg_int, out_dir, nonneg_float,
+                        positive_float, positive_int, unit_float)
 from pfc.eval.parsing import STYLES, parse
 
 
@@ -163,22 +161,9 @@ INTERRUPTED = ("interrupted: files it had finished are kept (score and report fi
 
 
 def _dispatch(args) -> int:
-    """The one user-error path: a UserError (or an OSError on a user's path) is one line and exit 2;
-    any other exception is a bug in pfc: a short traceback, exit 1. PFC_DEBUG=1 re-raises both."""
-    try:
-        return args.func(args)
-    except (UserError, OSError) as e:
-        if os.environ.get("PFC_DEBUG"):  # developers: the full traceback
-            raise
-        print(f"pfc {args.cmd}: {os_error_message(e) if isinstance(e, OSError) else e}", file=sys.stderr)
-    except KeyboardInterrupt as e:
-        print(f"pfc {args.cmd}: {str(e) or INTERRUPTED}", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except Exception as e:  # noqa: BLE001 - not a user error: say it is ours
-        if os.environ.get("PFC_DEBUG"):
-            raise
-        return report_bug(args.cmd, e)
-    return EXIT_USER_ERROR
+    """The one error path (``pfc.errors.entry``): a UserError (or an OSError on a user's path) is one line
+    and exit 2; any other exception is a bug in pfc: a short traceback, exit 1. PFC_DEBUG=1 re-raises."""
+    return entry(f"pfc {args.cmd}", args.func, args, interrupted=INTERRUPTED)
 
 
 def _models_cmd(args) -> int:

@@ -44,6 +44,7 @@ from pfc.errors import UserError
 from pfc.provenance import sha256_path
 from pfc.data.variant import set_history as _set_history, slug, variant as _variant
 from pfc.schema import Example, Role, write_examples, write_tools
+from pfc.io import atomic
 
 KINDS = ("swap-user", "shuffle-history", "truncate-history:K", "drop-profile", "shift-time:±D", "strip-stated")
 
@@ -188,7 +189,7 @@ def write(out_dir, examples_path, benchmark: str, kind: str, seed: int, variants
                              "sha256": sha256_path(src_file) if src_file.is_file() else None},
                 "originals": n_in, "variants": len(variants), "skipped": dict(sorted(skipped.items())),
                 "with_counterfactual_gold": sum(1 for v in variants if v.meta["counterfactual"].get("items"))}
-    (out / "perturb.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    atomic.write_text(out / "perturb.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
     return manifest
 
 

@@ -17,12 +17,12 @@ build benchmarks (``pfc.data``) or score (``pfc.eval``).
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from pfc import paths, provenance
 from pfc.errors import UserError
 from pfc.schema import Example, load_examples
+from pfc.io import atomic
 
 JSON_FIELDS = ("gold", "profile", "environment", "history", "tools", "meta")
 
@@ -89,15 +89,15 @@ def export(benchmark: str, examples, out, license: str = "cc-by-4.0") -> dict:
         if wrong is not None:
             raise UserError(f"{paths.relative(f)}: record {wrong.id!r}: field 'benchmark' is {wrong.benchmark!r}, "
                             f"expected {benchmark!r}")
-        pq.write_table(pa.Table.from_pylist([to_row(e) for e in exs], schema=SCHEMA()),
-                       out / "data" / f"{split}-00000-of-00001.parquet")
+        with atomic.staged(out / "data" / f"{split}-00000-of-00001.parquet") as tmp:
+            pq.write_table(pa.Table.from_pylist([to_row(e) for e in exs], schema=SCHEMA()), tmp)
         counts[split] = {"examples": len(exs), "refusals": sum(e.is_refusal for e in exs),
                          "users": len({e.user_id for e in exs})}
     src = Path(examples) if Path(examples).is_dir() else Path(examples).parent
     if (src / "tools.json").exists():
-        shutil.copyfile(src / "tools.json", out / "tools.json")
+        atomic.write_bytes(out / "tools.json", (src / "tools.json").read_bytes())
     stats = json.loads((src / "stats.json").read_text()) if (src / "stats.json").exists() else {}
-    (out / "README.md").write_text(card(benchmark, counts, stats, license), encoding="utf-8")
+    atomic.write_text(out / "README.md", card(benchmark, counts, stats, license))
     return counts
 
 

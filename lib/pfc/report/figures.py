@@ -18,6 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
+from pfc.io import atomic
 
 STYLE = {"style": "whitegrid", "context": "notebook", "palette": "colorblind"}
 DPI = 130
@@ -35,7 +36,8 @@ def save(fig, stem) -> list[Path]:
     out = []
     for ext in ("png", "pdf"):
         p = stem.with_suffix(f".{ext}")
-        fig.savefig(p, bbox_inches="tight", metadata={"CreationDate": None} if ext == "pdf" else None)
+        with atomic.staged(p) as tmp:
+            fig.savefig(tmp, format=ext, bbox_inches="tight", metadata={"CreationDate": None} if ext == "pdf" else None)
         out.append(p)
     plt.close(fig)
     return out

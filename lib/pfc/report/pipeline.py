@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pfc import paths
-from pfc.errors import UserError
+from pfc.errors import EXIT_RUN_FAILED, UserError, entry
 from pfc.io import atomic
 from pfc.io.lock import writer_lock
 from pfc.provenance import sha256_path
@@ -107,7 +107,7 @@ def stratified_sample(examples_path, out_path, n: int, seed: int = 0, walkthroug
     write_examples(sorted(picked, key=lambda e: e.id), out / "examples.jsonl")
     tools = (p if p.is_dir() else p.parent) / "tools.json"
     if tools.exists():
-        (out / "tools.json").write_bytes(tools.read_bytes())
+        atomic.write_bytes(out / "tools.json", tools.read_bytes())
     return out
 
 
@@ -123,6 +123,10 @@ def real_model_dir(spec: str = "auto") -> Path | None:
 
 
 # ------------------------------------------------------------------ the pipeline
+class StepFailed(RuntimeError):
+    """A step of the pipeline failed: the message names it; the step's own exception is its ``__cause__``."""
+
+
 @dataclass
 class Step:
     name: str
@@ -392,7 +396,7 @@ def to_html(notebook: Path) -> Path:
     from nbconvert import HTMLExporter
     body, _ = HTMLExporter().from_filename(str(notebook))
     out = notebook.with_suffix(".html")
-    out.write_text(body, encoding="utf-8")
+    atomic.write_text(out, body)
     return out
 
 
@@ -427,8 +431,8 @@ def _reproduce(steps, force, log, state_path) -> list[dict]:
                 s.fn() if s.fn else execute(s)
             except Exception as e:  # noqa: BLE001 - one line naming the step and the executed copy
                 where = f" (see reports/notebooks/{s.copy_name}.ipynb)" if s.notebook else ""
-                raise RuntimeError(f"step '{s.name}' failed{where}: {type(e).__name__}: "
-                                   f"{str(e).strip().splitlines()[-1][:300] if str(e).strip() else ''}") from None
+                raise StepFailed(f"step '{s.name}' failed{where}: {type(e).__name__}: "
+                                 f"{str(e).strip().splitlines()[-1][:300] if str(e).strip() else ''}") from e
             state[s.name] = key
             atomic.write_json(state_path, state, sort_keys=True)  # a crash keeps finished steps
             status = "ran"
@@ -475,7 +479,7 @@ def write_index(records: list[dict], seconds: float) -> Path:
         lines.append(f"| [`{_rel(d.parent)}`](../{_rel(d)}) | {c.get('benchmark')} | {c.get('backend')} | "
                      f"{c.get('model')} | `{c.get('examples')}` | {c.get('n_examples')} |")
     md = rep / "index.md"
-    md.write_text("\n".join(lines) + "\n")
+    atomic.write_text(md, "\n".join(lines) + "\n")
     from pfc.report import index_html
     index_html.write(records, seconds)  # the page people read: tables, figures, runs (pfc.report.index_html)
     return md
@@ -496,8 +500,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from pfc.run.backends.builtin import BASELINES
     if args.backend and not args.model and args.backend not in BASELINES:
-        print(f"reproduce: BACKEND={args.backend} needs MODEL=<name or path>", file=sys.stderr)
-        return 2
+        raise UserError(f"BACKEND={args.backend} needs MODEL=<name or path>")
     t0 = time.perf_counter()
     steps = plan(args.backend, args.model, args.real_model, args.sample, not args.no_toolspectrum, args.n_boot)
     if args.real_model == "none":
@@ -508,16 +511,11 @@ def main(argv=None) -> int:
               file=sys.stderr)
     try:
         records = reproduce(steps, force=args.force, log=lambda *a, **k: print(*a, file=sys.stderr, **k))
-    except RuntimeError as e:
+    except StepFailed as e:  # one line naming the step; PFC_DEBUG=1: the step's own traceback
+        if os.environ.get("PFC_DEBUG"):
+            raise
         print(f"reproduce: {e}", file=sys.stderr)
-        return 1
-    except UserError as e:  # the checkout's pipeline is held by another make reproduce; a bad state file
-        print(f"reproduce: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("reproduce: interrupted; every step that finished is kept (reports/pipeline.json) and is skipped "
-              "next time: run make reproduce again to resume", file=sys.stderr)
-        return 130
+        return EXIT_RUN_FAILED
     dt = time.perf_counter() - t0
     md = write_index(records, dt)
     ran = [r["step"] for r in records if r["status"] == "ran"]
@@ -527,4 +525,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry("reproduce", main, interrupted="interrupted; every step that finished is kept (reports/pipeline.json) "
+                   "and is skipped next time: run make reproduce again to resume"))

@@ -19,11 +19,12 @@ import time
 from pathlib import Path
 
 from pfc import benchmarks, paths
-from pfc.errors import UserError
+from pfc.errors import UserError, entry
 from pfc.eval.bootstrap import estimates
 from pfc.eval.scoring import score
 from pfc.run import realruns
 from pfc.run.backends.builtin import GOLD_FREE
+from pfc.io import atomic
 
 
 
@@ -154,7 +155,7 @@ def report(runs: list[dict], model: str, out_path: Path, seconds: float | None =
     old = out_path.read_text(encoding="utf-8") if out_path.exists() else ""
     notes = old[old.index(NOTES_MARK):] if NOTES_MARK in old else ""  # hand-written notes stay, below
     text = "\n".join(lines) + ("\n" + notes if notes else "")
-    out_path.write_text(text, encoding="utf-8")
+    atomic.write_text(out_path, text)
     return text
 
 
@@ -195,12 +196,11 @@ def main(argv=None) -> int:
             realruns.execute(chosen, args.model, {"max_tokens": args.max_tokens},
                     {"toolspectrum": {"max_tokens": args.max_tokens_toolspectrum}}, cache_path=args.cache)
         except KeyboardInterrupt as e:  # every finished answer is in its run directory and the cache
-            print(f"realruns: {e or 'interrupted'}; the same command resumes every run", file=sys.stderr)
-            return 130
+            raise KeyboardInterrupt(f"{e or 'interrupted'}; the same command resumes every run") from None
     report(runs, args.model, Path(args.out), None if args.report_only else time.perf_counter() - t0)
     print(f"wrote {paths.relative(Path(args.out))}", file=sys.stderr)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry("realruns", main))

@@ -25,10 +25,11 @@ import sys
 from pathlib import Path
 
 from pfc import benchmarks, paths
-from pfc.errors import UserError
+from pfc.errors import UserError, entry
 from pfc.eval.bootstrap import estimates
 from pfc.eval.scoring import score
 from pfc.provenance import sha256_path
+from pfc.io import atomic
 from pfc.report.reference_run import (ROOT, SPLIT_LABELS, _json, _label, is_reference,  # noqa: F401  (re-exported)
                                       present)
 
@@ -83,7 +84,7 @@ def write(root: Path | None = None, out: Path | None = None) -> Path | None:
         return None
     out = out or paths.REPORTS / "reference_runs" / "metrics.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(m, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    atomic.write_text(out, json.dumps(m, indent=1, sort_keys=True) + "\n")
     return out
 
 
@@ -92,19 +93,14 @@ def main(argv=None) -> int:
     ap.add_argument("--root", default=str(ROOT), help="directory of reference run directories")
     args = ap.parse_args(argv)
     if not Path(args.root).is_dir():
-        print(f"error: --root {args.root}: no such directory", file=sys.stderr)
-        return 2
-    try:
-        out = write(Path(args.root), Path(args.root) / "metrics.json" if args.root != str(ROOT) else None)
-        if out:
-            from pfc.report import reference_pairs  # it reads this module's runs: imported here, not at the top
-            reference_pairs.write(Path(args.root), out.parent)
-    except UserError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        raise UserError(f"--root {args.root}: no such directory")
+    out = write(Path(args.root), Path(args.root) / "metrics.json" if args.root != str(ROOT) else None)
+    if out:
+        from pfc.report import reference_pairs  # it reads this module's runs: imported here, not at the top
+        reference_pairs.write(Path(args.root), out.parent)
     print(f"wrote {paths.relative(out)}" if out else f"no reference run under {args.root}; nothing written", file=sys.stderr)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry("python -m pfc.report.reference", main))

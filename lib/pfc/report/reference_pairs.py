@@ -31,6 +31,7 @@ from pfc.eval.scoring import score
 from pfc.report import reference_run as reference
 from pfc.report.reference_run import present
 from pfc.run.reference import LAYOUT_ABLATION
+from pfc.io import atomic
 
 
 COUNTS = ("a_only", "b_only", "n", "clusters")
@@ -187,6 +188,6 @@ def write(root: Path | None = None, out_dir: Path | None = None) -> list[Path]:
     out_dir = Path(out_dir or paths.REPORTS / "reference_runs")
     out_dir.mkdir(parents=True, exist_ok=True)
     js, md = out_dir / "paired.json", out_dir / "paired.md"
-    js.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    md.write_text(markdown(result), encoding="utf-8")
+    atomic.write_text(js, json.dumps(result, indent=1, sort_keys=True) + "\n")
+    atomic.write_text(md, markdown(result))
     return [js, md]

@@ -21,9 +21,10 @@ from pfc.io import atomic
 from pfc.io.lock import writer_lock
 
 from pfc import paths
-from pfc.report import tables as T
 from pfc.report.writer import PARTS, Writer
-from pfc.eval.bootstrap import N_BOOT
+
+# pandas, the scorer and the plotting stack load when a report is made, not when `pfc` builds its parser:
+# pfc.report.tables (T) is imported inside the functions that use it.
 
 
 def sections() -> dict:
@@ -39,11 +40,14 @@ def sections() -> dict:
     return out
 
 
-def write_report(runs: list[T.Run], out, n_boot: int = N_BOOT, seed: int = 0, title: str = "Run report",
+def write_report(runs: list[T.Run], out, n_boot: int | None = None, seed: int = 0, title: str = "Run report",
                  parts=PARTS) -> Path:
     """Every table and figure for ``runs`` under ``out`` (only ``parts`` of them); returns ``out/report.md``.
     Under the directory's writer lock (a second report into ``out`` is refused); each file is replaced
     atomically and ``report.md`` is removed first and written last."""
+    from pfc.eval.bootstrap import N_BOOT
+    from pfc.report import tables as T
+    n_boot = N_BOOT if n_boot is None else n_boot
     runs = T.unique_names(list(runs))
     with writer_lock(out, "report directory"):
         (Path(out) / "report.md").unlink(missing_ok=True)  # written last: present = every file is this report's
@@ -51,6 +55,7 @@ def write_report(runs: list[T.Run], out, n_boot: int = N_BOOT, seed: int = 0, ti
 
 
 def _write_report(runs, out, n_boot, seed, title, parts) -> Path:
+    from pfc.report import tables as T
     w = Writer(Path(out), parts)
     manifest = T.run_manifest(runs)
     w.manifest = manifest
@@ -76,6 +81,7 @@ def _write_report(runs, out, n_boot, seed, title, parts) -> Path:
 
 def summary(runs: list[T.Run], n_boot: int = 200, seed: int = 0) -> str:
     """A readable table for standard output: each run's headline metrics with 95% intervals."""
+    from pfc.report import tables as T
     runs = T.unique_names(list(runs))
     long = T.metric_table(runs, n_boot, seed)
     parts = []
@@ -92,6 +98,7 @@ def summary(runs: list[T.Run], n_boot: int = 200, seed: int = 0) -> str:
 def _load_all(args) -> list[T.Run]:
     """Each argument is a run directory, or a sweep directory (its ``sweep.json``): then every run it wrote,
     named by the sweep's label (model and the settings that differ from the defaults)."""
+    from pfc.report import tables as T
     from pfc.run.sweep import INDEX, run_dirs
     dirs = []
     for d in args.run_dirs:
@@ -111,12 +118,8 @@ def coverage_lines(runs: list[T.Run]) -> list[str]:
 
 def _report_cmd(args) -> int:
     import sys
-    try:
-        runs = _load_all(args)
-        md = write_report(runs, args.out, n_boot=args.n_boot, seed=args.seed)
-    except (UserError, OSError) as e:
-        print(f"pfc report: {e}", file=sys.stderr)
-        return 2
+    runs = _load_all(args)
+    md = write_report(runs, args.out, n_boot=args.n_boot, seed=args.seed)
     print(summary(runs, n_boot=args.n_boot, seed=args.seed))
     for line in coverage_lines(runs):
         print(f"pfc report: {line}", file=sys.stderr)
@@ -128,24 +131,16 @@ def _compare_cmd(args) -> int:
     import sys
     if args.paired:
         from pfc.report.paired import paired_cmd
-        try:
-            return paired_cmd(args)
-        except (UserError, OSError) as e:
-            print(f"pfc compare: {e}", file=sys.stderr)
-            return 2
-    try:
-        runs = _load_all(args)
-    except (UserError, OSError) as e:
-        print(f"pfc compare: {e}", file=sys.stderr)
-        return 2
+        return paired_cmd(args)
+    runs = _load_all(args)
     print(summary(runs, n_boot=args.n_boot, seed=args.seed))
     for line in coverage_lines(runs):
         print(f"pfc compare: {line}", file=sys.stderr)
     if args.by:
         for r in runs:
             if args.by not in r.per_example.columns:
-                print(f"pfc compare: {r.name} has no group {args.by!r}", file=sys.stderr)
-                return 2
+                raise UserError(f"{r.name} has no group {args.by!r}")
+        from pfc.report import tables as T
         g = T.group_table(runs, args.by, None, args.n_boot, args.seed, explode=args.by == "personalization")
         print(f"\nby {args.by} (ours; value [95% CI])\n" + T.layout(g).to_string())
     return 0
@@ -166,7 +161,7 @@ def add_commands(sub) -> None:
                            "a user-clustered paired interval and an exact McNemar p (pfc.report.paired)")
         p.add_argument("--examples", help="examples (default: each run's config 'examples')")
         p.add_argument("--tools", help="tool file (ToolSpectrum)")
-        p.add_argument("--n-boot", type=nonneg_int, default=N_BOOT if name == "report" else 200,
+        p.add_argument("--n-boot", type=nonneg_int, default=1000 if name == "report" else 200,  # 1000: eval.bootstrap.N_BOOT
                        help="bootstrap resamples (0: no intervals)")
         p.add_argument("--seed", type=int, default=0)
         p.set_defaults(func=fn)

@@ -13,8 +13,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pandas as pd
-
 from pfc.errors import UserError
 from pfc.io import atomic
 

@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from pfc import paths
+from pfc.errors import UserError, entry
 from pfc.io import atomic
 from pfc.run import models
 
@@ -113,10 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         for n in names:
             export(n)
     except models.ModelError as e:
-        print(f"make models-openvino: {e}", file=sys.stderr)
-        return 2
+        raise UserError(str(e)) from None
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(entry("make models-openvino", main))
