@@ -155,3 +155,15 @@ def test_the_cycle_finder_sees_a_loop_of_three_and_no_loop_in_a_chain():
 
 def test_no_two_modules_import_each_other_directly_or_around_a_loop():
     assert cycles(import_graph(_module_names())) == []
+
+
+def test_modules_needing_the_model_stack_at_import_are_the_ones_the_fast_tier_skips():
+    conftest = ast.parse((LIB.parents[1] / "conftest.py").read_text(encoding="utf-8"))  # read, never run
+    skipped = next(ast.literal_eval(n.value) for n in conftest.body if isinstance(n, ast.Assign)
+                   and getattr(n.targets[0], "id", "") == "MODEL_STACK_MODULES")
+    heavy = sorted(f"lib/pfc/{f.relative_to(LIB).as_posix()}" for f in LIB.rglob("*.py")
+                   if {"torch", "transformers"} & {n.split(".")[0] for node in ast.parse(f.read_text(encoding="utf-8")).body
+                                                   if isinstance(node, (ast.Import, ast.ImportFrom))
+                                                   for n in ([a.name for a in node.names] if isinstance(node, ast.Import)
+                                                             else [node.module or ""])})
+    assert heavy == sorted(skipped)
