@@ -19,7 +19,9 @@ Adding a benchmark — checklist:
    (the query-oracle baseline);
 2. ``lib/pfc/run/prompts/<name>.py`` with ``request(rb, example, domain)`` (and
    ``domain_request(rb, example)`` if it supports ``hierarchical``), named by ``Adapter.prompts``;
-3. one line in :data:`REGISTRY` below (``pfc.schema`` and the command line read the names from it);
+3. one line in :data:`REGISTRY` below (``pfc.schema`` and the command line read the names from it),
+   or, for an adapter that lives outside pfc (a plugin, a test), ``PFC_BENCHMARKS=name=module[,…]`` in
+   the environment;
    its report section and the metrics ``pfc compare`` prints: ``lib/pfc/report/sections/<name>.py``,
    named by ``Adapter.report``;
 4. tests: the gold-leak test (``tests/test_gold_kept_from_models.py``) over its prompts, a
@@ -33,6 +35,7 @@ Adding a benchmark — checklist:
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -44,6 +47,12 @@ REGISTRY: dict[str, str] = {
     "ptbench": "pfc.benchmarks.ptbench",
     "toolspectrum": "pfc.benchmarks.toolspectrum",
 }
+# adapters from outside the package: PFC_BENCHMARKS="name=module[,name=module]" (read once, at import)
+for _item in filter(None, (x.strip() for x in os.environ.get("PFC_BENCHMARKS", "").split(","))):
+    _name, _sep, _module = _item.partition("=")
+    if not (_sep and _name.strip() and _module.strip()):
+        raise UserError(f"PFC_BENCHMARKS: expected name=module, got {_item!r}")
+    REGISTRY.setdefault(_name.strip(), _module.strip())
 NAMES = tuple(REGISTRY)
 
 

@@ -79,6 +79,16 @@ def _write_report(runs, out, n_boot, seed, title, parts) -> Path:
     return md
 
 
+def _summary_metrics(benchmark: str) -> list[str]:
+    """The metrics `pfc compare` prints: the report section's ``SUMMARY``, else the adapter's headline."""
+    found = sections().get(benchmark)
+    if found is not None:
+        return found[1]
+    from pfc import benchmarks
+    adapter = benchmarks.get(benchmark)
+    return list(adapter.headline or adapter.metric_keys)
+
+
 def summary(runs: list[T.Run], n_boot: int = 200, seed: int = 0) -> str:
     """A readable table for standard output: each run's headline metrics with 95% intervals."""
     from pfc.report import tables as T
@@ -87,7 +97,7 @@ def summary(runs: list[T.Run], n_boot: int = 200, seed: int = 0) -> str:
     parts = []
     for bench in dict.fromkeys(r.benchmark for r in runs):
         part = long[long["benchmark"] == bench]
-        wide = T.layout(part, sections()[bench][1])
+        wide = T.layout(part, _summary_metrics(bench))
         wide.insert(0, "n", [len(next(r for r in runs if r.name == n and r.benchmark == bench).per_example)
                                for n in wide.index])
         parts.append(f"{bench} (ours; value [95% CI])\n" + wide.to_string())
