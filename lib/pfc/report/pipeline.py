@@ -486,6 +486,12 @@ def write_index(records: list[dict], seconds: float) -> Path:
 
 
 def main(argv=None) -> int:
+    """``make reproduce``'s command line, through the one error path (``pfc.errors.entry``)."""
+    return entry("reproduce", _main, argv, interrupted="interrupted; every step that finished is kept "
+                 "(reports/pipeline.json) and is skipped next time: run make reproduce again to resume")
+
+
+def _main(argv=None) -> int:
     from pfc.errors import positive_int
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--backend", default=os.environ.get("BACKEND", ""), help="add a run with this backend (vllm, openai, hf)")
@@ -525,5 +531,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(entry("reproduce", main, interrupted="interrupted; every step that finished is kept (reports/pipeline.json) "
-                   "and is skipped next time: run make reproduce again to resume"))
+    sys.exit(main())

@@ -160,6 +160,12 @@ def report(runs: list[dict], model: str, out_path: Path, seconds: float | None =
 
 
 def main(argv=None) -> int:
+    """The command line, through the one error path (``pfc.errors.entry``): a UserError is one line, exit 2;
+    Ctrl-C one line, exit 130."""
+    return entry("realruns", _main, argv)
+
+
+def _main(argv=None) -> int:
     from pfc.errors import positive_int
     ap = argparse.ArgumentParser(prog="python -m pfc.report.real_models", description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="qwen2.5-coder-0.5b")
@@ -203,4 +209,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(entry("realruns", main))
+    sys.exit(main())

@@ -89,6 +89,12 @@ def write(root: Path | None = None, out: Path | None = None) -> Path | None:
 
 
 def main(argv=None) -> int:
+    """The command line, through the one error path (``pfc.errors.entry``): a UserError is one line, exit 2;
+    Ctrl-C one line, exit 130."""
+    return entry("python -m pfc.report.reference", _main, argv)
+
+
+def _main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m pfc.report.reference", description=__doc__.split("\n")[0])
     ap.add_argument("--root", default=str(ROOT), help="directory of reference run directories")
     args = ap.parse_args(argv)
@@ -103,4 +109,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(entry("python -m pfc.report.reference", main))
+    sys.exit(main())

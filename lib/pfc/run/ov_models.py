@@ -105,7 +105,13 @@ def fingerprint(ir: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv=None) -> int:
+    """The command line, through the one error path (``pfc.errors.entry``): a UserError is one line, exit 2;
+    Ctrl-C one line, exit 130."""
+    return entry("make models-openvino", _main, argv)
+
+
+def _main(argv: list[str] | None = None) -> int:
     """``python -m pfc.run.ov_models NAME...``: export each (``make models-openvino``); a failure is one line, exit 2."""
     names = sys.argv[1:] if argv is None else argv
     try:
@@ -119,4 +125,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(entry("make models-openvino", main))
+    raise SystemExit(main())
