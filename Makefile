@@ -90,7 +90,7 @@ test-vllm: $(VVENV)/.installed models ## optional: vllm backend + vLLM server on
 	$(VVENV)/bin/python -m pytest tests_vllm -p no:cacheprovider -v -s
 
 FAST := not slow and not model and not notebook
-test-fast: $(STAMP) $(STAMP_INSPECT) ## the fast tier on the core stack: tests and doctests not marked slow, model or notebook (no torch, no make models)
+test-fast: $(STAMP) ## the fast tier on the core stack (requirements.txt + pfc): tests and doctests not marked slow, model or notebook (no torch, no inspect extra, no make models, no chromium)
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest lib/pfc --doctest-modules -m "$(FAST)" -p no:cacheprovider
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests -m "$(FAST)" -p no:cacheprovider
 

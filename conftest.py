@@ -28,8 +28,26 @@ except ImportError:  # pragma: no cover - hypothesis is in requirements.txt
     pass
 
 # The fast tier runs on the core stack (no torch): modules that need the model stack at import are
-# not collected for their doctests there (`make test`, with torch, collects them).
+# not collected for their doctests there, whether or not torch happens to be installed (`make test`,
+# which deselects nothing, collects them). A test of test_layers-style checks which modules these are.
 import importlib.util  # noqa: E402
 
-collect_ignore = [] if importlib.util.find_spec("torch") else ["lib/pfc/run/backends/hf_engine.py",
-                                                               "lib/pfc/run/backends/hf_stream.py"]
+MODEL_STACK_MODULES = ("lib/pfc/run/backends/hf_engine.py", "lib/pfc/run/backends/hf_stream.py",
+                       "lib/pfc/run/backends/hf_attention.py")
+
+
+EXTRA_MODULES = {"lib/pfc/integrations/inspect_tasks.py": "inspect_ai"}  # an optional extra, imported at the top
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Skip the model-stack modules' doctests when torch is missing or the session deselects ``model``, and
+    a module of an optional extra when the extra is not installed."""
+    path = str(collection_path).replace(os.sep, "/")
+    extra = next((pkg for mod, pkg in EXTRA_MODULES.items() if path.endswith(mod)), None)
+    if extra is not None:
+        return True if importlib.util.find_spec(extra) is None else None
+    if not path.endswith(MODEL_STACK_MODULES):
+        return None
+    if importlib.util.find_spec("torch") is None or "not model" in (config.getoption("markexpr") or ""):
+        return True
+    return None

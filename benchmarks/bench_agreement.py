@@ -47,9 +47,6 @@ from pfc.run.backends import get  # noqa: E402
 from pfc.run.runner import run  # noqa: E402
 from pfc.errors import script_main, existing, out_dir  # noqa: E402
 
-HEADLINE = {"ptbench": ["format", "platforms", "tool_names", "tool_param_values", "overall"],
-            "tracebench": ["format", "app", "function_name", "function_param_values", "overall"],
-            "toolspectrum": ["format", "APP", "API", "RP", "OP"]}
 HISTORY = {"tracebench": ("last_k", 10)}
 GREEDY = {"temperature": 0.0, "max_tokens": 512}
 
@@ -76,7 +73,7 @@ def metrics(bench: str, parts, outputs: dict) -> dict:
         e, tools = adapter.load(path, None)
         exs += [x for x in e if x.id in set(ids)]
     rep = score(exs, outputs, bench, tools)
-    keys = {k: adapter.metric_keys[k] for k in HEADLINE[bench] if k in adapter.metric_keys}
+    keys = {k: adapter.metric_keys[k] for k in adapter.headline if k in adapter.metric_keys}
     return {k: [round(float(v), 4) for v in ci] for k, ci in estimates(rep.per_example, keys).items()}
 
 
@@ -131,9 +128,9 @@ def main(argv=None) -> int:
         ap.error(f"--n takes BENCH=N, got {args.n}")
     if any(v < 1 for v in sizes.values()):
         ap.error(f"--n: each N must be at least 1, got {args.n}")
-    unknown = set(sizes) - set(HEADLINE)
+    unknown = set(sizes) - set(benchmarks.NAMES)
     if unknown:
-        ap.error(f"--n: unknown benchmark {sorted(unknown)[0]!r}; expected one of {sorted(HEADLINE)}")
+        ap.error(f"--n: unknown benchmark {sorted(unknown)[0]!r}; expected one of {sorted(benchmarks.NAMES)}")
     if args.from_dirs:
         missing = [f"{b}-{e}-0" for b in sizes for e in ("single", args.second)
                    if not (Path(args.from_dirs) / f"{b}-{e}-0" / "predictions.jsonl").is_file()]

@@ -129,6 +129,7 @@ def test_ctrl_c_during_the_second_child_keeps_both_childrens_rows_and_says_one_l
     assert sorted(p.name for p in tmp_path.iterdir()) == ["perf.json", "perf.md"]
 
 
+@pytest.mark.model  # --one-process measures in this process: main() loads torch
 def test_one_process_runs_no_child(fake_children, tmp_path, monkeypatch):
     bt = fake_children
     monkeypatch.setattr(bt, "get", lambda *a, **kw: None)

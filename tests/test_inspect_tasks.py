@@ -7,14 +7,16 @@ import subprocess
 import sys
 
 import pytest
-from inspect_ai import eval as inspect_eval
-from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ModelOutput, ModelUsage, get_model
-from inspect_ai.tool import ToolCall
 
-from pfc import paths
-from pfc.eval.parsing import parse
-from pfc.integrations import inspect_tasks
-from pfc.run.runner import run
+pytest.importorskip("inspect_ai", reason="the inspect extra (make venv-inspect; make test installs it)")
+from inspect_ai import eval as inspect_eval  # noqa: E402
+from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ModelOutput, ModelUsage, get_model  # noqa: E402
+from inspect_ai.tool import ToolCall  # noqa: E402
+
+from pfc import paths  # noqa: E402
+from pfc.eval.parsing import parse  # noqa: E402
+from pfc.integrations import inspect_tasks  # noqa: E402
+from pfc.run.runner import run  # noqa: E402
 
 pytestmark = pytest.mark.slow  # several baseline runs and inspect evals
 

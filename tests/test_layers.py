@@ -5,7 +5,10 @@ Stages, lowest first: ``eval`` (parsing, matching, metrics: what every later sta
 stage imports only its own stage and lower ones; the modules below the stages (``pfc/*.py``
 other than the ``cli`` on top, and ``pfc/io``) import no stage at all. Every ``import``
 statement counts, lazy ones inside functions included (the hook sees top-level lines only).
-``benchmarks/`` and ``integrations/`` are adapters beside the path and are not checked here.
+Beside the path: ``benchmarks/`` (the adapters) import only ``eval`` and the foundation (they name
+run-stage modules by dotted name); ``integrations/`` (inspect_ai, HF datasets, Ray) may import any stage
+but only the command line imports them (and ``run/sweep_cmd.py`` its Ray runner). No two modules import
+each other, directly or around a loop.
 """
 from __future__ import annotations
 
@@ -17,6 +20,8 @@ import pytest
 LIB = Path(__file__).resolve().parents[1] / "lib" / "pfc"
 STAGES = ("eval", "data", "run", "report")   # lowest first, the order the project's before-stop check uses
 ON_TOP = {"cli.py", "__main__.py"}
+BESIDE = {"benchmarks": {"eval"}, "integrations": set(STAGES)}  # adapter folders -> the stages they may import
+CALLS_INTEGRATIONS = {"cli.py", "run/sweep_cmd.py"}  # the command line, and `pfc sweep` handing runs to Ray
 
 
 def imported_pfc_packages(source: str) -> set[str]:
@@ -63,3 +68,102 @@ def test_modules_below_the_stages_import_no_stage():
     files = [f for f in LIB.glob("*.py") if f.name not in ON_TOP] + sorted((LIB / "io").rglob("*.py"))
     bad = {f.name: sorted(v) for f in files if (v := violations(None, f.read_text(encoding="utf-8")))}
     assert bad == {}
+
+
+@pytest.mark.parametrize("folder", sorted(BESIDE))
+def test_adapter_folders_import_only_what_they_may(folder):
+    bad = {str(f.relative_to(LIB)): sorted(v) for f in sorted((LIB / folder).rglob("*.py"))
+           if (v := {p for p in imported_pfc_packages(f.read_text(encoding="utf-8"))
+                     if p in STAGES and p not in BESIDE[folder]})}
+    assert bad == {}
+
+
+def test_only_the_command_line_imports_the_integrations():
+    bad = sorted(str(f.relative_to(LIB)) for f in LIB.rglob("*.py")
+                 if "integrations" not in f.relative_to(LIB).parts[:1]
+                 and str(f.relative_to(LIB)) not in CALLS_INTEGRATIONS
+                 and "integrations" in imported_pfc_packages(f.read_text(encoding="utf-8")))
+    assert bad == []
+
+
+def test_every_folder_is_a_stage_an_adapter_folder_or_the_foundation():
+    folders = {p.name for p in LIB.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert folders == set(STAGES) | set(BESIDE) | {"io"}
+
+
+# ------------------------------------------------------------------ import cycles between modules
+def _module_names() -> dict[str, Path]:
+    out = {}
+    for f in LIB.rglob("*.py"):
+        parts = list(f.relative_to(LIB.parent).with_suffix("").parts)
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
+    return out
+
+
+def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """``{module: modules it imports}`` (any depth of the file; ``from pkg import mod`` is an edge to ``pkg.mod``)."""
+    def resolve(name: str) -> str:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name
+    graph = {}
+    for m, f in modules.items():
+        edges = set()
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and node.module.startswith("pfc"):
+                edges |= {resolve(f"{node.module}.{a.name}") for a in node.names}
+            elif isinstance(node, ast.Import):
+                edges |= {resolve(a.name) for a in node.names if a.name.startswith("pfc")}
+        graph[m] = {e for e in edges if e and e != m}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
+def test_the_cycle_finder_sees_a_loop_of_three_and_no_loop_in_a_chain():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_two_modules_import_each_other_directly_or_around_a_loop():
+    assert cycles(import_graph(_module_names())) == []
+
+
+def test_modules_needing_the_model_stack_at_import_are_the_ones_the_fast_tier_skips():
+    conftest = ast.parse((LIB.parents[1] / "conftest.py").read_text(encoding="utf-8"))  # read, never run
+    skipped = next(ast.literal_eval(n.value) for n in conftest.body if isinstance(n, ast.Assign)
+                   and getattr(n.targets[0], "id", "") == "MODEL_STACK_MODULES")
+    heavy = sorted(f"lib/pfc/{f.relative_to(LIB).as_posix()}" for f in LIB.rglob("*.py")
+                   if {"torch", "transformers"} & {n.split(".")[0] for node in ast.parse(f.read_text(encoding="utf-8")).body
+                                                   if isinstance(node, (ast.Import, ast.ImportFrom))
+                                                   for n in ([a.name for a in node.names] if isinstance(node, ast.Import)
+                                                             else [node.module or ""])})
+    assert heavy == sorted(skipped)

@@ -98,6 +98,7 @@ def test_missing_adapter_is_a_clear_error(tiny, tmp_path):
         HFBackend(model=str(tiny), adapter=str(tmp_path))
 
 
+@pytest.mark.model
 def test_reference_adapter_is_copied_whole_and_names_no_absolute_path(tiny, golden, tmp_path, monkeypatch):
     from pfc.run import reference
     monkeypatch.setitem(reference.LORA, "train_n", 3)

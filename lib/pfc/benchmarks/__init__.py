@@ -12,11 +12,18 @@ Adding a benchmark — checklist:
    tools into ``pfc.schema.Example``/``Tool``), ``load_predictions``, ``context`` and ``row``
    (one scored row per example; ``pfc.benchmarks.common.generic_row`` fits most), ``metric_keys``
    (published key -> ``pfc.eval.metrics.METRICS`` name), ``group_by``, ``style`` (the parser's),
-   ``render_style`` (how built-in baselines answer), ``strict_template``, ``strategies``;
+   ``render_style`` (how built-in baselines answer), ``strict_template``, ``strategies``; and what the rest
+   of pfc reads from it instead of a table of its own: ``headline``, ``report_groups``/``report_extra``/
+   ``report_modes`` (the reference report), ``history_selection`` (sweeps), ``builder``/``build_params``
+   (``pfc build``, a sweep's ``build``), ``export``/``third_party`` (``pfc export``), ``query_spans``
+   (the query-oracle baseline);
 2. ``lib/pfc/run/prompts/<name>.py`` with ``request(rb, example, domain)`` (and
    ``domain_request(rb, example)`` if it supports ``hierarchical``), named by ``Adapter.prompts``;
-3. one line in :data:`REGISTRY` below (``pfc.schema`` and the command line read the names from it);
-   its report section and the metrics ``pfc compare`` prints: ``@section`` in ``pfc.report.runs``;
+3. one line in :data:`REGISTRY` below (``pfc.schema`` and the command line read the names from it),
+   or, for an adapter that lives outside pfc (a plugin, a test), ``PFC_BENCHMARKS=name=module[,…]`` in
+   the environment;
+   its report section and the metrics ``pfc compare`` prints: ``lib/pfc/report/sections/<name>.py``,
+   named by ``Adapter.report``;
 4. tests: the gold-leak test (``tests/test_gold_kept_from_models.py``) over its prompts, a
    golden scoring case, and a tiny run with the ``oracle`` backend scoring 1.0.
 
@@ -28,6 +35,7 @@ Adding a benchmark — checklist:
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -39,7 +47,23 @@ REGISTRY: dict[str, str] = {
     "ptbench": "pfc.benchmarks.ptbench",
     "toolspectrum": "pfc.benchmarks.toolspectrum",
 }
+# adapters from outside the package: PFC_BENCHMARKS="name=module[,name=module]" (read once, at import)
+for _item in filter(None, (x.strip() for x in os.environ.get("PFC_BENCHMARKS", "").split(","))):
+    _name, _sep, _module = _item.partition("=")
+    if not (_sep and _name.strip() and _module.strip()):
+        raise UserError(f"PFC_BENCHMARKS: expected name=module, got {_item!r}")
+    REGISTRY.setdefault(_name.strip(), _module.strip())
 NAMES = tuple(REGISTRY)
+
+
+@dataclass(frozen=True)
+class Export:
+    """How ``pfc export`` publishes a benchmark this repository builds (``pfc.integrations.hf_datasets``)."""
+    title: str
+    command: str               # how it is built ({seed}, {users} from stats.json), for the card
+    source: str = "unknown"    # the source data, when stats.json does not say
+    splits: tuple = ()         # a build directory's unified/<split>/examples.jsonl; () = one ``test`` split
+    tool_file: bool = False    # the benchmark ships tools.json
 
 
 @dataclass
@@ -62,6 +86,19 @@ class Adapter:
     official_compat: bool = False          # `--compat official`: the official scorer exists
     default_data: Callable | None = None   # () -> where its data is by default (None: not here); default: built
                                            # by `make reproduce` into paths.BENCHMARKS / name
+    # -- what the reports show of it
+    report: str = ""                       # its `pfc report` section module (pfc.report.sections), by dotted name
+    headline: tuple[str, ...] = ()         # published keys of the real-model and reference reports, in order
+    report_groups: tuple[str, ...] = ()    # meta keys the reference report breaks the headline down by
+    report_extra: tuple[str, ...] = ()     # further published keys the reference report adds in robust mode
+    report_modes: tuple[bool, ...] = (False,)  # the reference report's modes: strict scoring or not, in order
+    # -- how it is made and what may leave the repository
+    history_selection: bool = False        # its prompts select history records (sweeps vary history and k)
+    builder: str = ""                      # "module:function" `pfc build <name>` calls with the parsed args
+    build_params: frozenset[str] = frozenset()  # a sweep's 'build' may set these (empty: sweeps cannot build it)
+    export: Export | None = None           # how `pfc export` publishes it (None: refused)
+    third_party: str = ""                  # whose data it is, when it is never exported (the refusal names it)
+    query_spans: bool = True               # gold values carry their provenance per span (the query-oracle baseline)
 
     def __post_init__(self):
         if self.default_data is None:
@@ -70,7 +107,13 @@ class Adapter:
 
 
 def get(name: str) -> Adapter:
+    """The adapter registered under ``name``; an unknown name is a UserError naming the registered ones."""
     if name not in REGISTRY:
         raise UserError(f"unknown benchmark {name!r}; expected {', '.join(sorted(REGISTRY)[:-1])} "
                         f"or {sorted(REGISTRY)[-1]}")
     return importlib.import_module(REGISTRY[name]).ADAPTER
+
+
+def adapters() -> list[Adapter]:
+    """Every registered adapter, in registry order."""
+    return [get(n) for n in REGISTRY]

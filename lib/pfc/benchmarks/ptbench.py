@@ -20,7 +20,7 @@ from pfc.eval.coverage import Predictions
 from pfc.eval.strict import ptbench_template
 from pfc.errors import read_json
 from pfc.schema import Example, GoldCall, Role, SchemaError
-from pfc.benchmarks import Adapter
+from pfc.benchmarks import Adapter, Export
 from pfc.benchmarks.common import generic_row, load_predictions, load_unified
 
 METRIC_KEYS = {
@@ -139,6 +139,11 @@ def row(example, result, ctx=None):
 
 ADAPTER = Adapter("ptbench", METRIC_KEYS, load, load_split_predictions, lambda ex, tools: None, row,
                   style="ptbench", group_by=["trained"], tools_in_examples=True,
-                  strategies=("zero_shot", "few_shot", "cot"), prompts="pfc.run.prompts.ptbench",
+                  strategies=("zero_shot", "few_shot", "cot"), prompts="pfc.run.prompts.ptbench", report="pfc.report.sections.ptbench",
                   strict_template=ptbench_template, render_style="ptbench",
-                  baselines="pfc.run.backends.ptbench_baselines", official_compat=True)
+                  baselines="pfc.run.backends.ptbench_baselines", official_compat=True,
+                  headline=("format", "platforms", "tool_names", "tool_param_values", "overall"),
+                  builder="pfc.cli:_build_ptbench",
+                  export=Export("PTBench", "pfc build ptbench --seed {seed} --out DIR", "synthesized (PTool)",
+                                splits=("train", "test_trained_user", "test_untrained_user", "unseen")),
+                  query_spans=False)  # the query-oracle: its stated values are not annotated per span

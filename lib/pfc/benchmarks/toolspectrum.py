@@ -252,5 +252,8 @@ def row(example, result, ctx):
 ADAPTER = Adapter("toolspectrum", METRIC_KEYS, load, load_predictions, context, row,
                   style="json", group_by=["subset", "domain"],
                   strategies=("zero_shot", "few_shot", "cot", "hierarchical", "flat"),
-                  prompts="pfc.run.prompts.toolspectrum", strict_template=toolspectrum_template, render_style="json",
-                  default_data=paths.toolspectrum_dir)  # the public release, read in place
+                  prompts="pfc.run.prompts.toolspectrum", report="pfc.report.sections.toolspectrum", strict_template=toolspectrum_template, render_style="json",
+                  default_data=paths.toolspectrum_dir,  # the public release, read in place
+                  headline=("format", "APP", "API", "RP", "OP"), report_groups=("subset",),
+                  report_extra=("APP_paper", "API_paper", "RP_paper", "OP_paper"),  # robust mode: Table 3's second F1
+                  report_modes=(False, True), third_party="the ToolSpectrum release")

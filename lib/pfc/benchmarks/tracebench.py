@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pfc.eval.strict import tracebench_template
 from pfc.schema import SOURCES
-from pfc.benchmarks import Adapter
+from pfc.benchmarks import Adapter, Export
 from pfc.benchmarks.common import generic_row, load_predictions, load_unified
 
 METRIC_KEYS = {
@@ -31,5 +31,10 @@ def row(example, result, ctx=None):
 ADAPTER = Adapter("tracebench", METRIC_KEYS, load_unified, load_predictions, lambda ex, tools: None,
                   row, style="auto", group_by=["vagueness", "history_bin", "personalization"],
                   run_needs_tools=True, strategies=("zero_shot", "few_shot", "cot", "hierarchical"),
-                  prompts="pfc.run.prompts.tracebench", strict_template=tracebench_template,
-                  render_style="tracebench")
+                  prompts="pfc.run.prompts.tracebench", report="pfc.report.sections.tracebench", strict_template=tracebench_template,
+                  render_style="tracebench",
+                  headline=("format", "app", "function_name", "function_param_values", "overall"),
+                  report_groups=("vagueness", "history_bin"), history_selection=True,
+                  builder="pfc.cli:_build_tracebench", build_params=frozenset({"users", "seed", "records", "queries"}),
+                  export=Export("TRACEBench", "pfc build tracebench --users {users} --seed {seed} --out DIR",
+                                tool_file=True))

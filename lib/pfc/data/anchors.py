@@ -41,6 +41,7 @@ from pfc.data.context import context_of, most_frequent
 from pfc.groups import HISTORY_BINS, history_bin
 from pfc.schema import strings_in as _strings
 from pfc.schema import SchemaError
+from pfc.io import atomic
 
 RECENT_HOURS = 6
 HABIT_MIN, HABIT_SHARE = 3, 0.5
@@ -237,7 +238,7 @@ def export_review(anchors: list[dict], path) -> Path:
     """A CSV sheet for manual review: set ``keep`` to yes/no, add a note, re-import."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as fh:
+    with atomic.open_text(path, newline="") as fh:
         w = csv.DictWriter(fh, REVIEW_COLUMNS)
         w.writeheader()
         for a in anchors:

@@ -24,6 +24,7 @@ from pfc.data.querygen import LEVELS, generate
 from pfc.schema import Example, GoldCall, HistoryEntry, Role, write_examples, write_tools
 from pfc.data.simulate import simulate
 from pfc.data.toolset import load_tools, spec, table3
+from pfc.io import atomic
 
 PERSONALIZATION = ("tool", "parameter", "temporal")
 
@@ -180,5 +181,5 @@ def export_benchmark(out, examples, histories, n_anchors: int, skipped: dict, re
     from pfc.data.audits import audit
     st = {**stats(examples, histories), "anchors": n_anchors, "levels_skipped": skipped, "preprocess": report,
           "seed": seed, "source": source, "audits": audit(examples)}
-    (out / "stats.json").write_text(json.dumps(st, indent=1) + "\n")  # insertion order: deterministic
+    atomic.write_text(out / "stats.json", json.dumps(st, indent=1) + "\n")  # insertion order: deterministic
     return st

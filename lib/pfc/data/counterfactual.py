@@ -32,7 +32,6 @@ any process. It does not run models or score (``pfc.eval.personalization`` does)
 """
 from __future__ import annotations
 
-import copy
 import json
 import random
 import re
@@ -43,7 +42,9 @@ from pathlib import Path
 from pfc.data.querygen import BOOL, FRAG
 from pfc.errors import UserError
 from pfc.provenance import sha256_path
+from pfc.data.variant import set_history as _set_history, slug, variant as _variant
 from pfc.schema import Example, Role, write_examples, write_tools
+from pfc.io import atomic
 
 MAX_SHIFT_DAYS = 36_500  # a century: further moves leave the calendar's range and mean nothing
 KINDS = ("swap-user", "shuffle-history", "truncate-history:K", "drop-profile", "shift-time:±D", "strip-stated")
@@ -62,29 +63,8 @@ def parse_kind(kind: str) -> tuple[str, int | None]:
                     f"(K records >= 0, D days, non-zero, at most {MAX_SHIFT_DAYS} either way, e.g. shift-time:+3)", field="--kind")
 
 
-def slug(kind: str, arg: int | None) -> str:
-    """The variant-id suffix: ``swap-user``, ``truncate-history-5``, ``shift-time+3``."""
-    if arg is None:
-        return kind
-    return f"{kind}{arg:+d}" if kind == "shift-time" else f"{kind}-{arg}"
-
-
 def _rng(seed: int, kind: str, ex: Example) -> random.Random:
     return random.Random(f"{seed}:{kind}:{ex.id}")
-
-
-def _variant(ex: Example, kind: str, arg, seed: int, **info) -> Example:
-    v = Example(f"{ex.id}~{slug(kind, arg)}", ex.benchmark, ex.query, copy.deepcopy(ex.gold), ex.user_id,
-                copy.deepcopy(ex.profile), copy.deepcopy(ex.environment), list(ex.history),  # records are never mutated
-                None if ex.tools is None else list(ex.tools), copy.deepcopy(ex.meta))
-    v.meta["counterfactual"] = {"original_id": ex.id, "kind": slug(kind, arg), "seed": seed, **info}
-    return v
-
-
-def _set_history(v: Example, history: list) -> None:
-    v.history = history
-    if "history_length" in v.meta:
-        v.meta["history_length"] = len(history)
 
 
 def _fragments(name: str, value) -> list[str]:
@@ -224,7 +204,7 @@ def write(out_dir, examples_path, benchmark: str, kind: str, seed: int, variants
         write_examples(variants, tmp / "examples.jsonl")
         if tools:
             write_tools(tools, tmp / "tools.json")
-        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        atomic.write_text(tmp / MANIFEST, json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
     return manifest
 
 

@@ -35,6 +35,7 @@ from datetime import datetime
 
 from pfc.data.anchors import APP_EVIDENCE_MIN, HABIT_MIN, HABIT_SHARE
 from pfc.data.context import context_of, most_frequent
+from pfc.data.variant import set_history as _set_history, variant as _variant
 
 CONTEXT_SOURCES = ("long_term_history", "recent_context", "profile", "environment")
 
@@ -91,7 +92,6 @@ class DonorPool:
         return others
 
     def swap(self, ex, rng, seed: int):
-        from pfc.data.counterfactual import _set_history, _variant
         if ex.user_id is None:  # no user behind the sample (the ToolSpectrum release): no generator to ask
             return self._swap_sample(ex, rng, seed)
         if not ex.history and not isinstance(ex.profile, dict):
@@ -119,7 +119,6 @@ class DonorPool:
         return None, "no other user with a context for this request"
 
     def _swap_sample(self, ex, rng, seed: int):
-        from pfc.data.counterfactual import _variant
         others = [d for d in self.samples if d.id != ex.id and (d.profile, d.environment) != (ex.profile, ex.environment)]
         if not others:
             return None, "no other sample with a different profile or environment"

@@ -28,6 +28,7 @@ from datetime import datetime
 from pathlib import Path
 
 from pfc.data.toolset import load_tools, log_vocabulary
+from pfc.io import atomic
 
 PHONE = re.compile(r"(?<!\d)1[3-9]\d{9}(?!\d)")
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -184,10 +185,11 @@ def preprocess(raw_dir, out_dir, progress: bool = True) -> dict:
     df = df.sort_values(["user_id", "time", "app", "function"], kind="stable").reset_index(drop=True)
     df["seq"] = df.groupby("user_id").cumcount()
     out.mkdir(parents=True, exist_ok=True)
-    df.to_parquet(out / "histories.parquet", index=False)
+    with atomic.staged(out / "histories.parquet") as tmp:
+        df.to_parquet(tmp, index=False)
     report = {"raw_files": [f.name for f in files], "users": int(df["user_id"].nunique()),
               **dict(sorted(counts.items()))}
-    (out / "preprocess_report.json").write_text(json.dumps(report, indent=1) + "\n")
+    atomic.write_text(out / "preprocess_report.json", json.dumps(report, indent=1) + "\n")
     return report
 
 

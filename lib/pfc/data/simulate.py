@@ -27,6 +27,7 @@ from pfc.data.simulate_world import (CINEMAS, CLIPS, COMBOS, DEPARTMENTS, EVENTS
                              QUESTIONS, RESTAURANTS, SHOP_CONTEXT, SHOWS, SONGS, TEAS, TODOS, VENUES, make_person,
                              place)
 from pfc.data.toolset import load_tools, log_vocabulary
+from pfc.io import atomic
 
 START = datetime(2025, 3, 3)
 BROKEN = ("truncated_line", "missing_timestamp", "time_travel", "unknown_app", "missing_required_field",
@@ -379,8 +380,7 @@ def simulate(n: int, seed: int, out_dir, records: int = 500, workers: int = 1, p
     out.mkdir(parents=True, exist_ok=True)
     step = max(1, min(200, n // (workers * 4) or 1))
     jobs = [(s, min(s + step, n), seed, records) for s in range(0, n, step)]
-    tmp = out / "events.jsonl.part"
-    with tmp.open("w", encoding="utf-8") as fh, tqdm(total=n, desc="simulating users", unit="user",
+    with atomic.open_text(out / "events.jsonl") as fh, tqdm(total=n, desc="simulating users", unit="user",
                                                      disable=not progress, file=progress_stream()) as bar:
         if workers > 1:
             from multiprocessing import Pool
@@ -392,8 +392,7 @@ def simulate(n: int, seed: int, out_dir, records: int = 500, workers: int = 1, p
             for job in jobs:
                 fh.write(_chunk(job))
                 bar.update(job[1] - job[0])
-    tmp.replace(out / "events.jsonl")  # never leave a half-written log behind
-    (out / "manifest.json").write_text(json.dumps({
+    atomic.write_text(out / "manifest.json", json.dumps({
         "format": "pfc-raw-events/1", "users": n, "seed": seed, "records_per_user": records,
         "start": START.strftime("%Y-%m-%d"), "generator": "pfc.data.simulate"}, indent=1) + "\n")
     return out

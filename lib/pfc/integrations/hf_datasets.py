@@ -18,34 +18,23 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 from pfc import paths, provenance
 from pfc.errors import UserError
 from pfc.schema import Example, load_examples
+from pfc.io import atomic
 
 JSON_FIELDS = ("gold", "profile", "environment", "history", "tools", "meta")
 
 
-@dataclass(frozen=True)
-class Exported:
-    """What the export needs to know about one benchmark this repository builds."""
-    title: str
-    command: str               # how it is built ({seed}, {users} from stats.json), for the card
-    source: str = "unknown"    # the source data, when stats.json does not say
-    splits: tuple = ()         # a build directory's unified/<split>/examples.jsonl; () = one ``test`` split
-    tool_file: bool = False    # the benchmark ships tools.json
+def _exports() -> dict:
+    """``{name: pfc.benchmarks.Export}`` of the benchmarks pfc generates (each adapter's ``export``)."""
+    from pfc import benchmarks
+    return {a.name: a.export for a in benchmarks.adapters() if a.export is not None}
 
 
-# The benchmarks pfc generates, by name (the one place export differs per benchmark); any other is refused.
-EXPORTS = {"tracebench": Exported("TRACEBench", "pfc build tracebench --users {users} --seed {seed} --out DIR", tool_file=True),
-           "ptbench": Exported("PTBench", "pfc build ptbench --seed {seed} --out DIR", "synthesized (PTool)",
-                               splits=("train", "test_trained_user", "test_untrained_user", "unseen"))}
-EXPORTABLE = tuple(EXPORTS)
 LICENSE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}")  # a Hub license id: one YAML scalar, no newline
-THIRD_PARTY = {"toolspectrum": "the ToolSpectrum release"}  # known benchmarks whose data is not ours to publish
 
 
 def to_row(ex: Example) -> dict:
@@ -72,7 +61,8 @@ def to_examples(rows) -> list[Example]:
 def splits_of(benchmark: str, examples) -> dict[str, Path]:
     """``{split: examples.jsonl}``: a PTBench build directory gives its four splits; anything else one ``test`` split."""
     p = Path(examples)
-    splits = EXPORTS[benchmark].splits if benchmark in EXPORTS else ()
+    exports = _exports()
+    splits = exports[benchmark].splits if benchmark in exports else ()
     if p.is_dir() and splits and (p / "unified").is_dir():
         return {s: p / "unified" / s / "examples.jsonl" for s in splits
                 if (p / "unified" / s / "examples.jsonl").exists()}
@@ -86,11 +76,14 @@ def export(benchmark: str, examples, out, license: str = "cc-by-4.0") -> dict:
     """Write the Parquet splits, ``tools.json`` (when the benchmark has one) and ``README.md`` into ``out``."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-    if benchmark in THIRD_PARTY:
-        raise UserError(f"{THIRD_PARTY[benchmark]} is third-party data and is never exported "
-                        f"(export {' or '.join(EXPORTABLE)})")
-    if benchmark not in EXPORTABLE:
-        raise UserError(f"--benchmark: expected one of {EXPORTABLE}, got {benchmark!r}")
+    from pfc import benchmarks
+    exportable = tuple(_exports())
+    third_party = benchmarks.get(benchmark).third_party if benchmark in benchmarks.NAMES else ""
+    if third_party:
+        raise UserError(f"{third_party} is third-party data and is never exported "
+                        f"(export {' or '.join(exportable)})")
+    if benchmark not in exportable:
+        raise UserError(f"--benchmark: expected one of {exportable}, got {benchmark!r}")
     if not LICENSE.fullmatch(str(license)):
         raise UserError(f"expected a license identifier (letters, digits, '.', '+', '_', '-'), got {license!r}",
                         field="--license")
@@ -119,11 +112,11 @@ def export(benchmark: str, examples, out, license: str = "cc-by-4.0") -> dict:
     with replace_dir(out, "README.md", "dataset export", ours=_is_export) as tmp:
         (tmp / "data").mkdir()
         for split, exs in loaded.items():
-            pq.write_table(pa.Table.from_pylist([to_row(e) for e in exs], schema=SCHEMA()),
-                           tmp / "data" / f"{split}-00000-of-00001.parquet")
+            with atomic.staged(tmp / "data" / f"{split}-00000-of-00001.parquet") as part:
+                pq.write_table(pa.Table.from_pylist([to_row(e) for e in exs], schema=SCHEMA()), part)
         if (src / "tools.json").exists():
-            shutil.copyfile(src / "tools.json", tmp / "tools.json")
-        (tmp / "README.md").write_text(card(benchmark, counts, stats, license, where), encoding="utf-8")
+            atomic.write_bytes(tmp / "tools.json", (src / "tools.json").read_bytes())
+        atomic.write_text(tmp / "README.md", card(benchmark, counts, stats, license, where))
     return counts
 
 
@@ -146,7 +139,7 @@ def SCHEMA():
 
 def card(benchmark: str, counts: dict, stats: dict, license: str, where: dict | None = None) -> str:
     """The dataset card: YAML header for the Hub (license, splits), then generator, seed, statistics, scoring."""
-    info = EXPORTS[benchmark]
+    info = _exports()[benchmark]
     title, cmd = info.title, info.command
     seed = stats.get("seed", "unknown")
     yaml = ["---", f"license: {license}", f"pretty_name: {title} (pfc build)", "configs:", "- config_name: default",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 from pfc.errors import UserError
@@ -89,6 +90,36 @@ def write_text(path, text: str) -> Path:
 
 def write_json(path, obj, indent: int | None = 1, **kw) -> Path:
     return write_text(path, dumps(obj, indent=indent, **kw) + "\n")
+
+
+@contextmanager
+def staged(path):
+    """For writers that want a path (``savefig``, ``to_parquet``, a copy): yields a temporary path beside
+    ``path``; when the block ends without an error it is fsynced and renamed over ``path``, else removed.
+    The temporary name does not end in the target's suffix: name the format explicitly."""
+    path = Path(path)
+    tmp = _tmp_name(path)
+    try:
+        yield tmp
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise write_failed(path, e) from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _replace(tmp, path)
+
+
+@contextmanager
+def open_text(path, newline: str | None = None):
+    """A text file (UTF-8) written line by line that appears whole or not at all (:func:`staged`)."""
+    with staged(path) as tmp, open(tmp, "w", encoding="utf-8", newline=newline) as fh:
+        yield fh
 
 
 def write_set(folder, files: dict[str, bytes | str], stamp: str) -> None:

@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 
 from pfc import paths
+from pfc.io import atomic
 
 KERNEL_ENV = {"PFC_PROGRESS": "terminal", "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
               "HF_DATASETS_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_VERBOSITY": "error",
@@ -80,4 +81,4 @@ def tidy(executed: Path, source: Path) -> None:
         if "outputs" in cell:
             cell["outputs"] = _walk(cell["outputs"])
     nb["metadata"] = _walk(nb.get("metadata", {}))
-    Path(executed).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    atomic.write_text(Path(executed), json.dumps(nb, indent=1, ensure_ascii=False) + "\n")

@@ -18,6 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
+from pfc.io import atomic
 
 STYLE = {"style": "whitegrid", "context": "notebook", "palette": "colorblind"}
 DPI = 130

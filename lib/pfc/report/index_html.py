@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 
 from pfc import paths
+from pfc.io import atomic
 
 HEADLINE = [("tracebench_table4", "TRACEBench Table 4"),
             ("toolspectrum_table3", "ToolSpectrum Table 3 — F1, ours (a correct refusal counts as a hit)"),
@@ -174,5 +175,5 @@ def write(records: list[dict], seconds: float) -> Path:
     page = ("<!doctype html><html lang='en'><head><meta charset='utf-8'><title>pfc reproduction report</title>"
             f"<style>{STYLE}</style></head><body>\n" + "\n".join(body) + f"\n<script>{SORT_JS}</script></body></html>\n")
     out = paths.REPORTS / "index.html"
-    out.write_text(page, encoding="utf-8")
+    atomic.write_text(out, page)
     return out

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pfc import paths
-from pfc.errors import UserError
+from pfc.errors import EXIT_RUN_FAILED, UserError, entry
 from pfc.io import atomic
 from pfc.io.lock import writer_lock
 from pfc.provenance import sha256_path
@@ -107,7 +107,7 @@ def stratified_sample(examples_path, out_path, n: int, seed: int = 0, walkthroug
     write_examples(sorted(picked, key=lambda e: e.id), out / "examples.jsonl")
     tools = (p if p.is_dir() else p.parent) / "tools.json"
     if tools.exists():
-        (out / "tools.json").write_bytes(tools.read_bytes())
+        atomic.write_bytes(out / "tools.json", tools.read_bytes())
     return out
 
 
@@ -123,6 +123,10 @@ def real_model_dir(spec: str = "auto") -> Path | None:
 
 
 # ------------------------------------------------------------------ the pipeline
+class StepFailed(RuntimeError):
+    """A step of the pipeline failed: the message names it; the step's own exception is its ``__cause__``."""
+
+
 @dataclass
 class Step:
     name: str
@@ -214,12 +218,10 @@ def _real_pair(real_run) -> str:
     return f"{real_run[0]}={_rel(real_run[1])}:" if real_run else ""
 
 
-def _reference_usable(run_dir: Path, ptbench: bool, runs: list[Path]) -> bool:
-    """A reference run joins the tables when its benchmark's data is part of this plan."""
-    bench = json.loads((run_dir / "config.json").read_text()).get("benchmark")
-    release = paths.toolspectrum_dir()
-    return {"tracebench": True, "ptbench": ptbench,
-            "toolspectrum": any("ts-" in d.name for d in runs) and release is not None}.get(bench, False)
+def _reference_usable(run_dir: Path, planned: set[str]) -> bool:
+    """A reference run joins the tables when its benchmark's data is part of this plan (``planned``: the
+    benchmarks the plan's own runs read)."""
+    return json.loads((run_dir / "config.json").read_text()).get("benchmark") in planned
 
 
 def _reading_once(*fns) -> None:
@@ -309,7 +311,7 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
         steps.append(Step("build PTBench (PTool synthesis, seed 0)", None, {"seed": 0, "synthesis": DEFAULT_VERSION},
                           [], [pt / "stats.json"],
                           fn=lambda: build_ptbench(pt, 0)))
-        for b in [b for b in BASELINES if BUILTINS[b].benchmarks is None or "ptbench" in BUILTINS[b].benchmarks]:
+        for b in [b for b in BASELINES if BUILTINS[b].supports("ptbench")]:
             d, st = run_step(f"PTBench run {b}", f"pt-{b}", [pt / "stats.json"], benchmark="ptbench",
                              examples=_rel(pt), backend=b)
             runs.append(d)
@@ -333,7 +335,8 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                           {"out_dir": _rel(paths.INTERIM / "ptbench" / "pipeline"), "finetune_report": _rel(ft)},
                           [ft], [], copy_name="ptbench"))
     from pfc.report import reference, reference_pairs  # committed reference runs (reports/reference_runs/): re-scored, never run here
-    refs = [d for d in reference.run_dirs() if _reference_usable(d, ptbench, runs)]
+    planned = {st.params["benchmark"] for st in steps if st.params.get("benchmark")}
+    refs = [d for d in reference.run_dirs() if _reference_usable(d, planned)]
     history = [d for d in refs if reference.is_history(d)]  # PTBench runs on an earlier synthesis
     if history:
         from pfc.run.sft import build_ptbench
@@ -404,11 +407,10 @@ def execute(step: Step) -> None:
 
 def to_html(notebook: Path) -> Path:
     from nbconvert import HTMLExporter
-    from pfc.io.atomic import write_text
     # sanitized: Markdown cells and text/markdown or text/html outputs (report.md shown by a notebook, names from
     # configs) lose scripts, event handlers and other active content on their way to HTML
     body, _ = HTMLExporter(sanitize_html=True).from_filename(str(notebook))
-    return write_text(notebook.with_suffix(".html"), body)
+    return atomic.write_text(notebook.with_suffix(".html"), body)
 
 
 PIPELINE_LOCK = ".pfc-pipeline.lock"
@@ -442,8 +444,8 @@ def _reproduce(steps, force, log, state_path) -> list[dict]:
                 s.fn() if s.fn else execute(s)
             except Exception as e:  # noqa: BLE001 - one line naming the step and the executed copy
                 where = f" (see reports/notebooks/{s.copy_name}.ipynb)" if s.notebook else ""
-                raise RuntimeError(f"step '{s.name}' failed{where}: {type(e).__name__}: "
-                                   f"{str(e).strip().splitlines()[-1][:300] if str(e).strip() else ''}") from None
+                raise StepFailed(f"step '{s.name}' failed{where}: {type(e).__name__}: "
+                                 f"{str(e).strip().splitlines()[-1][:300] if str(e).strip() else ''}") from e
             state[s.name] = key
             atomic.write_json(state_path, state, sort_keys=True)  # a crash keeps finished steps
             status = "ran"
@@ -490,13 +492,19 @@ def write_index(records: list[dict], seconds: float) -> Path:
         lines.append(f"| [`{_rel(d.parent)}`](../{_rel(d)}) | {c.get('benchmark')} | {c.get('backend')} | "
                      f"{c.get('model')} | `{c.get('examples')}` | {c.get('n_examples')} |")
     md = rep / "index.md"
-    md.write_text("\n".join(lines) + "\n")
+    atomic.write_text(md, "\n".join(lines) + "\n")
     from pfc.report import index_html
     index_html.write(records, seconds)  # the page people read: tables, figures, runs (pfc.report.index_html)
     return md
 
 
 def main(argv=None) -> int:
+    """``make reproduce``'s command line, through the one error path (``pfc.errors.entry``)."""
+    return entry("reproduce", _main, argv, interrupted="interrupted; every step that finished is kept "
+                 "(reports/pipeline.json) and is skipped next time: run make reproduce again to resume")
+
+
+def _main(argv=None) -> int:
     from pfc.errors import positive_int
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--backend", default=os.environ.get("BACKEND", ""), help="add a run with this backend (vllm, openai, hf)")
@@ -511,12 +519,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from pfc.run.backends.builtin import BASELINES
     if args.backend and not args.model and args.backend not in BASELINES:
-        print(f"reproduce: BACKEND={args.backend} needs MODEL=<name or path>", file=sys.stderr)
-        return 2
+        raise UserError(f"BACKEND={args.backend} needs MODEL=<name or path>")
     if args.real_model not in ("", "auto", "none") and not (Path(args.real_model) / "config.json").is_file():
-        print(f"reproduce: {args.real_model}: not a model directory (no config.json); REAL_MODEL / --real-model is "
-              "auto, none or a model directory", file=sys.stderr)  # refused before step 1, not at step 13
-        return 2
+        # refused before step 1, not at step 13
+        raise UserError(f"{args.real_model}: not a model directory (no config.json); REAL_MODEL / --real-model is "
+                        "auto, none or a model directory")
     t0 = time.perf_counter()
     steps = plan(args.backend, args.model, args.real_model, args.sample, not args.no_toolspectrum, args.n_boot)
     if args.real_model == "none":
@@ -527,16 +534,11 @@ def main(argv=None) -> int:
               file=sys.stderr)
     try:
         records = reproduce(steps, force=args.force, log=lambda *a, **k: print(*a, file=sys.stderr, **k))
-    except RuntimeError as e:
+    except StepFailed as e:  # one line naming the step; PFC_DEBUG=1: the step's own traceback
+        if os.environ.get("PFC_DEBUG"):
+            raise
         print(f"reproduce: {e}", file=sys.stderr)
-        return 1
-    except UserError as e:  # the checkout's pipeline is held by another make reproduce; a bad state file
-        print(f"reproduce: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("reproduce: interrupted; every step that finished is kept (reports/pipeline.json) and is skipped "
-              "next time: run make reproduce again to resume", file=sys.stderr)
-        return 130
+        return EXIT_RUN_FAILED
     dt = time.perf_counter() - t0
     md = write_index(records, dt)
     ran = [r["step"] for r in records if r["status"] == "ran"]

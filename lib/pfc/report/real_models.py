@@ -19,15 +19,13 @@ import time
 from pathlib import Path
 
 from pfc import benchmarks, paths
-from pfc.errors import UserError
+from pfc.errors import UserError, entry
 from pfc.eval.bootstrap import estimates
 from pfc.eval.scoring import score
 from pfc.run import realruns
 from pfc.run.backends.builtin import GOLD_FREE
+from pfc.io import atomic
 
-HEADLINE = {"tracebench": ["format", "app", "function_name", "function_param_values", "overall"],
-            "toolspectrum": ["format", "APP", "API", "RP", "OP"],
-            "ptbench": ["format", "platforms", "tool_names", "tool_param_values", "overall"]}
 
 
 def tracebench_data() -> Path:
@@ -55,7 +53,7 @@ def _score_run(r: dict, backend: str):
     rep = score(exs, outputs, r["benchmark"], tools)
     usage = json.loads((out / "usage.json").read_text()) if (out / "usage.json").exists() else {}
     config = json.loads((out / "config.json").read_text()) if (out / "config.json").exists() else {}
-    keys = {k: adapter.metric_keys[k] for k in HEADLINE[r["benchmark"]] if k in adapter.metric_keys}
+    keys = {k: adapter.metric_keys[k] for k in adapter.headline if k in adapter.metric_keys}
     return {"n": len(exs), "ci": estimates(rep.per_example, keys), "usage": usage, "config": config,
             "fallbacks": _fallbacks(pred), "generation": _generation(pred, {e.id for e in exs})}
 
@@ -95,11 +93,9 @@ def report(runs: list[dict], model: str, out_path: Path, seconds: float | None =
              "Reproduce: `python -m pfc.report.real_models --model qwen2.5-coder-0.5b` (after `make models`); run "
              "directories are under `data/runs/real/` (config.json has every parameter).", ""]
     total = [0.0, 0]  # the model's recorded generation seconds and examples, over every run
-    for bench in ("tracebench", "toolspectrum", "ptbench"):
+    for bench in dict.fromkeys(r["benchmark"] for r in runs):  # in the plan's order
         mine = [r for r in runs if r["benchmark"] == bench]
-        if not mine:
-            continue
-        keys = HEADLINE[bench]
+        keys = list(benchmarks.get(bench).headline)
         lines += [f"## {bench}", "", "| run | backend | n | " + " | ".join(keys) + " | s/example | prompt tok/example |",
                   "|---|---|---:|" + "---:|" * (len(keys) + 2)]
         notes = []
@@ -159,11 +155,17 @@ def report(runs: list[dict], model: str, out_path: Path, seconds: float | None =
     old = out_path.read_text(encoding="utf-8") if out_path.exists() else ""
     notes = old[old.index(NOTES_MARK):] if NOTES_MARK in old else ""  # hand-written notes stay, below
     text = "\n".join(lines) + ("\n" + notes if notes else "")
-    out_path.write_text(text, encoding="utf-8")
+    atomic.write_text(out_path, text)
     return text
 
 
 def main(argv=None) -> int:
+    """The command line, through the one error path (``pfc.errors.entry``): a UserError is one line, exit 2;
+    Ctrl-C one line, exit 130."""
+    return entry("realruns", _main, argv)
+
+
+def _main(argv=None) -> int:
     from pfc.errors import positive_int
     ap = argparse.ArgumentParser(prog="python -m pfc.report.real_models", description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="qwen2.5-coder-0.5b")
@@ -200,8 +202,7 @@ def main(argv=None) -> int:
             realruns.execute(chosen, args.model, {"max_tokens": args.max_tokens},
                     {"toolspectrum": {"max_tokens": args.max_tokens_toolspectrum}}, cache_path=args.cache)
         except KeyboardInterrupt as e:  # every finished answer is in its run directory and the cache
-            print(f"realruns: {e or 'interrupted'}; the same command resumes every run", file=sys.stderr)
-            return 130
+            raise KeyboardInterrupt(f"{e or 'interrupted'}; the same command resumes every run") from None
     report(runs, args.model, Path(args.out), None if args.report_only else time.perf_counter() - t0)
     print(f"wrote {paths.relative(Path(args.out))}", file=sys.stderr)
     return 0

@@ -28,10 +28,10 @@ from pfc import benchmarks, paths
 from pfc.eval.bootstrap import N_BOOT
 from pfc.eval.paired import paired_table
 from pfc.eval.scoring import score
-from pfc.report.real_models import HEADLINE
-from pfc.report import reference
-from pfc.report.reference import present
+from pfc.report import reference_run as reference
+from pfc.report.reference_run import present
 from pfc.run.reference import LAYOUT_ABLATION
+from pfc.io import atomic
 
 
 COUNTS = ("a_only", "b_only", "n", "clusters")
@@ -78,7 +78,8 @@ def pair(root: Path, question: str, a: str, b: str, n_boot: int = N_BOOT, seed: 
         return {**entry, "pending": True}
     exs = [e for e in exs_a if e.id in set(common)]
     bench = cfg_a["benchmark"]
-    keys = {k: benchmarks.get(bench).metric_keys[k] for k in HEADLINE[bench] if k in benchmarks.get(bench).metric_keys}
+    adapter = benchmarks.get(bench)
+    keys = {k: adapter.metric_keys[k] for k in adapter.headline if k in adapter.metric_keys}
     users = {e.id: e.user_id for e in exs}
     frames = []
     for outputs in (out_a, out_b):
@@ -187,6 +188,6 @@ def write(root: Path | None = None, out_dir: Path | None = None) -> list[Path]:
     out_dir = Path(out_dir or paths.REPORTS / "reference_runs")
     out_dir.mkdir(parents=True, exist_ok=True)
     js, md = out_dir / "paired.json", out_dir / "paired.md"
-    js.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    md.write_text(markdown(result), encoding="utf-8")
+    atomic.write_text(js, json.dumps(result, indent=1, sort_keys=True) + "\n")
+    atomic.write_text(md, markdown(result))
     return [js, md]

@@ -22,6 +22,7 @@ from pfc.errors import UserError
 from pfc.provenance import sha256_path
 from pfc import benchmarks, paths
 from pfc.report import paper_results as P
+from pfc.report.labels import run_label  # noqa: F401  (re-exported: tables.run_label)
 from pfc.eval.bootstrap import N_BOOT, intervals
 from pfc.eval.metrics import METRICS, compute
 
@@ -46,27 +47,6 @@ class Run:
     hashes: dict = field(default_factory=dict)
     run_dir: str | None = None
     coverage: dict = field(default_factory=dict)  # pfc.eval.coverage: matched/missing/unknown/duplicate
-
-
-def run_label(config: dict, fallback: str) -> str:
-    """``model [strategy, history k=K, layout]`` from a run's config (defaults omitted; ``k`` whenever the
-    history mode uses it; the prompt layout when it is not the papers').
-
-    >>> run_label({"model": "m", "strategy": "few_shot", "history": "last_k", "k": 5}, "x")
-    'm [few_shot, last_k k=5]'
-    >>> run_label({"backend": "oracle", "history": "full", "k": 10}, "x")
-    'oracle'
-    >>> run_label({"model": "m", "history": "full", "layout": "prefix"}, "x")
-    'm [prefix layout]'
-    """
-    name = config.get("model") or config.get("backend") or fallback
-    extra = [v for k, v in (("strategy", "zero_shot"), ("history", "full")) if config.get(k) not in (None, v)
-             for v in [config.get(k)]]
-    if config.get("history") in ("last_k", "retrieved") and config.get("k") is not None:
-        extra[-1] = f"{extra[-1]} k={config['k']}"  # k=5 and k=10 runs must not share a label
-    if config.get("layout") not in (None, "paper"):
-        extra.append(f"{config['layout']} layout")  # a Table 3 row says which prompt layout made it
-    return f"{name} [{', '.join(extra)}]" if extra else str(name)
 
 
 def _examples_path(run_dir: Path, config: dict, examples) -> Path:
@@ -98,7 +78,7 @@ def load_run(run_dir, examples=None, tools=None, name: str | None = None) -> Run
     if bench not in benchmarks.NAMES:
         raise UserError(f"{cfg_path}: field 'benchmark' is {bench!r}; expected one of {benchmarks.NAMES}")
     ex_path = _examples_path(d, config, examples)
-    from pfc.report import reference
+    from pfc.report import reference_run as reference
     if examples is None and tools is None and reference.is_reference(d):  # scored on the rows present, labelled
         from pfc.eval.coverage import coverage
         from pfc.eval.scoring import score
@@ -196,7 +176,7 @@ def figure_runs(runs: list[Run]) -> tuple[list[Run], list[Run]]:
     >>> [x.name for x in figure_runs([r("sample", "data/runs/s"), r("ref", "reports/reference_runs/x")])[0]]
     ['ref']
     """
-    from pfc.report import reference
+    from pfc.report import reference_run as reference
 
     def is_ref(r: Run) -> bool:
         return bool(r.run_dir) and reference.is_reference(r.run_dir)

@@ -36,9 +36,10 @@ def preflight(benchmark: str, adapter, backend, examples, tools, examples_path, 
     kinds = sorted({e.benchmark for e in examples})
     if kinds != [benchmark]:
         raise UserError(f"holds {'/'.join(kinds)} examples, not {benchmark} (check --benchmark)", file=where)
-    if backend.benchmarks is not None and benchmark not in backend.benchmarks:
+    if not backend.supports(benchmark):
+        from pfc.benchmarks import NAMES
         raise UserError(f"the {backend.name} backend cannot run {benchmark} data (it supports "
-                        f"{', '.join(backend.benchmarks)}); use a model backend or oracle")
+                        f"{', '.join(n for n in NAMES if backend.supports(n))}); use a model backend or oracle")
     needs = backend.needs_tools and not getattr(adapter, "tools_in_examples", False)
     if (needs or getattr(adapter, "run_needs_tools", False)) and not tools:
         from pathlib import Path

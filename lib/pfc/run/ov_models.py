@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from pfc import paths
+from pfc.errors import UserError, entry
 from pfc.io import atomic
 from pfc.run import models
 
@@ -104,7 +105,13 @@ def fingerprint(ir: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv=None) -> int:
+    """The command line, through the one error path (``pfc.errors.entry``): a UserError is one line, exit 2;
+    Ctrl-C one line, exit 130."""
+    return entry("make models-openvino", _main, argv)
+
+
+def _main(argv: list[str] | None = None) -> int:
     """``python -m pfc.run.ov_models NAME...``: export each (``make models-openvino``); a failure is one line, exit 2."""
     names = sys.argv[1:] if argv is None else argv
     try:
@@ -113,8 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         for n in names:
             export(n)
     except models.ModelError as e:
-        print(f"make models-openvino: {e}", file=sys.stderr)
-        return 2
+        raise UserError(str(e)) from None
     return 0
 
 

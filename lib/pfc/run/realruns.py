@@ -26,8 +26,10 @@ from pfc.errors import UserError
 from pfc.groups import history_bin
 from pfc.run.backends.builtin import GOLD_FREE
 
-SUBSETS = {"profile": "dataset_persona.json", "environment": "dataset_environment.json",
-           "both": "dataset_persona_environment.json"}
+from pfc.benchmarks.toolspectrum import SUBSETS as _RELEASE_FILES
+from pfc.io import atomic
+
+SUBSETS = {subset: f"{stem}.json" for stem, subset in _RELEASE_FILES.items()}  # subset -> its release file
 
 
 def tracebench_sample(examples, n: int, seed: int) -> list[str]:
@@ -115,7 +117,7 @@ def execute(runs: list[dict], model: str, sampling: dict, per_benchmark: dict | 
                           "answers already given come from the response cache", file=sys.stderr)
                     run(r["benchmark"], r["examples"], backend, out, force=True, **kw)
             except (UserError, NotImplementedError) as e:  # a baseline that cannot run on this benchmark
-                (out / "unsupported.txt").write_text(f"{e}\n")
+                atomic.write_text(out / "unsupported.txt", f"{e}\n")
                 print(f"{r['name']}: {backend}: {e}", file=sys.stderr)
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from pfc.benchmarks.ptbench import load_official
 from pfc.data.ptool.agents import render_answer
 from pfc.run.prompts.ptbench import build
+from pfc.io import atomic
 
 
 def answer_text(answer) -> str:
@@ -38,7 +39,7 @@ def chat_records(data_json, variant: str = "all", wording: str = "own") -> list[
 def write_train(out) -> Path:
     """``<out>/train.jsonl``: the chat records of ``<out>/train/data.json`` (a ``pfc build ptbench`` directory)."""
     out = Path(out)
-    with (out / "train.jsonl").open("w", encoding="utf-8") as fh:
+    with atomic.open_text(out / "train.jsonl") as fh:
         for rec in chat_records(out / "train" / "data.json"):
             fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
     return out / "train.jsonl"

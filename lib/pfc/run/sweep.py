@@ -31,12 +31,10 @@ from pfc.errors import UserError
 from pfc.io.safepath import safe_name
 
 SETTINGS = {"strategy": ["zero_shot"], "history": ["full"], "k": [50], "layout": [None], "seed": [0]}
-HISTORY_BENCHMARKS = ("tracebench",)          # the only prompts that select history records
 K_HISTORIES = ("last_k", "retrieved")
 MODEL_KEYS = {"name", "backend", "model", "resources", "keep_loaded", "options", "sampling"}
 RESOURCE_KEYS = {"cpus", "gpus", "tensor_parallel_size", "custom"}
 BENCH_KEYS = {"name", "benchmark", "examples", "tools", "build", "limit", "settings"}
-BUILDABLE = {"tracebench": {"users", "seed", "records", "queries"}}  # what a 'build' can make, and its parameters
 SPEC_KEYS = {"name", "models", "benchmarks", "settings", "retries", "cache"}
 # backend options and sampling keys, with the `pfc run` flag each one is
 OPTION_FLAGS = {"concurrency": "--concurrency", "timeout": "--timeout", "dtype": "--dtype", "device": "--device",
@@ -226,6 +224,7 @@ def _model(m, i: int, spec_path) -> dict:
 
 
 def _benchmark(b, i: int, spec_path, base: dict) -> dict:
+    from pfc import benchmarks
     from pfc.benchmarks import NAMES
     where = f"benchmarks[{i}]"
     if not isinstance(b, dict) or not b.get("name"):
@@ -238,8 +237,9 @@ def _benchmark(b, i: int, spec_path, base: dict) -> dict:
         raise _err(f"unknown benchmark {kind!r}; expected one of {NAMES}", spec_path, f"{where}.benchmark")
     if bool(b.get("examples")) == bool(b.get("build")):
         raise _err("give either 'examples' (a path) or 'build' (TRACEBench parameters)", spec_path, where)
-    if b.get("build") is not None and (kind not in BUILDABLE or not isinstance(b["build"], dict)
-                                       or set(b["build"]) - BUILDABLE[kind]):
+    buildable = benchmarks.get(kind).build_params  # what a 'build' can make it with (empty: it cannot)
+    if b.get("build") is not None and (not buildable or not isinstance(b["build"], dict)
+                                       or set(b["build"]) - buildable):
         raise _err("'build' makes a TRACEBench: a mapping of users, seed, records, queries", spec_path,
                    f"{where}.build")
     bad = next((k for k, v in (b.get("build") or {}).items() if not isinstance(v, int) or isinstance(v, bool)
@@ -262,6 +262,12 @@ def _benchmark(b, i: int, spec_path, base: dict) -> dict:
             "settings": _settings(b.get("settings"), spec_path, f"{where}.settings", base)}
 
 
+def _history_selection(benchmark: str) -> bool:
+    """Whether the benchmark's prompts select history records (sweeps vary history and k only then)."""
+    from pfc import benchmarks
+    return benchmarks.get(benchmark).history_selection
+
+
 def _refusal(model: dict, bench: dict, strategy: str, layout) -> str | None:
     """Why `pfc run` would refuse this combination before any request, or None."""
     from pfc.run.backends import builtin
@@ -269,7 +275,7 @@ def _refusal(model: dict, bench: dict, strategy: str, layout) -> str | None:
     if strategy not in RUN_STRATEGIES.get(bench["benchmark"], ()):
         return f"{bench['benchmark']} has no strategy {strategy!r}"
     cls = builtin.BUILTINS.get(model["backend"])
-    if cls is not None and cls.benchmarks is not None and bench["benchmark"] not in cls.benchmarks:
+    if cls is not None and not cls.supports(bench["benchmark"]):
         return f"backend {model['backend']} does not answer {bench['benchmark']}"
     return None
 
@@ -300,12 +306,13 @@ def plan(spec: dict, spec_path, out) -> Plan:
     runs, skipped = [], []
     for m, b in product(models, benches):
         st = b["settings"]
-        histories = st["history"] if b["benchmark"] in HISTORY_BENCHMARKS else ["full"]
+        selects = _history_selection(b["benchmark"])
+        histories = st["history"] if selects else ["full"]
         hk = [(h, k) for h in histories for k in (st["k"] if h in K_HISTORIES else [SETTINGS["k"][0]])]
         for strategy, (history, k), layout, seed in product(st["strategy"], list(dict.fromkeys(hk)),
                                                             st["layout"], st["seed"]):
             parts = [m["name"], b["name"], strategy] + ([history + (f"-k{k}" if history in K_HISTORIES else "")]
-                                                        if b["benchmark"] in HISTORY_BENCHMARKS else [])
+                                                        if selects else [])
             parts += ([f"layout-{layout}"] if layout else []) + [f"s{seed}"]
             name = "__".join(_slug(p) for p in parts)
             why = _refusal(m, b, strategy, layout)

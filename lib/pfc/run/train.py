@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from pfc.errors import UserError
+from pfc.io import atomic
 
 PAPER = {"r": 8, "lora_alpha": 16, "lr": 1e-4, "scheduler": "cosine", "warmup_ratio": 0.1, "epochs": 1,
          "target_modules": "all-linear", "lora_dropout": 0.0}
@@ -79,7 +80,7 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
         old = json.loads((out / "train_config.json").read_text())
         if _config_hash(old) != _config_hash(cfg):
             raise UserError(f"{out} holds a run with another configuration; use a new directory")
-    (out / "train_config.json").write_text(json.dumps(cfg, indent=1) + "\n")
+    atomic.write_text(out / "train_config.json", json.dumps(cfg, indent=1) + "\n")
 
     torch.manual_seed(seed)
     tok = AutoTokenizer.from_pretrained(model_dir)
@@ -139,9 +140,9 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
         text = card.read_text(encoding="utf-8")
         for local in {str(model_dir), str(Path(model_dir).resolve())}:
             text = text.replace(local, Path(model_dir).name)
-        card.write_text(text, encoding="utf-8")
+        atomic.write_text(card, text)
     summary = {"steps": steps, "skipped_too_long": skipped, "first_loss": losses[0] if losses else None,
                "last_loss": losses[-1] if losses else None, "seconds": round(time.perf_counter() - t0, 1),
                "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad), "device": device}
-    (out / "train_summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    atomic.write_text(out / "train_summary.json", json.dumps(summary, indent=1) + "\n")
     return summary

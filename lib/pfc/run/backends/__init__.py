@@ -56,7 +56,8 @@ class Backend:
     """Subclasses set ``name`` and implement ``generate``.
 
     What a backend declares, so that a run that cannot work is refused before it starts:
-    ``benchmarks`` (those it can answer; None = any), ``needs_tools`` (it picks among the
+    :meth:`supports` (the benchmarks it can answer: any, unless it needs the gold values'
+    per-span provenance, ``needs_query_spans``, which an adapter may lack), ``needs_tools`` (it picks among the
     tool specs, so a run without a tool file cannot work), ``version`` (changes when outputs
     may change for the same request: built-in backends hash their code; part of the cache
     key and the run identity), and :meth:`preflight` (raises a one-line error when the
@@ -65,9 +66,17 @@ class Backend:
     name = "base"
     model = ""
     reads_examples = False  # True for Baseline: the runner hands it the examples (gold included)
-    benchmarks: tuple[str, ...] | None = None
+    needs_query_spans = False  # answers from the gold values' provenance per span (``Adapter.query_spans``)
     needs_tools = False
     version = ""
+
+    @classmethod
+    def supports(cls, benchmark: str) -> bool:
+        """Whether this backend can answer ``benchmark`` (a registered name)."""
+        if not cls.needs_query_spans:
+            return True
+        from pfc import benchmarks
+        return benchmarks.get(benchmark).query_spans
 
     def preflight(self) -> None:
         """Raise ``pfc.errors.UserError`` if no request can succeed (e.g. the server is down)."""

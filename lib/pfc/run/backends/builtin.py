@@ -61,7 +61,6 @@ def _code_version() -> str:
 class _Builtin(Baseline):
     uses_gold = False  # the oracles answer from the gold; the other baselines never read it
     # PTBench-format data (candidate tools per record) go through pfc.run.backends.ptbench_baselines
-    benchmarks: tuple[str, ...] | None = ("tracebench", "toolspectrum", "ptbench")
     needs_tools = True
 
     def __init__(self, model: str = "", tools=None, seed: int = 0, **_):
@@ -93,7 +92,7 @@ class _Builtin(Baseline):
 class Oracle(_Builtin):
     name = "oracle"
     uses_gold = True
-    benchmarks = None  # the gold calls, in any benchmark's format
+    # the gold calls, in any benchmark's format
     needs_tools = False
 
     def predict(self, ex):
@@ -104,7 +103,7 @@ class QueryOracle(_Builtin):
     """The gold app and function with only the values the query states (provenance ``query``)."""
     name = "query-oracle"
     uses_gold = True
-    benchmarks = ("tracebench", "toolspectrum")  # PTBench: not implemented (its stated values are not annotated per span)
+    needs_query_spans = True  # PTBench: not implemented (its stated values are not annotated per span)
 
     def predict(self, ex):
         if ex.gold is None:

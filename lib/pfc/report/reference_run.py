@@ -1,0 +1,116 @@
+"""One committed reference run directory (``reports/reference_runs/<run>``): what it holds and its label.
+
+:func:`present` reads a run's config, the rows it finished and the examples they answer (refusing a
+run whose examples are another build than the one it answered), and labels it with its n;
+:func:`is_reference` says whether a directory is such a run. It scores nothing
+(``pfc.report.reference``, ``pfc.report.reference_pairs``) and writes nothing.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pfc import benchmarks, paths
+from pfc.errors import UserError
+from pfc.report.labels import run_label
+from pfc.run.identity import examples_sha256
+from pfc.schema import SchemaError
+
+ROOT = paths.ROOT / "reports" / "reference_runs"  # the committed runs (read); metrics.json goes to paths.REPORTS
+
+
+def _json(path: Path, field: str | None = None):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise SchemaError(f"unreadable JSON ({type(e).__name__})", file=str(path), field=field) from None
+
+
+def is_reference(run_dir) -> bool:
+    """True for a directory directly under a ``reference_runs/`` directory (the committed one, or a copy)."""
+    return Path(run_dir).resolve().parent.name == "reference_runs"
+
+
+def present(run: Path):
+    """``(config, examples with a row, outputs, tools, planned n, label)`` of one run directory."""
+    run = Path(run)
+    config = _json(run / "config.json")
+    usage = _json(run / "usage.json") if (run / "usage.json").exists() else {}
+    bench = config.get("benchmark")
+    if bench not in benchmarks.NAMES:
+        raise SchemaError(f"unknown benchmark {bench!r}", file=str(run / "config.json"), field="benchmark")
+    # built data (TRACEBench, our PTBench) lives under PFC_OUTPUT_ROOT when made there, else in the checkout
+    examples, tools_path = (paths.source(config[k]) if config.get(k) else None for k in ("examples", "tools"))
+    adapter = benchmarks.get(bench)
+    if not examples.exists():
+        raise UserError(f"{paths.relative(run / 'config.json')}: its examples {config['examples']} are not built "
+                        "(make reproduce builds them; python -m pfc.report.reference needs them to re-score)")
+    exs, tools = adapter.load(examples, tools_path)
+    ident = _json(run / "run.json", "identity").get("identity") or {} if (run / "run.json").exists() else {}
+    want = ident.get("examples_sha256")
+    if want and examples_sha256(bench, examples, tools_path, exs, tools) != want:
+        # PTBench: a run made on an earlier synthesis re-scores on that synthesis' history build, if built
+        old = history_examples(config.get("examples"))
+        if old is not None and old.exists():
+            o_exs, o_tools = adapter.load(old, tools_path)
+            if examples_sha256(bench, old, tools_path, o_exs, o_tools) == want:
+                examples, exs, tools = old, o_exs, o_tools
+        if examples != old:  # another build than the one the model answered: refuse
+            raise UserError(f"{paths.relative(run / 'run.json')}: field identity.examples_sha256: {config['examples']} "
+                            "is not the data this run answered (a different build?); rebuild it with the run's seed"
+                            + (f" (an earlier PTBench synthesis: pfc build ptbench --synthesis 1 --out "
+                               f"{paths.relative(old.parent.parent)})" if old is not None else ""))
+    outputs = adapter.load_predictions(run / "predictions.jsonl", exs)
+    known = {e.id for e in exs}
+    stray = sorted(set(outputs) - known)
+    if stray:
+        raise SchemaError(f"id {stray[0]!r} is not an example of {config['examples']}",
+                          file=str(run / "predictions.jsonl"), field="id")
+    exs = [e for e in exs if e.id in outputs]
+    if not exs:
+        raise UserError(f"{run / 'predictions.jsonl'}: no finished rows")
+    planned = int(usage.get("n_examples") or config.get("n_examples") or len(exs))
+    tail = f" of {planned}, partial)" if len(exs) < planned else ")"
+    return config, exs, outputs, tools, planned, f"{_label(config, run.name)} (reference run, n={len(exs)}{tail}"
+
+
+SPLIT_LABELS = {"test_trained_user": "trained users", "test_untrained_user": "untrained users"}
+# PTBench syntheses kept buildable as history: the build directory of each, beside the current one
+PTBENCH_HISTORY = {"ptool-v1": "ptbench-v1"}
+
+
+def history_examples(examples: str | None) -> Path | None:
+    """Where the earlier (v1) PTBench synthesis keeps a run's examples: ``data/benchmarks/ptbench/X`` ->
+    ``data/benchmarks/ptbench-v1/X`` (read from the output root when built there); None for other data."""
+    prefix = "data/benchmarks/ptbench/"
+    if not examples or not str(examples).startswith(prefix):
+        return None
+    return paths.source(f"data/benchmarks/{PTBENCH_HISTORY['ptool-v1']}/{str(examples)[len(prefix):]}")
+
+
+def is_history(run: Path) -> bool:
+    """True for a PTBench run made on an earlier synthesis than the current default: it stays in
+    ``metrics.json`` and the paired comparisons as history, never in the accuracy tables. Read from its
+    ``config.json`` (``synthesis``, recorded by the runner since v2; a PTBench run without it answered v1,
+    which ``pfc.report.reference.score_run`` checks against the examples it re-scores on), so no build is needed."""
+    config = _json(Path(run) / "config.json")
+    if config.get("benchmark") != "ptbench":
+        return False
+    from pfc.data.ptool.build import DEFAULT_VERSION, VERSIONS
+    return config.get("synthesis", "ptool-v1") != VERSIONS[DEFAULT_VERSION]
+
+
+def _label(config: dict, fallback: str) -> str:
+    """``run_label`` plus the PTBench user split a run covers (a reference run holds one split; Table 1's
+    baselines hold both), e.g. ``qwen2.5-coder-0.5b [trained users]``.
+
+    >>> _label({"model": "m", "examples": "data/benchmarks/ptbench/test_untrained_user/data.json"}, "x")
+    'm [untrained users]'
+    >>> _label({"model": "m", "history": "last_k", "k": 10, "examples": "data/benchmarks/tracebench"}, "x")
+    'm [last_k k=10]'
+    """
+    base = run_label(config, fallback)
+    split = next((v for k, v in SPLIT_LABELS.items() if k in str(config.get("examples") or "")), None)
+    if split is None:
+        return base
+    return f"{base[:-1]}, {split}]" if base.endswith("]") else f"{base} [{split}]"

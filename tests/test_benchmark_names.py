@@ -1,0 +1,111 @@
+"""A benchmark's facts live in its adapter: no benchmark-name literal elsewhere in ``lib/pfc``.
+
+A *benchmark-name literal* is a string constant (an f-string's literal parts included) that is a
+registered name, or starts with one followed by ``-``, ``_`` or ``/`` (``"ptbench-trained"``,
+``"tracebench_table4"``). Allowed: everything under ``lib/pfc/benchmarks/``, the per-benchmark
+modules an adapter names (its prompts, baselines and report section), docstrings, and prose that
+mentions a benchmark among other words (help texts, messages). ``NOT_YET`` lists the files that still
+hold such literals, with how many: the count may only go down (a stale entry fails too).
+"""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from pfc import benchmarks
+
+LIB = Path(__file__).resolve().parents[1] / "lib"
+PFC = LIB / "pfc"
+PATTERN = re.compile(rf"(?:{'|'.join(map(re.escape, benchmarks.NAMES))})(?:[-_/].*)?", re.S)
+
+# files still naming benchmarks outside their adapter -> literals left (issue 36, item 2: the run plans and the
+# pipeline's TRACEBench steps become adapter-driven). Output style names are named after the benchmark whose
+# format they are (``pfc parse --style ptbench``): render.py, eval/parsing.py and eval/strict.py.
+NOT_YET = {
+    "data/build.py": 1,
+    "data/counterfactual.py": 1,
+    "eval/parsing.py": 3,
+    "eval/strict.py": 1,
+    "integrations/inspect_tasks.py": 3,
+    "paths.py": 1,
+    "render.py": 2,
+    "report/counterfactual.py": 3,
+    "report/index_html.py": 6,
+    "report/pipeline.py": 25,
+    "report/real_models.py": 12,
+    "report/reference_pairs.py": 11,
+    "report/toolspectrum_report.py": 1,
+    "run/realruns.py": 12,
+    "run/reference.py": 14,
+    "run/sweep.py": 1,
+}
+
+
+def _module_file(dotted: str) -> Path:
+    p = LIB / Path(*dotted.split("."))
+    return p.with_suffix(".py") if p.with_suffix(".py").exists() else p / "__init__.py"
+
+
+def adapter_modules() -> set[Path]:
+    """The per-benchmark modules the adapters name (prompts, own baselines, report section)."""
+    return {_module_file(m) for a in benchmarks.adapters() for m in (a.prompts, a.baselines, a.report) if m}
+
+
+def _docstrings(tree) -> set[int]:
+    ids = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                ids.add(id(first.value))
+    return ids
+
+
+def name_literals(source: str) -> list[tuple[int, str]]:
+    """``(line, literal)`` of every benchmark-name literal in ``source`` (docstrings aside)."""
+    tree = ast.parse(source)
+    skip = _docstrings(tree)
+    return [(n.lineno, n.value) for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skip
+            and PATTERN.fullmatch(n.value)]
+
+
+def found() -> dict[str, list[tuple[int, str]]]:
+    allowed = adapter_modules()
+    out = {}
+    for f in sorted(PFC.rglob("*.py")):
+        if (PFC / "benchmarks") in f.parents or f in allowed:
+            continue
+        hits = name_literals(f.read_text(encoding="utf-8"))
+        if hits:
+            out[f.relative_to(PFC).as_posix()] = sorted(hits)
+    return out
+
+
+def test_the_checker_sees_a_name_a_prefixed_name_and_an_fstring_part():
+    src = 'x = "ptbench"\ny = f"tracebench-{h}"\nz = d / "toolspectrum"\n'
+    assert [v for _, v in name_literals(src)] == ["ptbench", "tracebench-", "toolspectrum"]
+
+
+def test_the_checker_skips_docstrings_and_prose():
+    src = '"""Reads ptbench."""\ndef f():\n    """ptbench"""\n    return "score ptbench data"\n'
+    assert name_literals(src) == []
+
+
+def test_the_adapters_name_their_per_benchmark_modules():
+    names = {p.relative_to(PFC).as_posix() for p in adapter_modules()}
+    assert {"run/prompts/tracebench.py", "report/sections/ptbench.py"} <= names
+
+
+def test_no_benchmark_name_literal_outside_the_adapters():
+    got = {f: len(v) for f, v in found().items()}
+    over = {f: found()[f] for f, n in got.items() if n > NOT_YET.get(f, 0)}
+    assert over == {}, "benchmark names belong in the adapter (pfc.benchmarks): " + repr(over)
+
+
+@pytest.mark.parametrize("f", sorted(NOT_YET))
+def test_each_not_yet_entry_is_still_needed_and_exact(f):
+    assert len(found().get(f, [])) == NOT_YET[f], f"update NOT_YET[{f!r}]: the count went down"

@@ -1,0 +1,58 @@
+"""A fast, interruptible command line: ``pfc --help``, ``parse``, ``score`` and ``run`` load no plotting or
+scipy stack, and Ctrl-C at any moment, start-up included, is one line and exit 130."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT / "lib"), "PYTHONHASHSEED": "0"}
+ENV.pop("PFC_DEBUG", None)
+
+
+def imported(args: list[str], stdin: str = "") -> set[str]:
+    p = subprocess.run([sys.executable, "-X", "importtime", "-m", "pfc", *args], input=stdin, text=True,
+                       capture_output=True, env=ENV, cwd=ROOT, timeout=120)
+    return {m.group(1).split(".")[0] for m in re.finditer(r"^import time:.*\|\s+(\S+)$", p.stderr, re.M)}
+
+
+@pytest.mark.parametrize("args, stdin", [(["--help"], ""), (["parse", "--style", "ptbench"], "Shop:[buy(n=2)]\n"),
+                                         (["score", "--help"], ""), (["run", "--help"], "")])
+def test_the_light_commands_load_no_plotting_or_scipy_stack(args, stdin):
+    assert imported(args, stdin) & {"pandas", "matplotlib", "seaborn", "scipy", "torch"} == set()
+
+
+def test_report_and_compare_default_to_the_bootstrap_resamples_of_the_library():
+    from pfc.cli import main  # noqa: F401  (builds nothing heavy)
+    from pfc.eval.bootstrap import N_BOOT
+    src = (ROOT / "lib" / "pfc" / "report" / "runs.py").read_text(encoding="utf-8")
+    assert f"default={N_BOOT} if name == \"report\"" in src
+
+
+def _interpreter_start() -> float:
+    """Seconds this machine takes to start Python and its ``runpy`` (before any pfc code runs, out of pfc's reach)."""
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import runpy"], env=ENV, check=True, timeout=120)
+    return time.perf_counter() - t
+
+
+@pytest.mark.parametrize("after", [0.0, 0.15, 0.4, 1.0])
+def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(after):
+    """``pfc parse`` waits on standard input once started: a SIGINT ``after`` seconds past the interpreter's own
+    start lands while pfc loads or in the command; either way one line and exit 130."""
+    delay = 1.2 * _interpreter_start() + after
+    p = subprocess.Popen([sys.executable, "-m", "pfc", "parse"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
+    time.sleep(delay)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    p.stdin and p.stdin.close()
+    assert p.returncode == 130, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
