@@ -49,10 +49,17 @@ def _mode(call: ast.Call, pos: int) -> str:
                 "r")
 
 
+def _memory_names(tree) -> set[str]:
+    """Names bound to an in-memory buffer (``buf = io.BytesIO()``): writing there writes no file."""
+    return {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+            and getattr(node.value.func, "attr", getattr(node.value.func, "id", "")) in ("BytesIO", "StringIO")
+            for t in node.targets if isinstance(t, ast.Name)}
+
+
 def bare_writes(source: str) -> list[int]:
     """Lines of ``source`` that write a file other than through ``pfc.io.atomic``."""
     tree = ast.parse(source)
-    staged = _staged_names(tree)
+    staged = _staged_names(tree) | _memory_names(tree)
     out = []
     for n in ast.walk(tree):
         if not isinstance(n, ast.Call):
@@ -84,6 +91,11 @@ def test_the_checker_sees_each_kind_of_bare_write():
     src = ("p.write_text('x')\nopen(p, 'w')\nq.open('x')\njson.dump(x, fh)\ndf.to_csv(p)\nfig.savefig(p)\n"
            "shutil.copyfile(a, b)\n")
     assert bare_writes(src) == [1, 2, 3, 4, 5, 6, 7]
+
+
+def test_the_checker_allows_a_figure_rendered_into_memory():
+    src = "buf = io.BytesIO()\nfig.savefig(buf, format='png')\natomic.write_bytes(p, buf.getvalue())\n"
+    assert bare_writes(src) == []
 
 
 def test_the_checker_allows_atomic_staged_paths_reads_and_csv_text():

@@ -100,7 +100,7 @@ def test_a_dry_run_names_a_missing_examples_path(bench, tmp_path):
 
 
 def test_the_dry_run_prints_only_run_lines_pfc_run_accepts(bench, tmp_path):
-    from pfc.cli import check_run_args
+    from pfc.run.run_args import check_run_args
     p = spec(tmp_path, bench, models=[{"name": "o", "backend": "oracle", "sampling": {"temperature": 0.5,
                                                                                        "max_tokens": 64}}],
              settings={"history": ["full", "last_k"], "k": [5]})

@@ -89,7 +89,7 @@ def check_plan(p: S.Plan, out: Path, spec_path, inputs: bool = True) -> list[str
     ``inputs=False`` (a dry run, perhaps on a machine without the cluster's data): missing input files are
     returned, one line each, instead of refused."""
     missing = []
-    from pfc.cli import check_run_args
+    from pfc.run.run_args import check_run_args
     from pfc.run.config import RunConfig
     built = {str(out / "benchmarks" / name) for name in p.builds}
     for r in p.runs:
