@@ -59,7 +59,7 @@ def test_openvino_seeded_sampling_gives_the_same_bytes_twice():
 def test_openvino_identity_names_the_ir_runtime_and_precisions():
     _ir_ready()
     ident = get("openvino", SMOL, kv_precision="f16").identity()
-    assert ident.startswith(f"{SMOL}@") and ":openvino-" in ident and ident.endswith(":kv-f16")
+    assert ident.startswith(f"{SMOL}@") and ":openvino-" in ident and ident.endswith(":prefill-b32:kv-f16")
 
 
 @pytest.mark.model
@@ -100,3 +100,14 @@ def test_an_ir_without_its_model_file_is_not_current(tmp_path):
     _fake_install(tmp_path)
     (ov_models.ir_dir(SMOL, tmp_path) / "openvino_model.xml").unlink()
     assert ov_models.current(SMOL, tmp_path) is None
+
+
+def test_warm_prefixes_end_on_whole_kv_cache_blocks():
+    """A warm prefix ending inside a block made OpenVINO decode garbage for the requests reusing it (measured on
+    the 1.5B; see warm_prefixes): every prefix it hands out is a whole number of blocks, never empty."""
+    from pfc.run.backends.openvino import BLOCK, warm_prefixes
+    shared = list(range(1000, 1000 + 3 * BLOCK + 5))           # 3 whole blocks and 5 tokens shared
+    prompts = [shared + [1, 2], shared + [3], shared + [4, 5, 6]]
+    got = warm_prefixes(prompts, min_new=BLOCK)
+    assert got == [shared[:3 * BLOCK]]                           # hand count: 3 * 32 = 96 of the 101 shared tokens
+    assert warm_prefixes([shared[:BLOCK - 1] + [1], shared[:BLOCK - 1] + [2]], min_new=1) == []  # < 1 block: none
