@@ -21,3 +21,13 @@ def test_real_output_parses_to_what_a_person_reads(case):
         assert [c.to_dict() for c in r.calls] == case["calls"]
     else:
         assert r.error.startswith(case["error"]) and r.calls == []
+
+
+QWEN15 = [c for c in CASES if c["source"].startswith("real: qwen2.5-coder-1.5b")]
+
+
+@pytest.mark.parametrize("case", QWEN15, ids=[c["trap"] for c in QWEN15])
+def test_the_1_5b_fenced_answer_fails_strict_tracebench_format_as_other_content(case):
+    """Strict mode (TRACEBench App. C.1's letter) takes only the bare template: the fence is other content."""
+    from pfc.eval.strict import exact_template
+    assert QWEN15 and exact_template(case["input"], "tracebench") == "format:not_exact_template: not one JSON object"
