@@ -173,7 +173,11 @@ def main(argv=None) -> int:
         print(f"error: {paths.relative(tb)}: no embedded TRACEBench; build it first (make reproduce, or "
               "python -m pfc.report.real_models, which builds it)", file=sys.stderr)
         return 2
-    runs = with_ablation(plan(tb, ptbench_data(0), paths.toolspectrum_dir()))
+    try:
+        runs = with_ablation(plan(tb, ptbench_data(0), paths.toolspectrum_dir()))
+    except UserError as e:  # e.g. a PTBench build of another synthesis where the plan builds ours
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     root = out_root(args.model, args.backend)
     adapter = root / "lora-adapter"  # each model trains its own adapter, never another model's
     runs = [{**r, "adapter": adapter} if "adapter" in r else r for r in runs]
