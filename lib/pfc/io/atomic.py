@@ -52,7 +52,7 @@ def write_failed(path, e: OSError, kept: str = "the previous file, if any, is un
 def _stage(path: Path, data: bytes) -> Path:
     """Write ``data`` to a fresh temporary file beside ``path`` (fsynced); removed again if that fails."""
     tmp = _tmp_name(path)
-    try:
+    with _removed_on_failure(tmp, path):
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         try:
             view = memoryview(data)
@@ -61,13 +61,21 @@ def _stage(path: Path, data: bytes) -> Path:
             os.fsync(fd)
         finally:
             os.close(fd)
+    return tmp
+
+
+@contextmanager
+def _removed_on_failure(tmp: Path, path: Path):
+    """Remove ``tmp`` if the block fails: an OSError becomes one line naming ``path``; Ctrl-C or anything
+    else is re-raised, with no hidden temporary file left beside the target."""
+    try:
+        yield
     except OSError as e:
         tmp.unlink(missing_ok=True)
         raise write_failed(path, e) from None
-    except BaseException:  # Ctrl-C mid-write: no hidden temporary file is left beside the target
+    except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return tmp
 
 
 def _replace(tmp: Path, path: Path) -> None:
@@ -99,19 +107,13 @@ def staged(path):
     The temporary name does not end in the target's suffix: name the format explicitly."""
     path = Path(path)
     tmp = _tmp_name(path)
-    try:
+    with _removed_on_failure(tmp, path):
         yield tmp
         fd = os.open(tmp, os.O_RDONLY)
         try:
             os.fsync(fd)
         finally:
             os.close(fd)
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise write_failed(path, e) from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
     _replace(tmp, path)
 
 
