@@ -122,3 +122,46 @@ def test_a_table_of_f1_rows_only_keeps_its_missing_counts_missing():
     (row,) = P._rows(pd.DataFrame([{"key": "APP", "a": 0.5, "b": 0.4, "diff": 0.1, "a_only": None, "b_only": None,
                                     "mcnemar_p": None}]))
     assert row["a_only"] is None and row["b_only"] is None and row["mcnemar_p"] is None
+
+
+def test_the_planned_pairs_compare_the_two_models_on_one_engine_run_for_run():
+    from pfc.run.reference import PAIRED_RUNS, SWAP_RUN
+    got = [(a, b) for q, a, b in P.pairs() if q == "model"]
+    assert len(got) == len(PAIRED_RUNS)
+    assert ("qwen2.5-coder-1.5b-openvino/tracebench-last_k", "qwen2.5-coder-0.5b-openvino/tracebench-last_k") in got
+    assert (f"qwen2.5-coder-1.5b-openvino/{SWAP_RUN}", f"qwen2.5-coder-0.5b-openvino/{SWAP_RUN}") in got
+    assert ("qwen2.5-coder-0.5b-openvino/toolspectrum", "toolspectrum") in [(a, b) for q, a, b in P.pairs()
+                                                                          if q == "engine"]
+
+
+def test_two_model_folders_pair_run_for_run(tmp_path, tiny_tracebench, monkeypatch):
+    root = tmp_path / "reference_runs"
+    a, b = "big-openvino/tracebench-last_k", "small-openvino/tracebench-last_k"
+    monkeypatch.setattr(P, "pairs", lambda: [("model", a, b)])
+    run("tracebench", tiny_tracebench, "oracle", root / a, history="last_k", k=5)
+    run("tracebench", tiny_tracebench, "no-history", root / b, history="last_k", k=5)
+    entry = P.compute(root)["pairs"][0]
+    assert not entry["pending"] and entry["n"] > 0 and _metric(entry, "overall")["a"] == 1
+    assert f"`{a}` (oracle) − `{b}` (no-history)" in P.markdown(P.compute(root))
+
+
+def test_runs_on_different_builds_are_not_compared(tmp_path, tiny_tracebench, monkeypatch):
+    """Two runs whose identities name different examples (PTBench's v1 and v2 share ids, not examples) are
+    refused as a pair, never scored on one side's examples."""
+    root = tmp_path / "reference_runs"
+    monkeypatch.setattr(P, "pairs", lambda: [("engine", A, B)])
+    _runs(root, tiny_tracebench, "oracle", "oracle")
+    ident = root / A / "run.json"
+    doc = json.loads(ident.read_text())
+    doc["identity"]["examples_sha256"] = "0" * 64
+    ident.write_text(json.dumps(doc))
+    result = P.compute(root)
+    assert result["pairs"][0]["other_data"] and "metrics" not in result["pairs"][0]
+    assert "not compared" in P.markdown(result) and P.frame(result).empty
+
+
+def test_a_pending_model_folder_run_names_the_command_that_makes_it():
+    assert P._command("qwen2.5-coder-1.5b-openvino/toolspectrum") == (
+        "python -m pfc.run.reference --model qwen2.5-coder-1.5b --backend openvino --only toolspectrum")
+    assert P._command("layout/toolspectrum-paper") == "python -m pfc.run.reference --only layout/toolspectrum-paper"
+    assert P._command("ptbench-trained") == "python -m pfc.run.reference --only ptbench-trained"

@@ -33,6 +33,11 @@ def committed_data(tmp_path, monkeypatch):
         build_ptbench(tmp_path / "data" / "benchmarks" / "ptbench", 0)
         if any(reference.is_history(d) for d in reference.run_dirs()):  # runs made on the first synthesis
             build_ptbench(tmp_path / "data" / "benchmarks" / reference.PTBENCH_HISTORY["ptool-v1"], 0, 1)
+    from pfc.run.reference import SWAP_RUN
+    if any((d / "predictions.jsonl").is_file() for d in reference.ROOT.glob(f"*/{SWAP_RUN}")):  # a model pair on them
+        from pfc.data.counterfactual import build_variants
+        tb = tmp_path / "data" / "benchmarks" / "tracebench"
+        build_variants(tb, tb.parent / f"{tb.name}_swap-user", "swap-user", seed=0)
 
 
 def test_committed_reference_runs_rescore_to_the_committed_metrics(committed_data):
@@ -178,12 +183,33 @@ def test_a_missing_root_is_refused_in_one_line(tmp_path, capsys):
     assert "\n" not in err and "nowhere" in err and "no such directory" in err
 
 
-def test_notebook_08_reads_back_the_committed_reference_pair_the_pipeline_names():
+def test_notebook_08_reads_back_the_committed_reference_pairs_the_pipeline_names():
     from pfc.report import counterfactual as cf, pipeline
     from pfc.run.reference import SWAP_RUN
-    (name, (orig, var)), = cf.parse_pairs(pipeline._real_pair(None)).items()
+    pairs = cf.parse_pairs(pipeline._real_pair(None))
+    (name, (orig, var)) = next(iter(pairs.items()))  # the top-level (0.5B hf) pair first, then each model folder's
     assert "k=10" in name and name.endswith("(reference runs)")  # the label keeps its '=' (parse splits on the last)
     assert (orig, var) == ("reports/reference_runs/tracebench-last_k", f"reports/reference_runs/{SWAP_RUN}")
+    for name, (orig, var) in list(pairs.items())[1:]:
+        folder = orig.split("/")[2]
+        assert (orig, var) == (f"reports/reference_runs/{folder}/tracebench-last_k",
+                               f"reports/reference_runs/{folder}/{SWAP_RUN}")
+        assert f" · {folder.rsplit('-', 1)[1]}" in name  # the engine in the name: two engines of one model differ
+
+
+def test_model_folder_runs_join_the_report_under_their_path_and_engine(tiny_tracebench, tmp_path):
+    root = tmp_path / "reference_runs"
+    for sub in ("tracebench-last_k", "m-openvino/tracebench-last_k", "layout/tracebench-x", "m-openvino/layout/y"):
+        run("tracebench", tiny_tracebench, "oracle", root / sub, history="last_k", k=5)
+    assert [reference.run_key(d, root) for d in reference.run_dirs(root)] == [
+        "tracebench-last_k", "m-openvino/tracebench-last_k"]  # side folders' runs are the paired comparisons'
+    m = reference.metrics(root)
+    assert sorted(m) == ["m-openvino/tracebench-last_k", "tracebench-last_k"]
+    assert m["m-openvino/tracebench-last_k"]["label"].startswith("oracle · oracle [last_k k=5] (reference run")
+    assert m["tracebench-last_k"]["label"].startswith("oracle [last_k k=5] (reference run")
+    assert reference.is_reference(root / "m-openvino" / "tracebench-last_k")
+    assert not reference.is_reference(root / "layout" / "tracebench-x")
+    assert not reference.is_reference(root / "m-openvino" / "layout" / "y")
 
 
 def test_committed_reference_runs_carry_the_prompt_template_of_the_current_code():

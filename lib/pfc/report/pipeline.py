@@ -200,21 +200,24 @@ def counterfactual_steps(bench: Path, baselines) -> tuple[list[Step], dict, Path
     return steps, pairs, var
 
 
-def _reference_pair() -> tuple[Path, Path] | None:
-    """The committed real-model runs on TRACEBench's originals and on their swap-user variants, when both exist."""
+def _reference_pairs() -> list[tuple[Path, Path]]:
+    """The committed real-model runs on TRACEBench's originals and on their swap-user variants, for the top-level
+    runs and each model folder (``<model>-<backend>/``) holding both."""
     from pfc.report import reference
     from pfc.run.reference import SWAP_RUN
-    pair = (reference.ROOT / "tracebench-last_k", reference.ROOT / SWAP_RUN)
-    return pair if all((d / "predictions.jsonl").is_file() for d in pair) else None
+    pairs = [(base / "tracebench-last_k", base / SWAP_RUN) for base in (reference.ROOT, *reference.model_folders(reference.ROOT))]
+    return [p for p in pairs if all((d / "predictions.jsonl").is_file() for d in p)]
 
 
 def _real_pair(real_run) -> str:
-    """Notebook 08's ``real_run``: ``NAME=ORIGINALS:VARIANTS`` (the reference pair), or the sample run alone."""
-    pair = _reference_pair()
-    if pair:
-        from pfc.report.tables import run_label
-        name = run_label(json.loads((pair[0] / "config.json").read_text()), "real model")
-        return f"{name} (reference runs)={_rel(pair[0])}:{_rel(pair[1])}"
+    """Notebook 08's ``real_run``: ``NAME=ORIGINALS:VARIANTS,…`` (the reference pairs, one per model and engine),
+    or the sample run alone."""
+    from pfc.report.reference_run import shown
+    from pfc.report.tables import run_label
+    found = [f"{run_label(shown(json.loads((o / 'config.json').read_text()), o), 'real model')} (reference runs)"
+             f"={_rel(o)}:{_rel(v)}" for o, v in _reference_pairs()]
+    if found:
+        return ",".join(found)
     return f"{real_run[0]}={_rel(real_run[1])}:" if real_run else ""
 
 
@@ -369,7 +372,7 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                        "real_run": _real_pair(real_run),
                        "out_dir": _rel(cf_out), "n_boot": n_boot, "seed": 0},
                       [var / "examples.jsonl", *[p / "predictions.jsonl" for o, v in cf_pairs.values() for p in (o, v) if p],
-                       *[p / "predictions.jsonl" for p in _reference_pair() or ()]],
+                       *[p / "predictions.jsonl" for pair in _reference_pairs() for p in pair]],
                       [cf_out / "personalization.csv"], copy_name="08_counterfactuals"))
     walk = {"examples": _rel(bench), "out_dir": _rel(paths.REPORTS / "walkthrough"), "backend": "history-prior"}
     if real is not None:

@@ -31,22 +31,26 @@ from pfc.eval.scoring import score
 from pfc.provenance import sha256_path
 from pfc.io import atomic
 from pfc.report.reference_run import (PTBENCH_HISTORY, ROOT, SPLIT_LABELS, _json, _label,  # noqa: F401  (re-exported)
-                                      history_examples, is_history, is_reference, present)
+                                      history_examples, is_history, is_reference, is_run, model_folders, present,
+                                      run_key)
 from pfc.schema import SchemaError
 
 
 def run_dirs(root: Path | None = None) -> list[Path]:
-    """Every run directory under ``root`` (default: the committed ``ROOT``) with predictions, by name."""
-    return sorted(p for p in Path(root or ROOT).glob("*/") if (p / "predictions.jsonl").is_file()
-                  and (p / "config.json").is_file())
+    """Every run directory of the accuracy tables under ``root`` (default: the committed ``ROOT``): the runs at
+    the top (the original 0.5B ``hf`` runs), then each model folder's (``<model>-<backend>/<run>``), by name.
+    The side folders' runs (layout ablation, variants) are the paired comparisons' and notebook 08's."""
+    root = Path(root or ROOT)
+    return [d for base in (root, *model_folders(root)) for d in sorted(base.glob("*/")) if is_run(d)]
 
 
 def _cells(ci: dict) -> dict:
     return {k: [round(float(x), 6) if x == x else None for x in v] for k, v in ci.items()}
 
 
-def score_run(run: Path) -> dict:
-    """One run's entry of ``metrics.json`` (see the module docstring)."""
+def score_run(run: Path, key: str | None = None) -> dict:
+    """One run's entry of ``metrics.json`` (see the module docstring); ``key``: its name there (default: the
+    folder's name)."""
     config, exs, outputs, tools, planned, label = present(run)
     ident = _json(run / "run.json", "identity").get("identity") if (run / "run.json").exists() else None
     identity = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest() if ident else None
@@ -56,7 +60,7 @@ def score_run(run: Path) -> dict:
     name = config.get("model", "?")
     keys = {k: adapter.metric_keys[k] for k in adapter.headline if k in adapter.metric_keys}
     robust = {**keys, **{k: adapter.metric_keys[k] for k in adapter.report_extra}}
-    entry = {"run": run.name, "benchmark": bench, "label": label, "n": len(exs), "planned": planned,
+    entry = {"run": key or run.name, "benchmark": bench, "backend": config.get("backend"), "label": label, "n": len(exs), "planned": planned,
              "partial": partial, "identity_sha256": identity, "model": name,
              "predictions_sha256": sha256_path(run / "predictions.jsonl"),
              "history": config.get("history"), "layout": config.get("layout")}
@@ -79,7 +83,8 @@ def metrics(root: Path | None = None) -> dict:
     """``{run name: entry}`` for every run present; empty when none is."""
     from pfc.io.reuse import reading_once
     with reading_once():  # the runs on one build read its examples once
-        return {run.name: score_run(run) for run in run_dirs(root)}
+        root = Path(root or ROOT)
+        return {run_key(run, root): score_run(run, run_key(run, root)) for run in run_dirs(root)}
 
 
 def write(root: Path | None = None, out: Path | None = None) -> Path | None:

@@ -1,11 +1,16 @@
 """Paired comparisons of the committed reference runs, each on the ids both runs answered.
 
-Three questions, each a pair of run directories under ``reports/reference_runs/`` (``PAIRS``):
+Five questions, each a pair of run directories under ``reports/reference_runs/`` (:func:`pairs`):
 
 - **prompt layout** (issue 18, item 2): each ``layout/<run>-<other layout>`` ablation run (100 seeded
   examples of the run under the other layout; ``pfc.run.reference.LAYOUT_ABLATION``) against its run;
 - **history mode**: ``tracebench-retrieved`` against ``tracebench-last_k`` (the same 400 examples);
-- **LoRA**: ``ptbench-<split>-lora`` against the base model's ``ptbench-<split>`` (issue 19's base vs LoRA).
+- **LoRA**: ``ptbench-<split>-lora`` against the base model's ``ptbench-<split>`` (issue 19's base vs LoRA);
+- **model size**: each run of ``PAIRED_RUNS`` in the larger model's folder against the same run in the smaller
+  model's, on one engine (``pfc.run.reference.MODEL_PAIRS``: Qwen2.5-Coder-1.5B − 0.5B on ``openvino``);
+- **engine**: one model's rows on two engines (``ENGINE_PAIRS``: the 0.5B on ``openvino`` − on ``hf``), a
+  check that the faster engine answers as the reference one does; PTBench's ``hf`` runs answered the earlier
+  synthesis, so those pairs say "not compared" (the runs' examples hashes differ) rather than pair them.
 
 Both runs are scored on the ids both answered (``pfc.eval.scoring.score``: a partial run is compared
 on its finished rows, never counted wrong on the others) and compared with
@@ -57,22 +62,39 @@ def _rows(table) -> list[dict]:
 
 
 def pairs() -> list[tuple[str, str, str]]:
-    """``(question, run A, run B)``: A − B is reported."""
+    """``(question, run A, run B)``: A − B is reported. Runs are named by their path under the root."""
+    from pfc.run.reference import ENGINE_PAIRS, MODEL_PAIRS, PAIRED_RUNS, folder
+
+    def at(model: str, backend: str, run: str) -> str:
+        return f"{folder(model, backend)}/{run}".lstrip("/")
+
     return ([("layout", f"layout/{b}-{o}", b) for b, o in LAYOUT_ABLATION.items()]
             + [("history", "tracebench-retrieved", "tracebench-last_k")]
-            + [("lora", f"ptbench-{s}-lora", f"ptbench-{s}") for s in ("trained", "untrained")])
+            + [("lora", f"ptbench-{s}-lora", f"ptbench-{s}") for s in ("trained", "untrained")]
+            + [("model", at(a, eng, r), at(b, eng, r)) for a, b, eng in MODEL_PAIRS for r in PAIRED_RUNS]
+            + [("engine", at(m, ea, r), at(m, eb, r)) for m, ea, eb in ENGINE_PAIRS for r in PAIRED_RUNS])
+
+
+def _data_hash(run: Path) -> str | None:
+    """The examples hash a run's identity records (which build it answered), None when it records none."""
+    f = run / "run.json"
+    return (json.loads(f.read_text(encoding="utf-8")).get("identity") or {}).get("examples_sha256") if f.is_file() else None
 
 
 def pair(root: Path, question: str, a: str, b: str, n_boot: int = N_BOOT, seed: int = 0) -> dict:
-    """Run ``a`` against run ``b`` on the ids both answered; ``pending`` when either lacks rows."""
+    """Run ``a`` against run ``b`` on the ids both answered; ``pending`` when either lacks rows; refused
+    (``other_data``) when the two answered different builds (PTBench's two syntheses share ids, not examples)."""
     a_dir, b_dir = root / a, root / b
     entry = {"question": question, "a": a, "b": b}
     if not all((d / "predictions.jsonl").is_file() and (d / "config.json").is_file() for d in (a_dir, b_dir)):
         return {**entry, "pending": True}
+    if _data_hash(a_dir) != _data_hash(b_dir):
+        return {**entry, "pending": False, "other_data": True}
     cfg_a, exs_a, out_a, tools, planned, _ = present(a_dir)
     cfg_b, exs_b, out_b, _, _, _ = present(b_dir)
     entry.update(benchmark=cfg_b["benchmark"], planned=planned,
-                 **{f"{x}_{k}": c.get(k) for x, c in (("a", cfg_a), ("b", cfg_b)) for k in ("layout", "history", "model")})
+                 **{f"{x}_{k}": c.get(k) for x, c in (("a", cfg_a), ("b", cfg_b))
+                    for k in ("layout", "history", "model", "backend")})
     common = sorted(set(out_a) & set(out_b))
     if not common:
         return {**entry, "pending": True}
@@ -124,15 +146,30 @@ def _ci(lo, hi) -> str:
 
 TITLES = {"layout": "Prompt layout (issue 18, item 2): the other layout − the run's own",
           "history": "History mode: retrieved − last_k",
-          "lora": "LoRA − base model"}
+          "lora": "LoRA − base model",
+          "model": "Model size: the larger model − the smaller, same engine and settings",
+          "engine": "Engine: one model's rows on two engines, same prompts and settings"}
+WHAT = {"layout": "layout", "history": "history", "lora": "model", "model": "model", "engine": "backend"}
+
+
+def _command(run: str) -> str:
+    """The command that makes (or resumes) a pending run named by its path under the root."""
+    head, _, name = run.partition("/")
+    model, _, backend = head.rpartition("-")
+    if name and model and head not in ("layout", "counterfactual"):
+        return f"python -m pfc.run.reference --model {model} --backend {backend} --only {name}"
+    return f"python -m pfc.run.reference --only {run}"
 
 
 def _table(p: dict) -> list[str]:
+    if p.get("other_data"):
+        return [f"`{p['a']}` vs `{p['b']}`: not compared (the two runs answered different builds of the data: "
+                "their identities' examples hashes differ).", ""]
     if p["pending"]:
-        return [f"`{p['a']}` vs `{p['b']}`: pending (no rows in both yet; `python -m pfc.run.reference --only "
-                f"{p['a']}`).", ""]
+        return [f"`{p['a']}` vs `{p['b']}`: pending (no rows in both yet; `{_command(p['a'])}`, "
+                f"`{_command(p['b'])}`).", ""]
     part = f", partial: {p['n']} of {p['planned']} planned" if p["partial"] else ""
-    what = {"layout": "layout", "history": "history", "lora": "model"}[p["question"]]
+    what = WHAT[p["question"]]
     lines = [f"`{p['a']}` ({p.get('a_' + what)}) − `{p['b']}` ({p.get('b_' + what)}), n = {p['n']} paired "
              f"examples{part}.", "",
              "| metric | A | B | A − B | paired 95% CI | unpaired 95% CI | A only | B only | McNemar p |",
@@ -150,8 +187,10 @@ def markdown(result: dict) -> str:
     """The comparisons as a Markdown report."""
     lines = ["# Paired comparisons of the reference runs", "",
              "Written by `python -m pfc.report.reference` from the committed reference runs "
-             "(`pfc.report.reference_pairs`; numbers computed, never typed in). Model: Qwen2.5-Coder-0.5B "
-             "through the `hf` backend (bf16, the papers' sampling). Each pair is scored on the ids both runs "
+             "(`pfc.report.reference_pairs`; numbers computed, never typed in). Runs at the top of "
+             "`reports/reference_runs/`: Qwen2.5-Coder-0.5B through the `hf` backend (bf16); runs in a folder "
+             "`<model>-<backend>/`: that model on that engine; all with the papers' sampling. Each pair is scored "
+             "on the ids both runs "
              "answered. A − B with a user-clustered paired bootstrap 95% interval (the unpaired one beside it) "
              "and an exact McNemar p on the discordant examples (A only / B only) for 0/1 metrics.", ""]
     for q, title in TITLES.items():
@@ -176,7 +215,7 @@ def frame(result: dict):
              "value A": m["a"], "value B": m["b"], "A - B": m["diff"],
              "paired 95% CI": _ci(m.get("paired_lo"), m.get("paired_hi")),
              "unpaired 95% CI": _ci(m.get("unpaired_lo"), m.get("unpaired_hi")), "McNemar p": m.get("mcnemar_p")}
-            for p in result["pairs"] if not p["pending"] for m in p["metrics"]]
+            for p in result["pairs"] if not p["pending"] and not p.get("other_data") for m in p["metrics"]]
     return pd.DataFrame(rows)
 
 

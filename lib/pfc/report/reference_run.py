@@ -26,9 +26,43 @@ def _json(path: Path, field: str | None = None):
         raise SchemaError(f"unreadable JSON ({type(e).__name__})", file=str(path), field=field) from None
 
 
+def is_run(d: Path) -> bool:
+    """True for a ``pfc run`` output directory (predictions and config)."""
+    return (d / "predictions.jsonl").is_file() and (d / "config.json").is_file()
+
+
+def model_folders(root: Path) -> list[Path]:
+    """The ``<model>-<backend>/`` folders under a reference-run root (``pfc.run.reference.folder``), by name:
+    every subfolder that is not itself a run, not a side folder (layout ablation, variants) and holds runs."""
+    from pfc.run.reference import SIDE_FOLDERS
+    return sorted(d for d in Path(root).glob("*/") if d.name not in SIDE_FOLDERS and not is_run(d)
+                  and any(is_run(x) for x in d.glob("*/")))
+
+
+def run_key(run: Path, root: Path) -> str:
+    """A run's name in ``metrics.json`` and ``paired.json``: its path under the root (``tracebench-last_k``,
+    ``qwen2.5-coder-1.5b-openvino/tracebench-last_k``)."""
+    return Path(run).relative_to(Path(root)).as_posix()
+
+
+def in_model_folder(run) -> bool:
+    """True for a run directly in a model folder (``reference_runs/<model>-<backend>/<run>``), never a side
+    folder's run: its label names the engine, as two engines of one model share a table."""
+    from pfc.run.reference import SIDE_FOLDERS
+    p = Path(run).resolve()
+    return p.parent.parent.name == "reference_runs" and p.parent.name not in SIDE_FOLDERS
+
+
+def shown(config: dict, run) -> dict:
+    """The config a run's label is made from: a model folder's run names its engine after the model
+    (``qwen2.5-coder-0.5b · openvino``), as the top-level ``hf`` runs of the same model share its tables."""
+    return {**config, "model": f"{config.get('model')} · {config.get('backend')}"} if in_model_folder(run) else config
+
+
 def is_reference(run_dir) -> bool:
-    """True for a directory directly under a ``reference_runs/`` directory (the committed one, or a copy)."""
-    return Path(run_dir).resolve().parent.name == "reference_runs"
+    """True for a run directly under a ``reference_runs/`` directory (the committed one, or a copy) or directly
+    in one of its model folders (:func:`in_model_folder`)."""
+    return Path(run_dir).resolve().parent.name == "reference_runs" or in_model_folder(run_dir)
 
 
 def present(run: Path):
@@ -71,7 +105,7 @@ def present(run: Path):
         raise UserError(f"{run / 'predictions.jsonl'}: no finished rows")
     planned = int(usage.get("n_examples") or config.get("n_examples") or len(exs))
     tail = f" of {planned}, partial)" if len(exs) < planned else ")"
-    return config, exs, outputs, tools, planned, f"{_label(config, run.name)} (reference run, n={len(exs)}{tail}"
+    return config, exs, outputs, tools, planned, f"{_label(shown(config, run), run.name)} (reference run, n={len(exs)}{tail}"
 
 
 SPLIT_LABELS = {"test_trained_user": "trained users", "test_untrained_user": "untrained users"}

@@ -58,17 +58,36 @@ ADAPTER = OUT / "lora-adapter"
 LORA = {"train_n": 500, "lr": 1e-3, "seed": 0, "checkpoint_every": 5}
 
 
+# folders inside a reference-run root whose runs never join the accuracy tables (the layout ablation, the variants)
+SIDE_FOLDERS = ("layout", SWAP_RUN.split("/")[0])
+# the runs every model folder repeats, so two models' folders pair run for run (pfc.report.reference_pairs)
+HISTORY_RUNS = {h: f"tracebench-{h}" for h in ("last_k", "retrieved")}  # TRACEBench's runs, one per history mode
+PAIRED_RUNS = (*HISTORY_RUNS.values(), SWAP_RUN, *LAYOUT_ABLATION)
+# model comparisons (A, B, engine): A − B on the runs both folders hold, same engine and settings
+MODEL_PAIRS = (("qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "openvino"),)
+# engine comparisons (model, A engine, B engine) on the same data: the 0.5B's openvino rows against its hf rows
+ENGINE_PAIRS = (("qwen2.5-coder-0.5b", "openvino", "hf"),)
+
+
+def folder(model: str, backend: str) -> str:
+    """A model's folder under the reference-run root: ``""`` for the original 0.5B ``hf`` runs (at the top),
+    ``<model>-<backend>`` for any other pair.
+
+    >>> folder("qwen2.5-coder-0.5b", "hf"), folder("qwen2.5-coder-1.5b", "openvino")
+    ('', 'qwen2.5-coder-1.5b-openvino')
+    """
+    return "" if (model, backend) == ("qwen2.5-coder-0.5b", "hf") else f"{model}-{backend}"
+
+
 def out_root(model: str, backend: str) -> Path:
-    """Where a model's reference runs live: the original 0.5B ``hf`` runs at the top, any other pair in its folder.
+    """Where a model's reference runs live (:func:`folder` under ``OUT``).
 
     >>> out_root("qwen2.5-coder-0.5b", "hf") == OUT
     True
     >>> out_root("qwen2.5-coder-1.5b", "openvino").name
     'qwen2.5-coder-1.5b-openvino'
     """
-    if (model, backend) == ("qwen2.5-coder-0.5b", "hf"):
-        return OUT
-    return OUT / f"{model}-{backend}"
+    return OUT / folder(model, backend) if folder(model, backend) else OUT
 
 
 def tracebench_ids(examples, per_cell: int = 25, seed: int = 0) -> list[str]:
@@ -111,8 +130,8 @@ def layout_run(base: dict) -> dict:
 def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None) -> list[dict]:
     exs, _ = benchmarks.get("tracebench").load(tracebench, None)
     ids = tracebench_ids(exs)
-    runs = [{"name": f"tracebench-{h}", "benchmark": "tracebench", "examples": tracebench, "ids": ids,
-             "history": h, "k": 10, "layout": "paper"} for h in ("last_k", "retrieved")]
+    runs = [{"name": name, "benchmark": "tracebench", "examples": tracebench, "ids": ids,
+             "history": h, "k": 10, "layout": "paper"} for h, name in HISTORY_RUNS.items()]
     variants = tracebench.parent / f"{tracebench.name}_swap-user"  # what make reproduce builds for notebook 08
     runs.insert(1, {"name": SWAP_RUN, "benchmark": "tracebench", "examples": variants,
                     "ids": [f"{i}~swap-user" for i in ids], "history": "last_k", "k": 10, "layout": "paper",
