@@ -146,8 +146,24 @@ def median_of(measurements: list[dict]) -> dict:
     return {**mid, "s_per_example_runs": runs} if len(measurements) > 1 else mid
 
 
+def combined(path: Path, res: dict) -> dict:
+    """The report to write: ``res``, keeping the other models' measurements already in ``path`` under ``models``
+    (the first model measured stays the report's main one; a second model goes beside it, by name)."""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except ValueError:
+        old = None
+    if not old or "model" not in old:
+        return res
+    if old["model"] == res["model"]:
+        return {**res, **({"models": old["models"]} if old.get("models") else {})}
+    return {**old, "models": {**old.get("models", {}), res["model"]: res}}
+
+
 def write(path: Path, res: dict) -> None:
-    atomic.write_text(path.with_suffix(".json"), json.dumps(res, indent=1) + "\n")  # a Ctrl-C never leaves half a file
+    doc = combined(path.with_suffix(".json"), res)
+    atomic.write_text(path.with_suffix(".json"), json.dumps(doc, indent=1) + "\n")  # a Ctrl-C never leaves half a file
+    res = doc
     lines = ["# Throughput of a real model through `pfc run` (CPU)", "",
              f"Measured by `benchmarks/bench_throughput.py` on {res['when']}, {res['machine']}; model "
              f"`{res['model']}` (bf16 weights), papers' sampling, response cache off, model load excluded. "
@@ -193,7 +209,48 @@ def write(path: Path, res: dict) -> None:
               "(paper layout only: the prefix layout's prompts differ, so its outputs may too). "
               f"After backends' identities: {', '.join(f'`{v}`' for v in res.get('after_identity', {}).values()) or '–'}. "
               f"Command: `{res['command']}`.", ""]
+    for other in res.get("models", {}).values():
+        lines += other_model(res, other)
     atomic.write_text(path.with_suffix(".md"), "\n".join(lines))
+
+
+SCALE_TARGET = 3.0  # issue 37: a second model of 3x the compute may take at most 3x the first's seconds per example
+
+
+def other_model(main: dict, res: dict) -> list[str]:
+    """A second model's rows against the main model's on the same benchmark, layout and after backend: its
+    seconds per example, the ratio, and the target (at most ``SCALE_TARGET`` times, with the faster engine)."""
+    base = {(b["benchmark"], b["layout"], b.get("after_backend", "hf")): b.get("after_s_per_example")
+            for b in main["benchmarks"]}
+    lines = [f"## Second model: `{res['model']}` against `{main['model']}`", "",
+             f"Measured on {res['when']}, {res['machine']}; the same samples, settings and warm-up as above, each after "
+             f"backend in its own process. `× {main['model']}`: its seconds per example over the main model's on "
+             f"the same row; target ≤ {SCALE_TARGET:g}× with the faster engine (compute grows about 3×). "
+             f"Identities: {', '.join(f'`{v}`' for v in res.get('after_identity', {}).values()) or '–'}. "
+             f"Command: `{res['command']}`.", "",
+             "| benchmark | layout | after backend | s/ex (n) | ex/hour | load avg (1 min) | "
+             f"{main['model']} s/ex | × {main['model']} | warm-up s |", "|---|---|---|---:|---:|---|---:|---:|---:|"]
+    for b in res["benchmarks"]:
+        if b.get("after_s_per_example") is None:
+            continue
+        first = base.get((b["benchmark"], b["layout"], b.get("after_backend", "hf")))
+        ratio = round(b["after_s_per_example"] / first, 2) if first else None
+        mark = "" if ratio is None else (" ✓" if ratio <= SCALE_TARGET else " ✗")
+        load = b.get("load_after", ["–"])[0], b.get("load_after_end", ["–"])[0]
+        lines.append(f"| {b['benchmark']} | {b['layout']} | {b.get('after_backend', 'hf')} | "
+                     f"{b['after_s_per_example']} ({b['n']}{_runs(b)}) | {b['after_examples_per_hour']} | "
+                     f"{load[0]}–{load[1]} | {first if first is not None else '–'} | "
+                     f"{'–' if ratio is None else f'{ratio}×{mark}'} | {b.get('after_warmup_s', '–')} |")
+    fastest = {}
+    for b in res["benchmarks"]:
+        if b.get("after_s_per_example") is not None and b["layout"] == "prefix":
+            cur = fastest.get(b["benchmark"])
+            if cur is None or b["after_s_per_example"] < cur["after_s_per_example"]:
+                fastest[b["benchmark"]] = b
+    if fastest:
+        lines += ["", "Faster engine per benchmark (prefix layout): " + "; ".join(
+            f"{k}: {b.get('after_backend', 'hf')} {b['after_s_per_example']} s/ex" for k, b in fastest.items()) + "."]
+    return lines + [""]
 
 
 def _runs(b: dict) -> str:
@@ -264,7 +321,7 @@ def measure_all(args, res: dict, benches, plan, before_n, reused, before_be, aft
     res["after_identity"] = {name: be.identity() for name, be in after_bes.items()}
     with tempfile.TemporaryDirectory() as tmp, reading_once():
         res["read_s"] = {bench: prime(bench, plan[bench]) for bench in benches}
-        for phase in ("prefix", "before", "paper"):
+        for phase in [p for p in PHASES if p in getattr(args, "phases", PHASES)]:
             for bench in benches:
                 limit = before_n.get(bench)
                 if reused is not None and phase == "before":
@@ -321,6 +378,9 @@ def main(argv=None) -> int:
     ap.add_argument("--one-process", action="store_true",
                     help="measure every after backend in this process (default: each in its own child process, "
                          "as `pfc run` loads one backend per process)")
+    ap.add_argument("--phases", nargs="+", default=list(PHASES), choices=list(PHASES),
+                    help="what to measure: the after backends' prefix layout, the before path, the after backends' "
+                         "paper layout (a second model measured against the first needs only prefix)")
     ap.add_argument("--out", default=str(paths.REPORTS / "perf_throughput.json"))
     ap.add_argument("--before-from", metavar="JSON",
                     help="take the before measurements from an earlier run's JSON (the one-sequence path, unchanged "
@@ -353,7 +413,7 @@ def run_all(args, argv) -> int:
            "machine": f"{platform.machine()}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads",
            "engine": args.engine, "after_backends": args.after, "command": "python benchmarks/bench_throughput.py " + " ".join(argv if argv is not None else sys.argv[1:]),
            "benchmarks": []}
-    before_be = None if reused is not None else get("hf", args.model, engine="single")
+    before_be = None if reused is not None or "before" not in args.phases else get("hf", args.model, engine="single")
     fresh = {"hf": lambda: get("hf", args.model, engine=args.engine, max_batch=args.max_batch),
              "openvino": lambda: get("openvino", args.model)}
     after_bes = {name: fresh[name]() for name in args.after}
@@ -364,12 +424,13 @@ def run_all(args, argv) -> int:
 
 
 CHILD = "PFC_BENCH_THROUGHPUT_CHILD"
+PHASES = ("prefix", "before", "paper")
 
 
 def child_argv(args, name: str, out: Path, before_from: Path | None) -> list[str]:
     """The arguments of the child process that measures after backend ``name`` alone, writing ``out``."""
     a = ["--model", args.model, "--n", str(args.n), "--benchmarks", *args.benchmarks, "--max-batch",
-         str(args.max_batch), "--engine", args.engine, "--after", name, "--out", str(out)]
+         str(args.max_batch), "--engine", args.engine, "--after", name, "--out", str(out), "--phases", *args.phases]
     reps = [r for r in args.repeat if r.partition("=")[0] == name]
     return (a + (["--before-n", *args.before_n] if args.before_n else []) + (["--repeat", *reps] if reps else [])
             + (["--before-from", str(before_from)] if before_from else []))

@@ -138,3 +138,45 @@ def test_one_process_runs_no_child(fake_children, tmp_path, monkeypatch):
     monkeypatch.setattr(bt, "measure_all", lambda args, res, benches, plan, *rest: measured.append(rest[3]))
     assert bt.main(["--benchmarks", "ptbench", "--one-process", "--out", str(tmp_path / "p.json")]) == 0
     assert _FakeChild.calls == [] and list(measured[0]) == ["hf", "openvino"]  # both backends, in this process
+
+
+def _report(model, s_per_ex):
+    rows = [{"benchmark": "tracebench", "layout": "prefix", "after_backend": be, "n": 4, "n_before": None,
+             "before_s_per_example": None, "after_s_per_example": s, "before_examples_per_hour": None,
+             "after_examples_per_hour": round(3600 / s, 1), "speedup": None, "agreement": None}
+            for be, s in s_per_ex.items()]
+    return {"when": "now", "machine": "m", "model": model, "command": "c", "benchmarks": rows}
+
+
+def test_a_second_model_is_kept_beside_the_first_with_its_ratio_to_it(bench_script, tmp_path):
+    import json
+    bt = bench_script("bench_throughput")
+    out = tmp_path / "perf.json"
+    bt.write(out, _report("small", {"hf": 12.0, "openvino": 4.0}))
+    bt.write(out, _report("big", {"hf": 40.0, "openvino": 10.0}))
+    doc = json.loads(out.read_text())
+    assert doc["model"] == "small" and doc["benchmarks"][0]["after_s_per_example"] == 12.0  # the first stays main
+    assert doc["models"]["big"]["benchmarks"][1]["after_s_per_example"] == 10.0
+    md = (tmp_path / "perf.md").read_text(encoding="utf-8")
+    # by hand: 40 / 12 = 3.33 (over the 3x target), 10 / 4 = 2.5 (within it); the faster engine is openvino
+    assert "| tracebench | prefix | hf | 40.0 (4) | 90.0 | " in md and "| 12.0 | 3.33× ✗ | – |" in md
+    assert "| 4.0 | 2.5× ✓ |" in md and "tracebench: openvino 10.0 s/ex" in md
+
+
+def test_measuring_the_first_model_again_keeps_the_second(bench_script, tmp_path):
+    import json
+    bt = bench_script("bench_throughput")
+    out = tmp_path / "perf.json"
+    bt.write(out, _report("small", {"openvino": 4.0}))
+    bt.write(out, _report("big", {"openvino": 10.0}))
+    bt.write(out, _report("small", {"openvino": 5.0}))
+    doc = json.loads(out.read_text())
+    assert doc["benchmarks"][0]["after_s_per_example"] == 5.0 and list(doc["models"]) == ["big"]
+    assert "| 5.0 | 2.0× ✓ |" in (tmp_path / "perf.md").read_text(encoding="utf-8")
+
+
+def test_the_phases_asked_for_reach_each_child(fake_children, tmp_path):
+    bt = fake_children
+    assert bt.main(["--benchmarks", "ptbench", "--phases", "prefix", "--out", str(tmp_path / "perf.json")]) == 0
+    for argv in _FakeChild.calls:
+        assert argv[argv.index("--phases") + 1:argv.index("--phases") + 2] == ["prefix"]
