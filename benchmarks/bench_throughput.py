@@ -157,6 +157,14 @@ def combined(path: Path, res: dict) -> dict:
         return res
     if old["model"] == res["model"]:
         return {**res, **({"models": old["models"]} if old.get("models") else {})}
+    prev = old.get("models", {}).get(res["model"])
+    if prev:  # a second model measured in parts (another n, another backend): each row replaced by its remeasure
+        key = lambda r: (r["benchmark"], r["layout"], r.get("after_backend", "hf"))  # noqa: E731
+        mine = {key(r) for r in res["benchmarks"]}
+        res = {**res, "benchmarks": [r for r in prev["benchmarks"] if key(r) not in mine] + res["benchmarks"],
+               "after_identity": {**prev.get("after_identity", {}), **res.get("after_identity", {})},
+               "command": f"{prev['command']}; {res['command']}" if prev.get("command") != res.get("command")
+               else res["command"]}
     return {**old, "models": {**old.get("models", {}), res["model"]: res}}
 
 

@@ -180,3 +180,14 @@ def test_the_phases_asked_for_reach_each_child(fake_children, tmp_path):
     assert bt.main(["--benchmarks", "ptbench", "--phases", "prefix", "--out", str(tmp_path / "perf.json")]) == 0
     for argv in _FakeChild.calls:
         assert argv[argv.index("--phases") + 1:argv.index("--phases") + 2] == ["prefix"]
+
+
+def test_a_second_model_measured_in_two_parts_keeps_both_parts_rows(bench_script, tmp_path):
+    import json
+    bt = bench_script("bench_throughput")
+    out = tmp_path / "perf.json"
+    bt.write(out, _report("small", {"hf": 12.0, "openvino": 4.0}))
+    bt.write(out, _report("big", {"openvino": 10.0}))
+    bt.write(out, {**_report("big", {"hf": 40.0}), "command": "d"})
+    rows = json.loads(out.read_text())["models"]["big"]["benchmarks"]
+    assert sorted((r["after_backend"], r["after_s_per_example"]) for r in rows) == [("hf", 40.0), ("openvino", 10.0)]
