@@ -140,6 +140,8 @@ def _label(config: dict, fallback: str) -> str:
 
     >>> _label({"model": "m", "examples": "data/benchmarks/ptbench/test_untrained_user/data.json"}, "x")
     'm [untrained users]'
+    >>> _label({"model": "m", "synthesis": "ptool-v2", "examples": "data/benchmarks/ptbench/test_trained_user"}, "x")
+    'm [trained users, ptool-v2]'
     >>> _label({"model": "m", "history": "last_k", "k": 10, "examples": "data/benchmarks/tracebench"}, "x")
     'm [last_k k=10]'
     """
@@ -147,4 +149,6 @@ def _label(config: dict, fallback: str) -> str:
     split = next((v for k, v in SPLIT_LABELS.items() if k in str(config.get("examples") or "")), None)
     if split is None:
         return base
+    if config.get("synthesis"):  # which PTBench synthesis the row answered (recorded by the runner since v2)
+        split = f"{split}, {config['synthesis']}"
     return f"{base[:-1]}, {split}]" if base.endswith("]") else f"{base} [{split}]"
