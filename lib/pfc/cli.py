@@ -1,4 +1,4 @@
-"""Command line ``pfc`` (also ``python -m pfc``): parse | score | simulate | preprocess | build | run | models | report | compare | sweep | perturb | export.
+"""Command line ``pfc`` (also ``python -m pfc``): parse | score | simulate | preprocess | build | run | models | report | compare | sweep | perturb | export | personalize.
 
 ``parse`` reads one model output on stdin and prints ``{"ok", "calls", "refusal", "error"}``
 (exit 0 when it parsed, 1 when not). ``score`` writes ``metrics.json``, ``score.json``,
@@ -206,6 +206,7 @@ EXAMPLES = {  # `pfc <cmd> --help` ends with one of these (a test checks every c
     "sweep": "pfc sweep sweeps/example.yaml --dry-run",
     "perturb": "pfc perturb --benchmark tracebench --examples data/benchmarks/tracebench --kind swap-user "
                "--out data/benchmarks/tracebench-swap",
+    "personalize": "pfc personalize data/runs/tb-history-prior data/runs/tb-swap-hp",
 }
 
 
@@ -314,6 +315,8 @@ def main(argv=None) -> int:
     hf_datasets.add_command(sub)  # export
     from pfc.data.perturb_cli import add_command as add_perturb
     add_perturb(sub)
+    from pfc.report.personalize import add_command as add_personalize
+    add_personalize(sub)
     _examples(sub)
     args = ap.parse_args(argv)
     return _dispatch(args)

@@ -103,3 +103,49 @@ def test_a_full_disk_while_saving_a_figure_is_one_line_naming_the_file(runs, tmp
     line = capsys.readouterr().err.strip().splitlines()[-1]
     assert re.search(r"rep/\S+\.png: cannot write: no space left on device", line), line
     assert not list((tmp_path / "rep").rglob("*.png")) and not (tmp_path / "rep" / "report.md").exists()
+
+
+def _full_disk_for_figures(monkeypatch):
+    from pfc.report import figures
+
+    def full(fig, stem):  # the first figure fails midway, after tables and runs.json were written
+        raise OSError(errno.ENOSPC, "No space left on device", str(stem) + ".png")
+
+    monkeypatch.setattr(figures, "save", full)
+
+
+def test_a_report_cut_by_a_full_disk_leaves_the_previous_report_whole(runs, tmp_path, monkeypatch, capsys):
+    from faultkit import tree
+    from pfc.cli import main
+    rep = tmp_path / "rep"
+    assert main(["report", str(runs["three"]), "--out", str(rep), "--n-boot", "0"]) == 0
+    capsys.readouterr()
+    before = tree(rep)
+    assert "report.md" in before and any(k.endswith(".png") for k in before)
+    _full_disk_for_figures(monkeypatch)
+    assert main(["report", str(runs["full"]), "--out", str(rep), "--n-boot", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len([ln for ln in err if ln.startswith("pfc report: ")]) == 1 and "Traceback" not in "\n".join(err)
+    assert re.fullmatch(rf"pfc report: {re.escape(str(rep))}/figures/\S+\.png: cannot write: no space left on "
+                        r"device; the previous report, if any, is unchanged", err[-1]), err[-1]
+    assert tree(rep) == before  # the earlier report, every file byte for byte
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no build folder left
+
+
+def test_a_report_replaces_the_previous_set_whole(runs, tmp_path):
+    from pfc.cli import main
+    rep = tmp_path / "rep"
+    assert main(["report", str(runs["full"]), "--out", str(rep), "--n-boot", "0"]) == 0
+    (rep / "figures" / "stale.png").write_bytes(b"from an earlier report")
+    assert main(["report", str(runs["three"]), "--out", str(rep), "--n-boot", "0"]) == 0
+    assert not (rep / "figures" / "stale.png").exists() and (rep / "report.md").is_file()
+    assert [m["run_dir"].rsplit("/", 1)[-1] for m in json.loads((rep / "runs.json").read_text())] == ["three"]
+
+
+def test_a_report_never_replaces_a_folder_it_did_not_write(runs, tmp_path, capsys):
+    from pfc.cli import main
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    assert main(["report", str(runs["three"]), "--out", str(tmp_path / "mine"), "--n-boot", "0"]) == 2
+    assert "holds other files and no report.md" in capsys.readouterr().err
+    assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]

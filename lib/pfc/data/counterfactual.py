@@ -21,6 +21,11 @@ Kinds:
   records that would then lie in the future are dropped.
 - ``strip-stated``: one value stated in the request is removed from its text; that gold
   argument's provenance becomes ``unknown``.
+- ``dose:K`` (``dose``: K = 0, 1, 2, 4, 8, 16; a list: ``dose:0,4,16``): the history keeps exactly
+  K records supporting the gold app or a history-sourced value, at constant length; one variant
+  per example and K (ids ``~dose-K``). ``contradict-stated[:K]`` (K = 8): the history gains a
+  K-record habit against a stated value. Both in ``pfc.data.counterfactual_dose``; both need call
+  histories (TRACEBench) and refuse a set without them.
 
 Only ``swap-user`` changes gold; the other kinds measure sensitivity. Deterministic: every
 random choice comes from ``random.Random("<seed>:<kind>:<example id>")`` (string seeds are
@@ -47,7 +52,8 @@ from pfc.schema import Example, Role, write_examples, write_tools
 from pfc.io import atomic
 
 MAX_SHIFT_DAYS = 36_500  # a century: further moves leave the calendar's range and mean nothing
-KINDS = ("swap-user", "shuffle-history", "truncate-history:K", "drop-profile", "shift-time:±D", "strip-stated")
+KINDS = ("swap-user", "shuffle-history", "truncate-history:K", "drop-profile", "shift-time:±D", "strip-stated",
+         "dose[:K[,K...]]", "contradict-stated[:K]")
 
 
 def parse_kind(kind: str) -> tuple[str, int | None]:
@@ -59,8 +65,18 @@ def parse_kind(kind: str) -> tuple[str, int | None]:
         return name, int(arg)
     if name == "shift-time" and re.fullmatch(r"[+-]?\d{1,6}", arg) and 0 < abs(int(arg)) <= MAX_SHIFT_DAYS:
         return name, int(arg)
+    from pfc.data.counterfactual_dose import DOSES, HABIT_RECORDS, MAX_K
+    if name == "dose" and not arg:
+        return name, DOSES
+    if name == "dose" and re.fullmatch(r"\d{1,3}(,\d{1,3})*", arg) and all(int(k) <= MAX_K for k in arg.split(",")):
+        return name, tuple(sorted({int(k) for k in arg.split(",")}))
+    if name == "contradict-stated" and not arg:
+        return name, HABIT_RECORDS
+    if name == "contradict-stated" and re.fullmatch(r"\d{1,3}", arg) and 0 < int(arg) <= MAX_K:
+        return name, int(arg)
     raise UserError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)} "
-                    f"(K records >= 0, D days, non-zero, at most {MAX_SHIFT_DAYS} either way, e.g. shift-time:+3)", field="--kind")
+                    f"(K records >= 0, at most 256 for dose and contradict-stated, D days, non-zero, at most {MAX_SHIFT_DAYS} "
+                    "either way, e.g. shift-time:+3, dose:0,4,16)", field="--kind")
 
 
 def _rng(seed: int, kind: str, ex: Example) -> random.Random:
@@ -117,6 +133,10 @@ def make_variant(ex: Example, kind: str, arg, seed: int, pool=None):
     rng = _rng(seed, slug(kind, arg), ex)
     if kind == "swap-user":
         return pool.swap(ex, rng, seed)
+    if kind == "dose":
+        return pool.dose(ex, arg, rng, seed)
+    if kind == "contradict-stated":
+        return pool.contradict(ex, arg, rng, seed)
     if kind in ("shuffle-history", "truncate-history"):
         if not ex.history:
             return None, "no history"
@@ -166,13 +186,21 @@ def perturb(examples: list[Example], kind: str, seed: int = 0) -> tuple[list[Exa
     if name == "swap-user":
         from pfc.data.counterfactual_swap import DonorPool
         pool = DonorPool(examples)
+    if name in ("dose", "contradict-stated"):
+        from pfc.data.counterfactual_dose import EvidencePool
+        if not any(e.history for e in examples):
+            raise UserError(f"{name} counts call-history records that carry the user's choices (TRACEBench); none "
+                            "of these examples has a call history (PTBench and ToolSpectrum keep preferences in "
+                            "a profile: no records to count)", field="--kind")
+        pool = EvidencePool(examples)
     out, skipped = [], Counter()
     for ex in examples:
-        v, why = make_variant(ex, name, arg, seed, pool)
-        if v is None:
-            skipped[why] += 1
-        else:
-            out.append(v)
+        for a in (arg if name == "dose" else (arg,)):  # dose: one variant per K
+            v, why = make_variant(ex, name, a, seed, pool)
+            if v is None:
+                skipped[why] += 1
+            else:
+                out.append(v)
     return out, skipped
 
 

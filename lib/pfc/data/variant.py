@@ -19,6 +19,8 @@ def slug(kind: str, arg: int | None) -> str:
     """The variant-id suffix: ``swap-user``, ``truncate-history-5``, ``shift-time+3``."""
     if arg is None:
         return kind
+    if isinstance(arg, tuple):  # a list of K (dose:0,4,16)
+        return f"{kind}-{','.join(map(str, arg))}"
     return f"{kind}{arg:+d}" if kind == "shift-time" else f"{kind}-{arg}"
 
 

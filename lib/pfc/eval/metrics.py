@@ -77,6 +77,21 @@ METRICS: dict[str, Metric] = dict([
     _m("sensitivity", "mean", ["changed"],
        "variants whose answer differs from the original's / variants; higher = the answer depends on what "
        "was changed (wanted under swap-user, unwanted under shuffle-history)"),
+    # evidence dose and stated-vs-habit (columns: pfc.eval.dose; ours, no paper has them)
+    _m("user_choice", "mean", ["user_hit"],
+       "dose variants whose answer gives the user's choice (gold app / history-sourced value) / dose variants"),
+    _m("population_choice", "mean", ["pop_hit"],
+       "dose variants whose answer gives the population's favourite instead / dose variants; lower = personal",
+       higher=False),
+    _m("switch_rate", "ratio", ["switch_hit", "switch_base"],
+       "dose variants whose answer gives the user's choice while the same request's K = 0 answer did not / dose "
+       "variants with a K = 0 sibling; higher = the evidence moves the answer to the user"),
+    _m("stated_wins", "ratio", ["stated_kept", "stated_base"],
+       "stated values right on the original and still right against a contradicting habit / stated values right "
+       "on the original; higher = the request wins over the habit"),
+    _m("overrides", "mean", ["habit_hit"],
+       "contradict-stated variants whose answer gives the habit's value over the stated one / those variants; "
+       "lower = the user is not overruled", higher=False),
 ])
 
 

@@ -35,7 +35,7 @@ from pfc.schema import Example
 COLUMNS = ("follow_hit", "follow_total", "faithful_kept", "faithful_base", "changed")
 
 
-def _calls(result) -> list:
+def answer_calls(result) -> list:
     return list(result.calls) if result.ok and not result.refusal else []
 
 
@@ -47,7 +47,7 @@ def _answer_key(output, result) -> str:
     return json.dumps([result.refusal, calls])
 
 
-def _pred_value(example: Example, calls: list, call: int, argument):
+def pred_value(example: Example, calls: list, call: int, argument):
     """(present, value) of the gold call ``call``'s app (argument None) or argument in the aligned predicted call."""
     pairs, _ = align(example.gold, calls)
     pred = pairs[call][1] if call < len(pairs) else None
@@ -58,7 +58,7 @@ def _pred_value(example: Example, calls: list, call: int, argument):
     return (argument in pred.arguments), pred.arguments.get(argument)
 
 
-def _matches(present: bool, value, target, argument) -> bool:
+def matches(present: bool, value, target, argument) -> bool:
     if not present:
         return False
     return same_app(value, target) if argument is None else value_matches(value, [target])
@@ -67,7 +67,7 @@ def _matches(present: bool, value, target, argument) -> bool:
 def variant_row(original: Example, variant: Example, out_orig, out_var, style: str = "auto") -> dict:
     """The personalization columns of one variant (see the module docstring)."""
     r_orig, r_var = parse(out_orig, style), parse(out_var, style)
-    c_orig, c_var = _calls(r_orig), _calls(r_var)
+    c_orig, c_var = answer_calls(r_orig), answer_calls(r_var)
     info = variant.meta.get("counterfactual", {})
     row = dict.fromkeys(COLUMNS, 0)
     row["changed"] = int(_answer_key(out_orig, r_orig) != _answer_key(out_var, r_var))
@@ -77,16 +77,16 @@ def variant_row(original: Example, variant: Example, out_orig, out_var, style: s
         call, arg = it["call"], it["argument"]
         if it["known"] and it["source"] != "query" and it["counterfactual"] != it["original"]:
             row["follow_total"] += 1
-            now = _matches(*_pred_value(variant, c_var, call, arg), it["counterfactual"], arg)
-            before = _matches(*_pred_value(original, c_orig, call, arg), it["counterfactual"], arg)
+            now = matches(*pred_value(variant, c_var, call, arg), it["counterfactual"], arg)
+            before = matches(*pred_value(original, c_orig, call, arg), it["counterfactual"], arg)
             row["follow_hit"] += int(now and not before)
     stated = [(i, a, g.arguments[a]) for i, g in enumerate(original.gold) for a in g.arguments
               if g.role(a).source == "query"
               and variant.gold and i < len(variant.gold) and variant.gold[i].role(a).source == "query"]
     for i, a, gold in stated:
-        if _matches(*_pred_value(original, c_orig, i, a), gold, a):
+        if matches(*pred_value(original, c_orig, i, a), gold, a):
             row["faithful_base"] += 1
-            row["faithful_kept"] += int(_matches(*_pred_value(variant, c_var, i, a), gold, a))
+            row["faithful_kept"] += int(matches(*pred_value(variant, c_var, i, a), gold, a))
     return row
 
 

@@ -14,6 +14,8 @@ hashes, and ``report.md`` linking everything. Notebooks call the same functions.
 """
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 from pfc.errors import UserError, nonneg_int
@@ -43,15 +45,60 @@ def sections() -> dict:
 def write_report(runs: list[T.Run], out, n_boot: int | None = None, seed: int = 0, title: str = "Run report",
                  parts=PARTS) -> Path:
     """Every table and figure for ``runs`` under ``out`` (only ``parts`` of them); returns ``out/report.md``.
-    Under the directory's writer lock (a second report into ``out`` is refused); each file is replaced
-    atomically and ``report.md`` is removed first and written last."""
+    Under the directory's writer lock (a second report into ``out`` is refused). The set is built beside
+    ``out`` and swapped in whole, ``report.md`` (its manifest) last (``pfc.io.dirset``): a stop or a full disk
+    leaves the previous report or the new one, never a mix. The lock file is carried into the new set (a hard
+    link: the same lock), so the folder stays held until the report is done."""
     from pfc.eval.bootstrap import N_BOOT
+    from pfc.io.dirset import check_target, replace_dir
+    from pfc.io.lock import LOCK_NAME
     from pfc.report import tables as T
     n_boot = N_BOOT if n_boot is None else n_boot
     runs = T.unique_names(list(runs))
+    out = check_target(out, "report.md", "report", ours=_earlier_report)  # before the lock file is made in it
     with writer_lock(out, "report directory"):
-        (Path(out) / "report.md").unlink(missing_ok=True)  # written last: present = every file is this report's
-        return _write_report(runs, out, n_boot, seed, title, parts)
+        with replace_dir(out, "report.md", "report", ours=_earlier_report) as tmp:
+            try:
+                os.link(out / LOCK_NAME, tmp / LOCK_NAME)
+            except OSError:
+                pass  # no hard links here: the new set starts without the lock file
+            try:
+                _write_report(runs, tmp, n_boot, seed, title, parts)
+            except (UserError, OSError) as e:  # a file of the hidden build folder: named where it was going
+                raise _named_in(e, tmp, out) from None
+        return out / "report.md"
+
+
+def _named_in(e, tmp: Path, out: Path):
+    """``e`` (a UserError or an OSError) about a file under ``tmp`` (the build folder) as a UserError about
+    the same file under ``out``; else ``e``."""
+    from pfc.io.atomic import write_failed
+    kept = "the previous report, if any, is unchanged"
+    try:
+        rel = Path(e.file if isinstance(e, UserError) else e.filename).relative_to(tmp)
+    except (TypeError, ValueError):
+        return e
+    if isinstance(e, OSError):
+        return write_failed(out / rel, e, kept)
+    msg = e.msg.replace("the previous file, if any, is unchanged", kept)
+    return UserError(msg, file=str(out / rel), line=e.line, field=e.field)
+
+
+def _earlier_report(folder: Path) -> bool:
+    """A folder pfc's report writer made: only its lock file, or a report (finished or cut by an earlier
+    version) whose ``runs.json`` lists runs with their hashes."""
+    from pfc.io.lock import LOCK_NAME
+    names = {p.name for p in folder.iterdir()}
+    if names <= {LOCK_NAME}:
+        return True
+    f = folder / "runs.json"
+    if not f.is_file() or f.is_symlink():
+        return False
+    try:
+        runs = json.loads(f.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(runs, list) and all(isinstance(r, dict) and "run" in r and "sha256" in r for r in runs)
 
 
 def _write_report(runs, out, n_boot, seed, title, parts) -> Path:

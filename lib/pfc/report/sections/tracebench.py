@@ -48,10 +48,12 @@ def tracebench_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> 
         w.table("tracebench_errors_by_personalization", "Error taxonomy by personalization type (ours; shares)",
                 wide.round(3).fillna(0), tax, "First error of each example (format → refusal → app → function → "
                 "param → value); `correct` = no error.", part="taxonomy")
-        w.figure("Error taxonomy by personalization type (ours)", lambda: figures.grouped_bars(
-            tax[tax["family"] != "correct"], "family", "share", "personalization", w.out / "figures" / "taxonomy",
-            "Error families by personalization type (ours; no paper counterpart)", "share of the type's examples",
-            col="run"), part="taxonomy")
+        wrong = tax[tax["family"] != "correct"]
+        if not wrong.empty:  # runs with no error (the oracle) have no bars to draw
+            w.figure("Error taxonomy by personalization type (ours)", lambda: figures.grouped_bars(
+                wrong, "family", "share", "personalization", w.out / "figures" / "taxonomy",
+                "Error families by personalization type (ours; no paper counterpart)", "share of the type's examples",
+                col="run"), part="taxonomy")
     prov = T.value_errors_by_source(runs)
     if not prov.empty:
         w.table("tracebench_value_provenance", "Value provenance: gold values by source (ours)",

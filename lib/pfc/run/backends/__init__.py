@@ -5,7 +5,7 @@ one :class:`Response` per request (raw text and/or native tool calls, usage, lat
 error — a backend never raises for one failed request). A request is what the model sees —
 the rendered messages, the tool specs and sampling — never the example behind it: its gold
 stays away from every model backend. Built in, no model needed: ``oracle``, ``query-oracle``,
-``random``, ``history-prior``, ``no-history`` (``pfc.run.backends.builtin``); they are
+``random``, ``history-prior``, ``no-history``, ``always-habit`` (``pfc.run.backends.builtin``); they are
 :class:`Baseline` s and answer from the examples themselves (gold, history) through their own,
 separately named path, :meth:`Baseline.answer`, which the runner calls with the examples.
 Response caching and resumable runs are ``pfc.run.cache`` and ``pfc.run.runner``.
@@ -139,6 +139,7 @@ REGISTRY: dict[str, str] = {
     "random": "pfc.run.backends.builtin:RandomBaseline",
     "history-prior": "pfc.run.backends.builtin:HistoryPrior",
     "no-history": "pfc.run.backends.builtin:NoHistory",
+    "always-habit": "pfc.run.backends.builtin:AlwaysHabit",
     "nearest-train": "pfc.run.backends.nearest_train:NearestTrain",
     "hf": "pfc.run.backends.hf:HFBackend",
     "openai": "pfc.run.backends.openai:OpenAIBackend",

@@ -14,14 +14,15 @@
    for the rest, the user's usual value when they usually set that parameter, or, for
    places, the most recent related value from another app within six hours.
 
-``no-history`` is the same with the history hidden. ``query-oracle`` knows the gold app and
+``no-history`` is the same with the history hidden; ``always-habit`` the same with every strong
+habit used even over a value the request states (a control that overrules the user). ``query-oracle`` knows the gold app and
 function but only the values the query states (gold arguments whose provenance is the
 query): the ceiling of a model that ignores the user's history. Outputs are rendered as
 text in the benchmark's own format (PTBench brackets, JSON otherwise) and go through the
 same parser as any model's.
 
     >>> sorted(BUILTINS)
-    ['history-prior', 'no-history', 'oracle', 'query-oracle', 'random']
+    ['always-habit', 'history-prior', 'no-history', 'oracle', 'query-oracle', 'random']
 """
 from __future__ import annotations
 
@@ -222,6 +223,23 @@ class NoHistory(HistoryPrior):
     use_history = False
 
 
+class AlwaysHabit(HistoryPrior):
+    """history-prior, except that a parameter with a strong habit (the anchors' rule) in the user's calls of
+    that app and function takes the habit's value even where the request states another: a model that
+    overrules the user (the positive control of ``contradict-stated``; not one of ``BASELINES``)."""
+    name = "always-habit"
+
+    def _arguments(self, tool, hist, q, ex):
+        from pfc.data.counterfactual_swap import habit
+        args = super()._arguments(tool, hist, q, ex)
+        past = [h for h in hist if h.function == tool.function and h.app == tool.app]
+        for p in tool.parameters["properties"]:
+            value, strong = habit([h.arguments[p] for h in past if p in h.arguments])
+            if strong:
+                args[p] = value
+        return args
+
+
 def _now(ex):
     t = ex.meta.get("anchor_time")
     return datetime.fromisoformat(t) if t else None
@@ -232,7 +250,7 @@ def _hour_close(t: str, now: datetime) -> bool:
     return abs((h.hour * 60 + h.minute) - (now.hour * 60 + now.minute)) <= 90
 
 
-BUILTINS = {c.name: c for c in (Oracle, QueryOracle, RandomBaseline, HistoryPrior, NoHistory)}
+BUILTINS = {c.name: c for c in (Oracle, QueryOracle, RandomBaseline, HistoryPrior, NoHistory, AlwaysHabit)}
 # The one list of built-in baselines, in the order runs and report rows list them.
 BASELINES = ("oracle", "history-prior", "no-history", "random", "query-oracle")
 GOLD_FREE = tuple(b for b in BASELINES if not BUILTINS[b].uses_gold)  # history-prior, no-history, random

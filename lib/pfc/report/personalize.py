@@ -1,0 +1,111 @@
+"""``pfc personalize ORIGINALS_RUN VARIANTS_RUN``: a run pair's personalization metrics as JSON on stdout.
+
+The two runs are one model's run on a benchmark and its run on that benchmark's variants
+(``pfc perturb``, any kind). It prints, with user-clustered bootstrap 95% intervals:
+
+- ``personalization``: ``context_following``, ``request_faithfulness`` and ``sensitivity``
+  over every variant, computed by notebook 08's path (``pfc.report.counterfactual.evaluate_pairs``);
+- ``dose`` (when the set holds ``dose`` variants): the dose-response curve (per K: accuracy,
+  user's choice, population's favourite, switch rate) and ``threshold_k``, the smallest K whose
+  switch-rate interval lies above 0.5 (``pfc.eval.dose``);
+- ``override`` (``contradict-stated`` variants): ``stated_wins`` and ``overrides``.
+
+Each run's examples are read from its ``config.json`` (``examples``) unless given. A missing run
+directory, runs on different benchmarks, or variants none of whose originals the first run covers
+is one line and exit 2. It writes no file (``pfc report`` does not show these tables: it takes
+separate runs, not pairs).
+
+    python -m pfc personalize data/runs/tb-history-prior data/runs/tb-swap-hp
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pfc.errors import UserError, nonneg_int
+
+
+def _run(d, examples, flag: str) -> tuple[str, Path]:
+    """(benchmark, examples path) of a run directory; one-line errors for what is missing."""
+    from pfc import paths
+    from pfc.errors import existing
+    d = existing(d, "run directory")
+    cfg_path = d / "config.json"
+    if not d.is_dir() or not cfg_path.is_file() or not (d / "predictions.jsonl").is_file():
+        raise UserError("not a run directory (config.json and predictions.jsonl)", file=str(d))
+    try:
+        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise UserError(f"unreadable: {e}", file=str(cfg_path)) from None
+    bench = cfg.get("benchmark") if isinstance(cfg, dict) else None
+    if not isinstance(bench, str):
+        raise UserError("no benchmark named", file=str(cfg_path), field="benchmark")
+    if examples is None and not isinstance(cfg.get("examples"), str):
+        raise UserError(f"missing or not a path; pass {flag}", file=str(cfg_path), field="examples")
+    return bench, existing(examples, flag) if examples is not None else paths.source(cfg["examples"])
+
+
+def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None, variant_examples=None) -> dict:
+    """The JSON ``pfc personalize`` prints (see the module docstring)."""
+    from collections import Counter
+
+    from pfc import benchmarks
+    from pfc.eval import dose
+    from pfc.eval.scoring import score
+    from pfc.report.counterfactual import evaluate_pairs, load_outputs
+    bench, orig_path = _run(orig_dir, examples, "--examples")
+    vbench, var_path = _run(var_dir, variant_examples, "--variant-examples")
+    if bench != vbench:
+        raise UserError(f"the originals run is on {bench} and the variants run on {vbench}: not a pair",
+                        file=str(var_dir))
+    adapter = benchmarks.get(bench)
+    originals, _ = adapter.load(orig_path, None)
+    variants, _ = adapter.load(var_path, None)
+    ids = {e.id for e in originals}
+    linked = [v for v in variants if (v.meta.get("counterfactual") or {}).get("original_id") in ids]
+    if not linked:
+        made = sum(1 for v in variants if v.meta.get("counterfactual"))
+        raise UserError(f"shares no ids with the originals run: {made} of its {len(variants)} examples are "
+                        f"variants, none of an example of {orig_path}", file=str(var_dir))
+    long, _, _ = evaluate_pairs(bench, orig_path, var_path, {"run": (orig_dir, var_dir)}, n_boot, seed)
+    out = {"benchmark": bench, "originals_run": str(orig_dir), "variants_run": str(var_dir),
+           "kinds": dict(sorted(Counter(dose.kind_of(v) for v in variants).items())),
+           "variants": len(variants), "n_boot": n_boot, "seed": seed,
+           "personalization": _records(long.drop(columns=["run", "variants"]))}
+    out_v = load_outputs(var_dir, variants)
+    if any(dose.kind_of(v) == "dose" for v in variants):
+        per = score(variants, out_v, bench).per_example
+        df = dose.dose_rows(variants, out_v, adapter.style, dict(zip(per["id"], per["overall"])))
+        table = dose.curve(df, n_boot, seed)
+        out["dose"] = {"curve": _records(table), "threshold_k": dose.threshold(table)}
+    if any(dose.kind_of(v) == "contradict-stated" for v in variants):
+        df = dose.override_rows(originals, variants, load_outputs(orig_dir, originals), out_v, adapter.style)
+        out["override"] = _records(dose.metric_rows(df, dose.OVERRIDE_METRICS, n_boot, seed))
+    return out
+
+
+def _records(rows) -> list[dict]:
+    """Rows (a DataFrame or dicts) as JSON records: NaN as null, numbers rounded to 4 places."""
+    import math
+    recs = rows.to_dict(orient="records") if hasattr(rows, "to_dict") else list(rows)
+    fix = lambda v: None if isinstance(v, float) and math.isnan(v) else round(v, 4) if isinstance(v, float) else v
+    return [{k: fix(v.item() if hasattr(v, "item") else v) for k, v in r.items()} for r in recs]
+
+
+def _personalize_cmd(args) -> int:
+    print(json.dumps(evaluate(args.originals_run, args.variants_run, args.n_boot, args.seed, args.examples,
+                              args.variant_examples), indent=1))
+    return 0
+
+
+def add_command(sub) -> None:
+    """Register ``personalize`` on the ``python -m pfc`` sub-command parser."""
+    p = sub.add_parser("personalize", help="personalization metrics of a run on originals and a run on their "
+                       "variants (swap-user, dose, contradict-stated, ...): JSON on stdout")
+    p.add_argument("originals_run", help="run directory on the original examples")
+    p.add_argument("variants_run", help="the same model's run directory on their variants (pfc perturb)")
+    p.add_argument("--examples", help="the originals (default: the first run's config 'examples')")
+    p.add_argument("--variant-examples", help="the variants (default: the second run's config 'examples')")
+    p.add_argument("--n-boot", type=nonneg_int, default=1000, help="bootstrap resamples over users (0: no intervals)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_personalize_cmd)

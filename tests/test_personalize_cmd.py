@@ -1,0 +1,83 @@
+"""``pfc personalize ORIGINALS_RUN VARIANTS_RUN``: notebook 08's numbers on a swap-user pair, the dose and override
+sections when the variants hold them, and one-line refusals of what is not a pair."""
+import json
+import shutil
+
+import pytest
+
+from pfc.cli import main
+from pfc.data.counterfactual import build_variants
+from pfc.run.runner import run
+
+
+@pytest.fixture(scope="module")
+def pairs(tiny_tracebench, tmp_path_factory):
+    root = tmp_path_factory.mktemp("personalize")
+    out = {}
+    for kind in ("swap-user", "dose:0,2,8", "contradict-stated"):
+        var = root / kind.replace(":", "_").replace(",", "-")
+        build_variants(tiny_tracebench, var, kind, seed=0)
+        run("tracebench", var, "history-prior", root / f"run-{var.name}", cache_path=root / "c.sqlite", progress=False)
+        out[kind] = (var, root / f"run-{var.name}")
+    run("tracebench", tiny_tracebench, "history-prior", root / "run-orig", cache_path=root / "c.sqlite", progress=False)
+    return root / "run-orig", out
+
+
+def personalize(capsys, *args):
+    code = main(["personalize", *map(str, args)])
+    cap = capsys.readouterr()
+    return code, (json.loads(cap.out) if code == 0 else cap.err.strip().splitlines())
+
+
+def test_a_swap_user_pair_gives_the_numbers_of_notebook_08s_path(pairs, tiny_tracebench, capsys):
+    from pfc.report.counterfactual import evaluate_pairs
+    orig, sets = pairs
+    var, var_run = sets["swap-user"]
+    code, got = personalize(capsys, orig, var_run, "--n-boot", 200, "--seed", 4)
+    assert code == 0 and got["kinds"] == {"swap-user": got["variants"]} and "dose" not in got
+    long, _, _ = evaluate_pairs("tracebench", tiny_tracebench, var, {"hp": (orig, var_run)}, n_boot=200, seed=4)
+    want = {r["metric"]: [round(r[k], 4) for k in ("value", "lo", "hi")] + [r["items"]] for _, r in long.iterrows()}
+    assert {r["metric"]: [r["value"], r["lo"], r["hi"], r["items"]] for r in got["personalization"]} == want
+    assert want["context_following"][0] > 0  # history-prior follows the swapped history
+
+
+def test_a_dose_pair_gives_the_curve_and_the_threshold(pairs, capsys):
+    orig, sets = pairs
+    code, got = personalize(capsys, orig, sets["dose:0,2,8"][1], "--n-boot", 100)
+    assert code == 0
+    curve = {(r["k"], r["metric"]): r for r in got["dose"]["curve"]}
+    assert sorted({k for k, _ in curve}) == [0, 2, 8]
+    assert curve[(0, "switch_rate")]["value"] == 0.0  # no supporting record: nothing moved yet
+    assert curve[(8, "switch_rate")]["value"] > curve[(2, "switch_rate")]["value"] > 0
+    k = got["dose"]["threshold_k"]
+    assert k is None or curve[(k, "switch_rate")]["lo"] > 0.5
+
+
+def test_a_contradict_stated_pair_gives_stated_wins_and_overrides(pairs, capsys):
+    orig, sets = pairs
+    code, got = personalize(capsys, orig, sets["contradict-stated"][1], "--n-boot", 50)
+    assert code == 0
+    assert {r["metric"]: r["value"] for r in got["override"]} == {"stated_wins": 1.0, "overrides": 0.0}
+
+
+def test_a_missing_run_directory_is_one_line(pairs, tmp_path, capsys):
+    orig, _ = pairs
+    code, err = personalize(capsys, orig, tmp_path / "nope")
+    assert code == 2 and err == [f"pfc personalize: {tmp_path / 'nope'}: not found (given as run directory)"]
+
+
+def test_runs_on_different_benchmarks_are_not_a_pair(pairs, tmp_path, capsys):
+    orig, sets = pairs
+    other = shutil.copytree(sets["swap-user"][1], tmp_path / "pt")
+    cfg = json.loads((other / "config.json").read_text())
+    (other / "config.json").write_text(json.dumps({**cfg, "benchmark": "ptbench"}))
+    code, err = personalize(capsys, orig, other)
+    assert code == 2 and len(err) == 1
+    assert err[0] == (f"pfc personalize: {other}: the originals run is on tracebench and the variants run on "
+                      "ptbench: not a pair")
+
+
+def test_a_variants_run_sharing_no_ids_with_the_originals_is_refused(pairs, capsys):
+    orig, _ = pairs
+    code, err = personalize(capsys, orig, orig)
+    assert code == 2 and len(err) == 1 and "shares no ids with the originals run: 0 of its" in err[0]
