@@ -15,18 +15,15 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 from pfc.benchmarks import NAMES as BENCHMARKS  # the one registry of benchmark names
-from pfc.errors import UserError, decode_line, read_json
+from pfc.errors import read_json
 from pfc.io import atomic
+from pfc.jsonl import SchemaError, iter_jsonl
 
 # Where a gold argument's value comes from (its provenance role).
 SOURCES = ("query", "profile", "environment", "long_term_history", "recent_context", "unknown")
-
-
-class SchemaError(UserError):
-    """A record does not fit the schema; the message names file, line and field."""
 
 
 def _need(cond: bool, fld: str, msg: str) -> None:
@@ -234,32 +231,6 @@ class Example:
 
 
 # ---------------------------------------------------------------- I/O at the edges
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
-    """(line number, decoded object) for each non-blank line; bad JSON names file and line.
-
-    UTF-8 with or without a BOM, LF or CRLF line ends. A line that is not UTF-8 (or holds a
-    NUL byte) raises naming file and line; a file that is one JSON array is told apart from
-    JSONL.
-    """
-    path = Path(path)
-    with path.open("rb") as fh:
-        first = True
-        for n, raw in enumerate(fh, 1):
-            line = decode_line(raw, path, n)
-            if not line.strip():
-                continue
-            if first and line.lstrip().startswith("["):
-                raise SchemaError("a JSON array, expected JSONL (one JSON object per line); "
-                                  "convert with: jq -c '.[]'", file=str(path), line=n)
-            first = False
-            try:
-                yield n, json.loads(line)
-            except json.JSONDecodeError as e:
-                raise SchemaError(f"invalid JSON: {e.msg} (column {e.colno})", file=str(path), line=n) from None
-            except RecursionError:
-                raise SchemaError("JSON nested too deeply to read", file=str(path), line=n) from None
-
-
 def load_examples(path: str | Path) -> list[Example]:
     """Read ``examples.jsonl``; the first bad record raises SchemaError(file, line, field).
 

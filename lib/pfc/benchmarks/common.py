@@ -16,7 +16,8 @@ from pathlib import Path
 from pfc.eval.checker import compare
 from pfc.eval.coverage import Predictions
 from pfc.eval.metrics import row_from_comparison
-from pfc.schema import SOURCES, Example, SchemaError, iter_jsonl, load_examples, load_tools
+from pfc.jsonl import iter_jsonl
+from pfc.schema import SOURCES, Example, SchemaError, load_examples, load_tools
 from pfc.eval.taxonomy import error_rows, error_type, ptbench_flags
 
 

@@ -16,6 +16,8 @@ import json
 import random
 from pathlib import Path
 
+from pfc.io import atomic
+
 PLATFORMS = ["MegaMart", "QuickBuy", "Fresh Go", "EliteStore", "TurboTaxi", "CinemaHub"]
 FUNCS = {
     "search_products": {"keyword": "str", "category": "str", "sort_by": "str"},
@@ -91,6 +93,32 @@ GARBAGE = ["", "None", "[]", "{}", "I cannot help with that.", "MegaMart:", "Meg
            "MegaMart:'text'", "MegaMart:[f(x=1)], Other:[g()]", "\x00MegaMart:[f()]"]
 
 
+def _changed_calls(rng: random.Random, kind: int, head: str, calls: list, body) -> str:
+    """Kinds 11-18 of :func:`make_prediction`: the gold calls with a parameter, a function or a value changed."""
+    if kind == 11:  # drop one parameter
+        n, a = calls[0]
+        return f"{head}:{body([(n, dict(list(a.items())[1:]))] + calls[1:])}"
+    if kind == 12:  # extra parameter
+        n, a = calls[0]
+        return f"{head}:{body([(n, {**a, 'note': 'extra'})] + calls[1:])}"
+    if kind == 13:  # drop a function (or all)
+        return f"{head}:{body(calls[1:])}"
+    if kind == 14:  # extra function
+        return f"{head}:{body(calls + [('cancel_order', {'order_id': 'x1'})])}"
+    if kind == 15:  # wrong function name
+        return f"{head}:{body([(calls[0][0] + '_v2', calls[0][1])] + calls[1:])}"
+    if kind == 16:  # duplicate call
+        return f"{head}:{body(calls + calls[:1])}"
+    if kind == 17:  # unusual value forms
+        n, a = calls[0]
+        forms = ["+3", "-2", "g(1)", "g(a=1)", "items[0]", "('a', 'b')", "pizza", "{'k': 'v'}",
+                 "...", "2**10", "7/2", "True + 1", "'ab' * 2", "None", "3.50", "'3'", "[1, 2]"]
+        key = next(iter(a), "x")
+        return f"{head}:[{n}({key}={rng.choice(forms)})]"
+    n, a = calls[0]  # kind 18: positional argument and a single call without brackets
+    return f"{head}: {n}('positional', " + ", ".join(f"{p}={v!r}" for p, v in a.items()) + ")"
+
+
 def make_prediction(rng: random.Random, rec: dict, k: int):
     """One adversarial output for ``rec``; ``k`` picks the kind (cycled by :func:`make`)."""
     platform, funcs = rec["answer"]
@@ -122,29 +150,8 @@ def make_prediction(rng: random.Random, rec: dict, k: int):
         return f"{head}:{body(calls, 'arith')}"
     if kind == 10:
         return f"{head}:{body(calls, 'str')}"
-    if kind == 11:  # drop one parameter
-        n, a = calls[0]
-        return f"{head}:{body([(n, dict(list(a.items())[1:]))] + calls[1:])}"
-    if kind == 12:  # extra parameter
-        n, a = calls[0]
-        return f"{head}:{body([(n, {**a, 'note': 'extra'})] + calls[1:])}"
-    if kind == 13:  # drop a function (or all)
-        return f"{head}:{body(calls[1:])}"
-    if kind == 14:  # extra function
-        return f"{head}:{body(calls + [('cancel_order', {'order_id': 'x1'})])}"
-    if kind == 15:  # wrong function name
-        return f"{head}:{body([(calls[0][0] + '_v2', calls[0][1])] + calls[1:])}"
-    if kind == 16:  # duplicate call
-        return f"{head}:{body(calls + calls[:1])}"
-    if kind == 17:  # unusual value forms
-        n, a = calls[0]
-        forms = ["+3", "-2", "g(1)", "g(a=1)", "items[0]", "('a', 'b')", "pizza", "{'k': 'v'}",
-                 "...", "2**10", "7/2", "True + 1", "'ab' * 2", "None", "3.50", "'3'", "[1, 2]"]
-        key = next(iter(a), "x")
-        return f"{head}:[{n}({key}={rng.choice(forms)})]"
-    if kind == 18:  # positional argument and a single call without brackets
-        n, a = calls[0]
-        return f"{head}: {n}('positional', " + ", ".join(f"{p}={v!r}" for p, v in a.items()) + ")"
+    if 11 <= kind <= 18:
+        return _changed_calls(rng, kind, head, calls, body)
     if kind == 19:
         return rng.choice(GARBAGE)
     if kind == 20:
@@ -168,7 +175,7 @@ def write_split(out_dir, split: str, recs: list[dict], preds: list, drop_last: i
     """``out_dir/split/data.json`` and ``out_dir/split/generation.jsonl`` (official layout)."""
     d = Path(out_dir) / split
     d.mkdir(parents=True, exist_ok=True)
-    (d / "data.json").write_text(json.dumps(recs, ensure_ascii=False, indent=0))
-    with (d / "generation.jsonl").open("w", encoding="utf-8") as fh:
+    atomic.write_text(d / "data.json", json.dumps(recs, ensure_ascii=False, indent=0))
+    with atomic.open_text(d / "generation.jsonl") as fh:
         for r, p in list(zip(recs, preds))[: len(preds) - drop_last]:
             fh.write(json.dumps({"query": r["query"], "label": r["answer"], "predict": p}, ensure_ascii=False) + "\n")

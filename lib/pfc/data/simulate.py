@@ -213,6 +213,11 @@ class _Day:
             self.add(self.at(19), self.app("order_takeout", "dinner"), "order_takeout",
                      restaurant=place(name, p["home_district"], p["city"]), items=menu[:1], address=p["home"],
                      payment_method=p["pay"], tableware=p["tableware"], spice_level=p["spice"])
+        self.exercise_and_news()
+
+    def exercise_and_news(self):
+        """The end of an evening: sometimes a workout logged, sometimes the news."""
+        r, p = self.rng, self.p
         if r.random() < 0.4:
             outdoor = r.random() < p["outdoor_share"]
             ex = p["outdoor" if outdoor else "indoor"]

@@ -91,6 +91,16 @@ def align(gold: list[GoldCall], pred: list[Call], pair_leftovers: bool = False):
     return pairs, left
 
 
+def _all_missing(g) -> list[ArgResult]:
+    """Every argument of gold call ``g`` as missing (no predicted call was paired with it)."""
+    return [ArgResult(g.function, n, "missing", g.acceptable(n), None, g.role(n), False) for n in g.arguments]
+
+
+def _all_excess(p) -> list[ArgResult]:
+    """Every argument of predicted call ``p`` as excess (no gold call was paired with it)."""
+    return [ArgResult(p.function, n, "excess", None, v, None, False) for n, v in p.arguments.items()]
+
+
 def compare(example: Example, result: ParseResult, pair_leftovers: bool = False) -> Comparison:
     gold = example.gold
     cmp = Comparison(result.ok, None if result.ok else (result.error or "format:unparseable"),
@@ -98,19 +108,17 @@ def compare(example: Example, result: ParseResult, pair_leftovers: bool = False)
                      gold_calls=list(gold or []))
     if not result.ok:
         for g in gold or []:
-            cmp.args += [ArgResult(g.function, n, "missing", g.acceptable(n), None, g.role(n), False)
-                         for n in g.arguments]
+            cmp.args += _all_missing(g)
         return cmp
     if gold is None or result.refusal:
         agree = gold is None and result.refusal
         cmp.app_ok = cmp.functions_ok = cmp.param_names_ok = cmp.values_ok = agree
         for g in gold or []:
             cmp.missing_functions.append(g.function)
-            cmp.args += [ArgResult(g.function, n, "missing", g.acceptable(n), None, g.role(n), False)
-                         for n in g.arguments]
+            cmp.args += _all_missing(g)
         for p in result.calls:
             cmp.excess_functions.append(p.function)
-            cmp.args += [ArgResult(p.function, n, "excess", None, v, None, False) for n, v in p.arguments.items()]
+            cmp.args += _all_excess(p)
         return cmp
 
     pairs, left = align(gold, result.calls, pair_leftovers)
@@ -146,7 +154,7 @@ def compare(example: Example, result: ParseResult, pair_leftovers: bool = False)
                 names_ok = False
     for p in left:
         cmp.excess_functions.append(p.function)
-        out += [ArgResult(p.function, n, "excess", None, v, None, False) for n, v in p.arguments.items()]
+        out += _all_excess(p)
     cmp.functions_ok = not cmp.missing_functions and not cmp.excess_functions
     cmp.param_names_ok = cmp.functions_ok and names_ok
     cmp.values_ok = cmp.param_names_ok and not any_wrong

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pfc import paths
 from pfc.errors import EXIT_INTERRUPTED, EXIT_RUN_FAILED, UserError, out_dir
+from pfc.io import atomic
 from pfc.run import sweep as S
 
 
@@ -57,7 +58,7 @@ def _build(p: S.Plan, out: Path) -> None:
             pass
         with replace_dir(dest, "sweep_build.json", "sweep's benchmark build") as tmp:
             build_tracebench(tmp, progress=False, **params)
-            (tmp / "sweep_build.json").write_text(json.dumps(params, sort_keys=True) + "\n")
+            atomic.write_text(tmp / "sweep_build.json", json.dumps(params, sort_keys=True) + "\n")
         print(f"pfc sweep: built TRACEBench {name!r} ({paths.relative(dest)})", file=sys.stderr)
 
 

@@ -128,9 +128,9 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
         bar.update(1)
         if step % checkpoint_every == 0 or step == steps:
             ck.mkdir(exist_ok=True)
-            torch.save({"adapter": get_peft_model_state_dict(model), "optimizer": opt.state_dict(),
-                        "scheduler": sched.state_dict(), "rng": torch.get_rng_state(), "step": step}, ck / "tmp.pt")
-            (ck / "tmp.pt").replace(ck / "state.pt")   # atomic: a kill never leaves a half checkpoint
+            with atomic.staged(ck / "state.pt") as tmp:  # a kill never leaves a half checkpoint
+                torch.save({"adapter": get_peft_model_state_dict(model), "optimizer": opt.state_dict(),
+                            "scheduler": sched.state_dict(), "rng": torch.get_rng_state(), "step": step}, tmp)
     bar.close()
     log.close()
     model.peft_config["default"].base_model_name_or_path = Path(model_dir).name  # not the local absolute path

@@ -21,6 +21,7 @@ import random
 from pathlib import Path
 
 from pfc.data.ptool import agents, catalogue, features, profiles
+from pfc.io import atomic
 
 SPLITS = ("train", "test_trained_user", "test_untrained_user", "unseen")
 
@@ -198,11 +199,11 @@ def write(result: dict, out) -> dict:
     for split, recs in result["splits"].items():
         d = out / split
         d.mkdir(parents=True, exist_ok=True)
-        (d / "data.json").write_text(_dump(recs), encoding="utf-8")
+        atomic.write_text(d / "data.json", _dump(recs))
         u = out / "unified" / split
         u.mkdir(parents=True, exist_ok=True)
         write_examples(load_official(d / "data.json"), u / "examples.jsonl")
-    (out / "feature_tree.json").write_text(_dump({"seen": result["tree"], "unseen": result["tree_unseen"]}))
+    atomic.write_text(out / "feature_tree.json", _dump({"seen": result["tree"], "unseen": result["tree_unseen"]}))
     st = stats(result)
     from pfc.data.ptool.overlap import audits as overlap_audits
     st["overlap"] = overlap_audits(result["splits"])
@@ -210,7 +211,7 @@ def write(result: dict, out) -> dict:
     from pfc.schema import load_examples
     unified = {s: load_examples(out / "unified" / s / "examples.jsonl") for s in result["splits"]}
     st["audits"] = {s: audit(unified[s], unified.get("train")) for s in sorted(unified) if s != "train"}
-    (out / "stats.json").write_text(_dump(st))
+    atomic.write_text(out / "stats.json", _dump(st))
     return st
 
 

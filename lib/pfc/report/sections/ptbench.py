@@ -5,6 +5,7 @@ PTBench runs only. It writes through the ``Writer`` and reads no file.
 """
 from __future__ import annotations
 
+from pfc.report import error_tables as E
 from pfc.report import figures
 from pfc.report import paper_results as P
 from pfc.report import tables as T
@@ -25,7 +26,7 @@ def ptbench_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> Non
             w.table(f"ptbench_{table.replace(' ', '').lower()}", f"PTBench {table} layout: {who} users (ours) "
                     "beside the paper", T.beside_paper(T.layout(part, T.PT_METRICS), P.ours_keyed("PTBench", table)),
                     part, PAPER_NOTE.format(src=f"PTBench {table}"))
-    shares = T.ptbench_error_shares(runs)
+    shares = E.ptbench_error_shares(runs)
     if shares["count"].sum() > 0:
         w.table("ptbench_fig4_errors", "PTBench Fig. 4 layout: error classes (ours)",
                 shares.set_index(["run", "class"]).round(3), shares, part="taxonomy")

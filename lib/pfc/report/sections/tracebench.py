@@ -5,6 +5,7 @@ TRACEBench runs only. It writes through the ``Writer`` and reads no file.
 """
 from __future__ import annotations
 
+from pfc.report import error_tables as E
 from pfc.report import figures
 from pfc.report import paper_results as P
 from pfc.report import tables as T
@@ -42,7 +43,7 @@ def tracebench_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> 
     if not g.empty:
         w.table("tracebench_by_personalization", "TRACEBench metrics by personalization type (ours)",
                 T.layout(g, T.TB_METRICS), g, "An example with two types counts under each.")
-    tax = T.errors_by_personalization(runs)
+    tax = E.errors_by_personalization(runs)
     if not tax.empty:
         wide = tax.pivot_table(index=["run", "personalization"], columns="family", values="share", sort=False)
         w.table("tracebench_errors_by_personalization", "Error taxonomy by personalization type (ours; shares)",
@@ -54,7 +55,7 @@ def tracebench_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> 
                 wrong, "family", "share", "personalization", w.out / "figures" / "taxonomy",
                 "Error families by personalization type (ours; no paper counterpart)", "share of the type's examples",
                 col="run"), part="taxonomy")
-    prov = T.value_errors_by_source(runs)
+    prov = E.value_errors_by_source(runs)
     if not prov.empty:
         w.table("tracebench_value_provenance", "Value provenance: gold values by source (ours)",
                 prov.set_index(["run", "source"]).round(4), prov,

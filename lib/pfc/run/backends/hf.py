@@ -38,6 +38,7 @@ import time
 
 from pfc.errors import MissingDependency, UserError
 from pfc.run.backends import Backend, Response
+from pfc.run.backends.hf_load import check_device, load_adapter
 
 
 def crop(cache, length: int) -> None:
@@ -45,19 +46,6 @@ def crop(cache, length: int) -> None:
     extra = cache.get_seq_length() - length
     if extra > 0:
         cache.crop(-extra)
-
-
-def check_device(torch, device: str) -> None:
-    """A torch device this build of torch can use, else a one-line UserError naming --device."""
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError, ValueError):
-        raise UserError(f"--device {device!r} is not a torch device (e.g. cpu, cuda, cuda:1)") from None
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        why = "this torch is a CPU build" if torch.version.cuda is None else "no CUDA GPU is visible"
-        raise UserError(f"--device {device!r}: {why}; use --device cpu")
-    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
-        raise UserError(f"--device {device!r}: only {torch.cuda.device_count()} CUDA device(s) visible")
 
 
 ENGINES = ("batch", "single", "continuous")
@@ -288,19 +276,3 @@ class HFBackend(Backend):
         text = self.tok.decode(out, skip_special_tokens=False)
         return text, len(out), {"prefill_s": round(t1 - t0, 4), "decode_s": round(t2 - t1, 4),
                                 "reused_tokens": reuse}
-
-
-def load_adapter(lm, model: str, adapter: str):
-    """A LoRA adapter (``pfc.run.train``) merged into the model; the name carries the adapter's hash,
-    so cached responses of the base model (or of another adapter) are never reused."""
-    import hashlib
-    from pathlib import Path
-    try:
-        from peft import PeftModel
-    except ImportError as e:
-        raise MissingDependency("--adapter needs peft: pip install -r requirements-models.txt") from e
-    weights = sorted(Path(adapter).glob("adapter_model.*"))
-    if not weights:
-        raise FileNotFoundError(f"{adapter}: no adapter_model.* (a directory written by pfc.run.train)")
-    digest = hashlib.sha256(weights[0].read_bytes()).hexdigest()[:12]
-    return PeftModel.from_pretrained(lm, adapter).merge_and_unload().eval(), f"{model}+lora:{digest}"
