@@ -432,3 +432,18 @@ def test_an_empty_examples_file_is_refused_not_scored(oracle_preds, tmp_path):
             "--out", tmp_path / "o")
     refused(p, tmp_path / "empty", "no examples")
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("row, field", [({"id": "e1", "output": "x", "cached": "yes"}, "cached"),
+                                        ({"id": "e1", "output": "x", "generation": [1]}, "generation"),
+                                        ({"id": True, "output": "x"}, "id"),
+                                        ({"id": "e1", "output": 3}, "output")])
+def test_a_run_row_of_the_wrong_shape_is_refused_naming_file_line_and_field(tmp_path, row, field):
+    """Rows in pfc run's form are read back through their type (pfc.rows.PredictionRow), field by field."""
+    from pfc.benchmarks.common import load_predictions
+    from pfc.schema import SchemaError
+    p = tmp_path / "predictions.jsonl"
+    p.write_text('{"id": "e0", "output": "ok"}\n' + json.dumps(row) + "\n")
+    with pytest.raises(SchemaError) as e:
+        load_predictions(p, [])
+    assert f"{p}:2" in str(e.value) and field in str(e.value) and "\n" not in str(e.value)

@@ -10,13 +10,13 @@ message dict with ``tool_calls``. Examples without a prediction are scored as fa
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pfc.eval.checker import compare
 from pfc.eval.coverage import Predictions
 from pfc.eval.metrics import row_from_comparison
 from pfc.jsonl import iter_jsonl
+from pfc.rows import PredictionRow, raw_output
 from pfc.schema import SOURCES, Example, SchemaError, load_examples, load_tools
 from pfc.eval.taxonomy import error_rows, error_type, ptbench_flags
 
@@ -36,22 +36,6 @@ def load_unified(examples_path, tools_path=None):
     return load_examples(p), (load_tools(tools_path) if tools_path else [])
 
 
-def _output(obj: dict, field: str, path, n: int):
-    """The raw output of one line: text, null, an assistant message, or a list of tool calls."""
-    v = obj[field]
-    if isinstance(v, list):
-        if not all(isinstance(c, dict) and "function" in c for c in v):
-            raise SchemaError("expected a list of tool calls ({\"function\": {name, arguments}})",
-                              file=str(path), line=n, field=field)
-        return {"role": "assistant", "content": None, "tool_calls": v}
-    if v is None or isinstance(v, str):
-        return v
-    if isinstance(v, dict) and ("tool_calls" in v or "content" in v):
-        return v
-    raise SchemaError(f"expected a string, an assistant message or a tool-call list, got {type(v).__name__} "
-                      f"{json.dumps(v)[:40]}", file=str(path), line=n, field=field)
-
-
 def load_predictions(path, examples: list[Example]) -> Predictions:
     """{example id: raw output} from a predictions JSONL file (see the module docstring).
 
@@ -63,6 +47,10 @@ def load_predictions(path, examples: list[Example]) -> Predictions:
     for pos, (n, obj) in enumerate(iter_jsonl(path)):
         if not isinstance(obj, dict):
             raise SchemaError("expected a JSON object", file=str(path), line=n)
+        if "id" in obj and "output" in obj:  # a row written by pfc run (or in its form): read through its type
+            row = PredictionRow.from_json(obj, str(path), n)
+            out.add(row.id, row.output)
+            continue
         if "id" in obj:
             if not isinstance(obj["id"], (str, int)) or isinstance(obj["id"], bool):
                 raise SchemaError("expected a string id", file=str(path), line=n, field="id")
@@ -82,7 +70,7 @@ def load_predictions(path, examples: list[Example]) -> Predictions:
         field = "predict" if "predict" in obj and "output" not in obj else "output"
         if field not in obj:
             raise SchemaError("missing", file=str(path), line=n, field="output")
-        out.add(key, _output(obj, field, path, n))
+        out.add(key, raw_output(obj[field], str(path), n, field))
     return out
 
 

@@ -3,7 +3,7 @@
 :class:`PredictionRow` is one line of ``predictions.jsonl`` — the id, the raw output (text, or an
 assistant message with native tool calls), whether it came from the response cache, what
 generating it cost (``generation``) and, for the hierarchical strategy, step 1 (``domain_step``).
-The run writes it, the scorer and the reports read it back through :meth:`PredictionRow.from_json`.
+The type lives in :mod:`pfc.rows` (the scorer, a lower stage, reads rows back through it).
 :class:`RunWriter` appends rows and failures and flushes each at once to the operating system (a
 killed process, kill -9 included, loses at most the requests in flight). It fsyncs predictions.jsonl
 with a row that comes ``SYNC_EVERY_S`` or more after the last fsync, and when the run ends: a machine
@@ -22,38 +22,15 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from pfc.errors import UserError
 from pfc.io import atomic
+from pfc.rows import PredictionRow  # noqa: F401 - the row type (pfc.rows), re-exported for the runner
 
 
 SYNC_EVERY_S = 1.0   # fsync predictions.jsonl at most this often (and at the end); each row is flushed at once
 APPEND_KEPT = "the rows written before are kept; re-run the same command to resume"
-
-
-@dataclass
-class PredictionRow:
-    id: str
-    output: object                      # raw text, or {"role": "assistant", "content", "tool_calls"}
-    cached: bool = False
-    generation: dict | None = None      # tokens and prefill/decode seconds when it was generated
-    domain_step: dict | None = None     # hierarchical step 1: answer, error, domain, matched_by, fallback
-
-    def to_json(self) -> dict:
-        row = {"id": self.id, "output": self.output, "cached": self.cached}
-        if self.generation:
-            row["generation"] = self.generation
-        if self.domain_step is not None:
-            row["domain_step"] = self.domain_step
-        return row
-
-    @classmethod
-    def from_json(cls, d: dict) -> "PredictionRow":
-        """A row as written by a run (or by hand: only ``id`` and ``output`` are required)."""
-        return cls(str(d["id"]), d.get("output"), bool(d.get("cached", False)), d.get("generation"),
-                   d.get("domain_step"))
 
 
 def finished_ids(pred_path: Path) -> set[str]:
