@@ -251,7 +251,8 @@ def write(out_dir, examples_path, benchmark: str, kind: str, seed: int, variants
     """``examples.jsonl``, ``tools.json`` (if any) and ``perturb.json`` into ``out_dir``, replaced whole
     (``pfc.io.dirset``: built beside it, the manifest last; a stop leaves the old set or the new one); an
     ``out_dir`` that is or holds the input is refused. ``originals``: the examples read (their origin is
-    recorded, ``pfc.data.origin``). Returns the manifest."""
+    recorded, ``pfc.data.origin``); ``sampled``: the variants are those of that many anchors' requests
+    (:func:`sample`), recorded as ``sampled_anchors``. Returns the manifest."""
     from pfc.data.origin import origin
     from pfc.io.dirset import replace_dir
     from pfc.io.safepath import not_input
@@ -285,12 +286,9 @@ def _only_ours(folder: Path) -> bool:
                for p in folder.iterdir())
 
 
-def build_variants(examples_path, out_dir, kind: str, seed: int = 0, benchmark: str = "tracebench",
-                   anchors: int | None = None) -> dict:
-    """Load a benchmark, write its ``kind`` variants into ``out_dir`` (the pipeline's step); returns the manifest.
-    ``anchors``: only the variants of that many anchors' requests (:func:`sample`)."""
+def build_variants(examples_path, out_dir, kind: str, seed: int = 0, benchmark: str = "tracebench") -> dict:
+    """Load a benchmark, write its ``kind`` variants into ``out_dir`` (the pipeline's step); returns the manifest."""
     from pfc import benchmarks
     examples, tools = benchmarks.get(benchmark).load(examples_path, None)
-    variants, skipped = perturb(examples, kind, seed) if anchors is None else sample(examples, kind, anchors, seed)
-    return write(out_dir, examples_path, benchmark, kind, seed, variants, skipped, tools, len(examples), examples,
-                 sampled=anchors)
+    variants, skipped = perturb(examples, kind, seed)
+    return write(out_dir, examples_path, benchmark, kind, seed, variants, skipped, tools, len(examples), examples)

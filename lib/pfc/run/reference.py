@@ -149,9 +149,15 @@ def evidence_dir(tracebench: Path, kind: str) -> Path:
     return tracebench.parent / f"{tracebench.name}_{kind}"
 
 
-def build_evidence(tracebench: Path, kind: str) -> dict:
-    """Write the ``kind`` variants of :data:`EVIDENCE_SETS`'s sampled anchors (seed 0); returns the manifest."""
-    return build_variants(tracebench, evidence_dir(tracebench, kind), kind, seed=0, anchors=EVIDENCE_SETS[kind])
+def build_evidence(tracebench: Path, kinds=tuple(EVIDENCE_SETS)) -> None:
+    """Write each kind's variants of :data:`EVIDENCE_SETS`'s sampled anchors (seed 0) into :func:`evidence_dir`,
+    reading TRACEBench once (the pipeline's step builds both); the manifest records ``sampled_anchors``."""
+    from pfc.data.counterfactual import write
+    examples, tools = benchmarks.get("tracebench").load(tracebench, None)
+    for kind in kinds:
+        variants, skipped = sample(examples, kind, EVIDENCE_SETS[kind], seed=0)
+        write(evidence_dir(tracebench, kind), tracebench, "tracebench", kind, 0, variants, skipped, tools,
+              len(examples), examples, sampled=EVIDENCE_SETS[kind])
 
 
 def evidence_runs(tracebench: Path, exs: list) -> list[dict]:
@@ -160,9 +166,9 @@ def evidence_runs(tracebench: Path, exs: list) -> list[dict]:
     stated, _ = sample(exs, "contradict-stated", STATED_ANCHORS, seed=0)
     same = {"benchmark": "tracebench", "history": "last_k", "k": 10, "layout": "paper"}
     return [{**same, "name": DOSE_RUN, "examples": evidence_dir(tracebench, "dose"), "ids": [v.id for v in dose],
-             "build": lambda: build_evidence(tracebench, "dose")},
+             "build": lambda: build_evidence(tracebench, ("dose",))},
             {**same, "name": STATED_RUN, "examples": evidence_dir(tracebench, "contradict-stated"),
-             "ids": [v.id for v in stated], "build": lambda: build_evidence(tracebench, "contradict-stated")},
+             "ids": [v.id for v in stated], "build": lambda: build_evidence(tracebench, ("contradict-stated",))},
             {**same, "name": STATED_ORIGINALS_RUN, "examples": tracebench,
              "ids": sorted(v.meta["counterfactual"]["original_id"] for v in stated)}]
 
