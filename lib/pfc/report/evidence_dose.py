@@ -45,10 +45,18 @@ def parse_runs(text: str) -> dict:
     return runs
 
 
-def dose_curve(variants: list, run_dir, benchmark: str = "tracebench", n_boot: int = N_BOOT, seed: int = 0,
+def _load(path) -> list:
+    """The examples of a benchmark directory (its ``examples.jsonl``) or file; each names its benchmark."""
+    from pfc.schema import load_examples
+    p = Path(path)
+    return load_examples(p / "examples.jsonl" if p.is_dir() else p)
+
+
+def dose_curve(variants: list, run_dir, n_boot: int = N_BOOT, seed: int = 0,
                answered_only: bool = False) -> pd.DataFrame:
     """The dose-response table (``pfc.eval.dose.curve``) of one run on dose variants."""
     from pfc.eval.scoring import score
+    benchmark = variants[0].benchmark
     outputs = load_outputs(run_dir, variants)
     if answered_only:
         variants = [v for v in variants if v.id in outputs]
@@ -57,9 +65,10 @@ def dose_curve(variants: list, run_dir, benchmark: str = "tracebench", n_boot: i
     return dose.curve(df, n_boot, seed)
 
 
-def overrides(originals: list, variants: list, orig_run, var_run, benchmark: str = "tracebench",
-              n_boot: int = N_BOOT, seed: int = 0, answered_only: bool = False) -> list[dict]:
+def overrides(originals: list, variants: list, orig_run, var_run, n_boot: int = N_BOOT, seed: int = 0,
+              answered_only: bool = False) -> list[dict]:
     """``stated_wins`` and ``overrides`` rows of one override pair (with ``variants``: how many were scored)."""
+    benchmark = variants[0].benchmark
     out_o, out_v = load_outputs(orig_run, originals), load_outputs(var_run, variants)
     if answered_only:
         variants = [v for v in variants if v.id in out_v and v.meta["counterfactual"]["original_id"] in out_o]
@@ -68,23 +77,21 @@ def overrides(originals: list, variants: list, orig_run, var_run, benchmark: str
 
 
 def evaluate(originals_path, dose_path, stated_path, dose_runs: dict, override_runs: dict, n_boot: int = N_BOOT,
-             seed: int = 0, answered_only: bool = False, benchmark: str = "tracebench") -> tuple[pd.DataFrame, dict]:
+             seed: int = 0, answered_only: bool = False) -> tuple[pd.DataFrame, dict]:
     """(long table with :data:`COLUMNS`, {run: threshold K or None}) for ``{name: dose run}`` and
     ``{name: (originals run, contradict-stated run)}``."""
-    adapter = benchmarks.get(benchmark)
     rows, thresholds = [], {}
     if dose_runs:
-        variants, _ = adapter.load(dose_path, None)
+        variants = _load(dose_path)
         for name, run in dose_runs.items():
-            table = dose_curve(variants, run, benchmark, n_boot, seed, answered_only)
+            table = dose_curve(variants, run, n_boot, seed, answered_only)
             thresholds[name] = dose.threshold(table)
             rows += table.assign(run=name, part="dose").to_dict(orient="records")
     if override_runs:
-        originals, _ = adapter.load(originals_path, None)
-        variants, _ = adapter.load(stated_path, None)
+        originals, variants = _load(originals_path), _load(stated_path)
         for name, (o, v) in override_runs.items():
             rows += [{**r, "run": name, "part": "override", "k": _habit_k(variants)}
-                     for r in overrides(originals, variants, o, v, benchmark, n_boot, seed, answered_only)]
+                     for r in overrides(originals, variants, o, v, n_boot, seed, answered_only)]
     return pd.DataFrame(rows, columns=COLUMNS), thresholds
 
 
@@ -181,19 +188,20 @@ def demo(root, users: int = 3, records: int = 150, seed: int = 1, backends=BASEL
     from pfc.data.counterfactual import MANIFEST, build_variants
     from pfc.run.runner import run
     root = Path(root)
-    bench = root / "tracebench"
+    bench = root / "originals"
     if not (bench / "examples.jsonl").exists():
         build_tracebench(bench, users=users, seed=seed, records=records, progress=False)
-    sets = {kind: root / f"tracebench_{kind}" for kind in ("dose", "contradict-stated")}
+    name = _load(bench)[0].benchmark
+    sets = {kind: root / kind for kind in ("dose", "contradict-stated")}
     for kind, d in sets.items():
         if not (d / MANIFEST).is_file():  # written last: a set without it is not finished
-            build_variants(bench, d, kind, seed=0)
+            build_variants(bench, d, kind, seed=0, benchmark=name)
     dose_runs, override_runs = {}, {}
     for b in backends:
         made = {}
         for tag, ex in (("orig", bench), *sets.items()):
             made[tag] = root / "runs" / f"{tag}-{b}"
-            run("tracebench", ex, b, made[tag], cache_path=root / "cache.sqlite", progress=False)
+            run(name, ex, b, made[tag], cache_path=root / "cache.sqlite", progress=False)
         dose_runs[b] = made["dose"]
         override_runs[b] = (made["orig"], made["contradict-stated"])
     return bench, sets["dose"], sets["contradict-stated"], dose_runs, override_runs

@@ -209,11 +209,12 @@ def _run_replacing(examples, backend: str, out: Path, ids=None) -> None:
     plan moves to ``attic/`` and is redone (cached answers reused); failed requests stop the step."""
     from pfc.run.checks import raise_if_failed
     from pfc.run.identity import RunIdentityError
+    from pfc.run.reference import EVIDENCE_BENCHMARK
     from pfc.run.runner import run
     try:
-        usage = run("tracebench", examples, backend, out, ids=ids, progress=False)
+        usage = run(EVIDENCE_BENCHMARK, examples, backend, out, ids=ids, progress=False)
     except RunIdentityError:
-        usage = run("tracebench", examples, backend, out, ids=ids, progress=False, force=True)
+        usage = run(EVIDENCE_BENCHMARK, examples, backend, out, ids=ids, progress=False, force=True)
     raise_if_failed(usage, paths.relative(out))
 
 
@@ -262,11 +263,11 @@ def _evidence_real_runs(root: Path | None = None) -> tuple[str, str, list[Path]]
     committed or not (the notebook names those not committed yet and leaves them out), and the run directories
     named; a root with no run config to name its model by is left out."""
     from pfc.report import reference
-    from pfc.run.reference import DOSE_RUN, STATED_ORIGINALS_RUN, STATED_RUN
+    from pfc.run.reference import DOSE_RUN, HISTORY_RUNS, STATED_ORIGINALS_RUN, STATED_RUN
     root = Path(root or reference.ROOT)
     dose, override, dirs = [], [], []
     for base in (root, *reference.model_folders(root)):
-        cfg = next((base / r / "config.json" for r in (DOSE_RUN, STATED_RUN, "tracebench-last_k")
+        cfg = next((base / r / "config.json" for r in (DOSE_RUN, STATED_RUN, HISTORY_RUNS["last_k"])
                     if (base / r / "config.json").is_file()), None)
         if cfg is None:
             continue

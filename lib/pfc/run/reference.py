@@ -64,6 +64,7 @@ STATED_ORIGINALS_RUN = "counterfactual/tracebench-contradict-stated-originals"
 DOSE_ANCHORS = 100
 STATED_ANCHORS = 200
 EVIDENCE_SETS = {"dose": DOSE_ANCHORS, "contradict-stated": STATED_ANCHORS}
+EVIDENCE_BENCHMARK = "tracebench"  # the kinds count call-history records: the one benchmark that has them
 LAYOUT_ABLATION = {"ptbench-trained": "prefix", "ptbench-untrained": "prefix", "toolspectrum": "paper"}
 ABLATION_N = 100
 # requests handed to the engine at once: the continuous engine keeps 8 rows live across all of them, so only
@@ -153,10 +154,10 @@ def build_evidence(tracebench: Path, kinds=tuple(EVIDENCE_SETS)) -> None:
     """Write each kind's variants of :data:`EVIDENCE_SETS`'s sampled anchors (seed 0) into :func:`evidence_dir`,
     reading TRACEBench once (the pipeline's step builds both); the manifest records ``sampled_anchors``."""
     from pfc.data.counterfactual import write
-    examples, tools = benchmarks.get("tracebench").load(tracebench, None)
+    examples, tools = benchmarks.get(EVIDENCE_BENCHMARK).load(tracebench, None)
     for kind in kinds:
         variants, skipped = sample(examples, kind, EVIDENCE_SETS[kind], seed=0)
-        write(evidence_dir(tracebench, kind), tracebench, "tracebench", kind, 0, variants, skipped, tools,
+        write(evidence_dir(tracebench, kind), tracebench, EVIDENCE_BENCHMARK, kind, 0, variants, skipped, tools,
               len(examples), examples, sampled=EVIDENCE_SETS[kind])
 
 
@@ -164,7 +165,7 @@ def evidence_runs(tracebench: Path, exs: list) -> list[dict]:
     """The dose and contradict-stated runs (and the latter's originals): ids drawn here, deterministically."""
     dose, _ = sample(exs, "dose", DOSE_ANCHORS, seed=0)
     stated, _ = sample(exs, "contradict-stated", STATED_ANCHORS, seed=0)
-    same = {"benchmark": "tracebench", "history": "last_k", "k": 10, "layout": "paper"}
+    same = {"benchmark": EVIDENCE_BENCHMARK, "history": "last_k", "k": 10, "layout": "paper"}
     return [{**same, "name": DOSE_RUN, "examples": evidence_dir(tracebench, "dose"), "ids": [v.id for v in dose],
              "build": lambda: build_evidence(tracebench, ("dose",))},
             {**same, "name": STATED_RUN, "examples": evidence_dir(tracebench, "contradict-stated"),
