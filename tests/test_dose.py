@@ -218,3 +218,20 @@ def test_history_prior_keeps_every_stated_value_against_a_habit(baselines):
 def test_always_habit_overrides_the_stated_value_the_positive_control(baselines):
     wins, overrides, _ = _override(baselines, "always-habit")
     assert overrides > 0.9 and wins < 0.1
+
+
+def test_sample_takes_one_request_per_anchor_at_every_k_equal_to_its_copy_in_the_whole_set(tiny_tracebench):
+    """pfc.data.counterfactual.sample: the pool reads every example, so a sampled variant is byte-for-byte the
+    whole set's; each sampled request has every K; at most one request per anchor; n caps the anchors."""
+    from pfc import benchmarks
+    from pfc.data.counterfactual import sample
+    exs, _ = benchmarks.get("tracebench").load(tiny_tracebench, None)
+    whole = {v.id: v.to_dict() for v in perturb(exs, "dose:0,4", seed=0)[0]}
+    some, _ = sample(exs, "dose:0,4", 5, seed=0)
+    originals = [v.meta["counterfactual"]["original_id"] for v in some]
+    anchor = {e.id: e.meta["anchor_id"] for e in exs}
+    assert len(set(originals)) == 5 and len({anchor[o] for o in originals}) == 5
+    assert sorted(v.id for v in some) == sorted(f"{o}~dose-{k}" for o in set(originals) for k in (0, 4))
+    assert all(v.to_dict() == whole[v.id] for v in some)
+    assert [v.id for v in sample(exs, "dose:0,4", 5, seed=0)[0]] == [v.id for v in some]
+    assert [v.id for v in sample(exs, "dose:0,4", 5, seed=1)[0]] != [v.id for v in some]

@@ -4,7 +4,7 @@ import json
 import papermill as pm
 import pytest
 
-from pfc import paths
+from pfc import benchmarks, paths
 from pfc.benchmarks import toolspectrum as ts
 from pfc.render import render_json
 
@@ -53,3 +53,36 @@ def test_no_api_key_lands_in_an_executed_notebook_run_files_or_reports(tiny_trac
     files = [out, *(paths.RUNS / "secret-check").iterdir(), *reports]
     for f in files:
         assert secret not in f.read_text(errors="ignore"), f
+
+
+def test_evidence_dose_notebook_draws_given_runs_and_names_a_real_run_not_committed(tiny_tracebench, tmp_path):
+    import csv
+
+    from pfc.data.counterfactual import sample, write
+    from pfc.run.runner import run
+    exs, tools = benchmarks.get("tracebench").load(tiny_tracebench, None)
+    sets, runs = {}, {}
+    for kind, n in (("dose:0,2,8", 4), ("contradict-stated", 6)):
+        variants, skipped = sample(exs, kind, n, seed=0)
+        sets[kind] = tmp_path / kind.split(":")[0]
+        write(sets[kind], tiny_tracebench, "tracebench", kind, 0, variants, skipped, tools, len(exs), exs)
+        runs[kind] = tmp_path / "runs" / kind.split(":")[0]
+        run("tracebench", sets[kind], "history-prior", runs[kind], cache_path=tmp_path / "c.sqlite", progress=False)
+    orig = tmp_path / "runs" / "orig"
+    run("tracebench", tiny_tracebench, "history-prior", orig, cache_path=tmp_path / "c.sqlite", progress=False)
+    out = tmp_path / "o.ipynb"
+    pm.execute_notebook(str(paths.NOTEBOOKS / "09_evidence_dose.ipynb"), str(out), kernel_name="python3",
+                        progress_bar=False, parameters={
+                            "originals": str(tiny_tracebench), "dose_variants": str(sets["dose:0,2,8"]),
+                            "stated_variants": str(sets["contradict-stated"]),
+                            "dose_runs": f"history-prior={runs['dose:0,2,8']}",
+                            "override_runs": f"history-prior={orig}:{runs['contradict-stated']}",
+                            "real_dose_runs": f"ghost={tmp_path / 'not-yet'}", "out_dir": str(tmp_path / "ev"),
+                            "n_boot": 50})
+    assert "ghost: no answers on the dose variants yet" in out.read_text()
+    rows = list(csv.DictReader((tmp_path / "ev" / "evidence_dose.csv").open()))
+    assert {r["run"] for r in rows} == {"history-prior"}  # the ghost is left out, never an error
+    assert {r["k"] for r in rows if r["part"] == "dose"} == {"0", "2", "8"}
+    stated = {r["metric"]: float(r["value"]) for r in rows if r["part"] == "override"}
+    assert stated == {"stated_wins": 1.0, "overrides": 0.0}  # history-prior never overrules a stated value
+    assert (tmp_path / "ev" / "figures" / "dose_response.png").read_bytes()[:4] == b"\x89PNG"

@@ -48,3 +48,54 @@ def test_no_tracebench_ablation_run_is_planned(tiny_tracebench, golden, release)
     """Both layouts build the same TRACEBench requests (checked by pfc.report.reference_pairs instead)."""
     names = [r["name"] for r in R.with_ablation(R.plan(tiny_tracebench, golden / "ptbench_official", release))]
     assert not any(n.startswith("layout/tracebench") for n in names)
+
+
+def test_dose_run_holds_every_k_of_the_same_requests_one_per_anchor(tiny_tracebench, golden):
+    """The dose entry: the sampled requests (at most DOSE_ANCHORS, one per anchor) at every K, in the same variant
+    set make reproduce builds; the same ids on a second plan (seeded by strings)."""
+    from pfc.data.counterfactual_dose import DOSES
+    exs, _ = benchmarks.get("tracebench").load(tiny_tracebench, None)
+    anchor = {e.id: e.meta["anchor_id"] for e in exs}
+    run = {r["name"]: r for r in R.plan(tiny_tracebench, golden / "ptbench_official", None)}[R.DOSE_RUN]
+    originals = {i.split("~")[0] for i in run["ids"]}
+    assert run["examples"] == tiny_tracebench.parent / f"{tiny_tracebench.name}_dose"
+    assert originals and sorted(run["ids"]) == sorted(f"{o}~dose-{k}" for o in originals for k in DOSES)
+    assert len({anchor[o] for o in originals}) == len(originals) <= R.DOSE_ANCHORS
+    assert (run["history"], run["k"]) == ("last_k", 10)  # tracebench-last_k's settings
+    again = {r["name"]: r for r in R.plan(tiny_tracebench, golden / "ptbench_official", None)}[R.DOSE_RUN]
+    assert again["ids"] == run["ids"]
+
+
+def test_dose_build_writes_exactly_the_planned_variants(tiny_tracebench, golden, tmp_path):
+    import shutil
+    bench = tmp_path / "tracebench"
+    shutil.copytree(tiny_tracebench, bench)
+    runs = {r["name"]: r for r in R.plan(bench, golden / "ptbench_official", None)}
+    for name in (R.DOSE_RUN, R.STATED_RUN):
+        runs[name]["build"]()
+        assert _ids("tracebench", runs[name]["examples"]) == set(runs[name]["ids"])
+
+
+def test_contradict_stated_runs_pair_variants_with_their_originals(tiny_tracebench, golden):
+    exs, _ = benchmarks.get("tracebench").load(tiny_tracebench, None)
+    runs = {r["name"]: r for r in R.plan(tiny_tracebench, golden / "ptbench_official", None)}
+    var, orig = runs[R.STATED_RUN], runs[R.STATED_ORIGINALS_RUN]
+    assert var["ids"] and all(i.endswith("~contradict-stated-8") for i in var["ids"])
+    assert len(var["ids"]) <= R.STATED_ANCHORS
+    assert orig["ids"] == sorted(i.split("~")[0] for i in var["ids"]) and orig["examples"] == tiny_tracebench
+    assert set(orig["ids"]) <= {e.id for e in exs}
+    assert {n: (r["history"], r["k"]) for n, r in runs.items() if n in (R.STATED_RUN, R.STATED_ORIGINALS_RUN)} \
+        == {R.STATED_RUN: ("last_k", 10), R.STATED_ORIGINALS_RUN: ("last_k", 10)}
+
+
+def test_evidence_runs_on_the_default_build_have_100_dose_requests_and_200_override_variants():
+    """On the embedded TRACEBench (when built) the counts are the issue's: 100 requests x 6 K and 200 variants."""
+    import pytest
+    from pfc import paths
+    tb = paths.BENCHMARKS / "tracebench"
+    if not (tb / "examples.jsonl").exists():
+        pytest.skip("no embedded TRACEBench build (make reproduce)")
+    exs, _ = benchmarks.get("tracebench").load(tb, None)
+    runs = {r["name"]: r for r in R.evidence_runs(tb, exs)}
+    assert len(runs[R.DOSE_RUN]["ids"]) == 600 and len(runs[R.STATED_RUN]["ids"]) == 200
+    assert len(runs[R.STATED_ORIGINALS_RUN]["ids"]) == 200

@@ -179,9 +179,8 @@ def make_variant(ex: Example, kind: str, arg, seed: int, pool=None):
     raise UserError(f"unknown kind {kind!r}", field="--kind")
 
 
-def perturb(examples: list[Example], kind: str, seed: int = 0) -> tuple[list[Example], Counter]:
-    """Variants of ``examples`` (input order) and the count of skipped examples by reason."""
-    name, arg = parse_kind(kind)
+def _pool(examples: list[Example], name: str):
+    """The index a kind reads over every example (swap donors, evidence), or None."""
     pool = None
     if name == "swap-user":
         from pfc.data.counterfactual_swap import DonorPool
@@ -193,6 +192,13 @@ def perturb(examples: list[Example], kind: str, seed: int = 0) -> tuple[list[Exa
                             "of these examples has a call history (PTBench and ToolSpectrum keep preferences in "
                             "a profile: no records to count)", field="--kind")
         pool = EvidencePool(examples)
+    return pool
+
+
+def perturb(examples: list[Example], kind: str, seed: int = 0) -> tuple[list[Example], Counter]:
+    """Variants of ``examples`` (input order) and the count of skipped examples by reason."""
+    name, arg = parse_kind(kind)
+    pool = _pool(examples, name)
     out, skipped = [], Counter()
     for ex in examples:
         for a in (arg if name == "dose" else (arg,)):  # dose: one variant per K
@@ -204,15 +210,49 @@ def perturb(examples: list[Example], kind: str, seed: int = 0) -> tuple[list[Exa
     return out, skipped
 
 
+def sample(examples: list[Example], kind: str, n: int, seed: int = 0) -> tuple[list[Example], Counter]:
+    """The variants of ``n`` originals, one per anchor (``meta.anchor_id``, else the id), and the skip counts.
+
+    Anchors are taken in a seeded order (``random.Random("sample:<kind>:<seed>")``), each anchor's
+    requests in a seeded order too; the first request with a variant for every argument of the kind
+    (``dose``: every K) is taken, so every K holds the same requests. The pool (population's
+    favourites, donors) still reads every example, so a variant equals its copy in the whole set's
+    ``perturb``. Fewer than ``n`` anchors admit the kind: all of them. Variants in ``perturb``'s order.
+    """
+    name, arg = parse_kind(kind)
+    pool = _pool(examples, name)
+    by_anchor: dict = {}
+    for ex in sorted(examples, key=lambda e: e.id):
+        by_anchor.setdefault(str(ex.meta.get("anchor_id", ex.id)), []).append(ex)
+    rng = random.Random(f"sample:{slug(name, arg)}:{seed}")
+    anchors = sorted(by_anchor)
+    rng.shuffle(anchors)
+    chosen, skipped = {}, Counter()
+    for a in anchors:
+        if len(chosen) == n:
+            break
+        requests = list(by_anchor[a])
+        rng.shuffle(requests)
+        for ex in requests:
+            made = [make_variant(ex, name, x, seed, pool) for x in (arg if name == "dose" else (arg,))]
+            why = next((w for v, w in made if v is None), None)
+            if why is None:
+                chosen[ex.id] = [v for v, _ in made]
+                break
+            skipped[why] += 1
+    return [v for ex in examples if ex.id in chosen for v in chosen[ex.id]], skipped
+
+
 MANIFEST = "perturb.json"  # written last: a folder holding it is a finished set of variants
 
 
 def write(out_dir, examples_path, benchmark: str, kind: str, seed: int, variants, skipped, tools, n_in: int,
-          originals=None) -> dict:
+          originals=None, sampled: int | None = None) -> dict:
     """``examples.jsonl``, ``tools.json`` (if any) and ``perturb.json`` into ``out_dir``, replaced whole
     (``pfc.io.dirset``: built beside it, the manifest last; a stop leaves the old set or the new one); an
     ``out_dir`` that is or holds the input is refused. ``originals``: the examples read (their origin is
-    recorded, ``pfc.data.origin``). Returns the manifest."""
+    recorded, ``pfc.data.origin``); ``sampled``: the variants are those of that many anchors' requests
+    (:func:`sample`), recorded as ``sampled_anchors``. Returns the manifest."""
     from pfc.data.origin import origin
     from pfc.io.dirset import replace_dir
     from pfc.io.safepath import not_input
@@ -221,13 +261,17 @@ def write(out_dir, examples_path, benchmark: str, kind: str, seed: int, variants
     src = Path(examples_path)
     src_file = src / "examples.jsonl" if src.is_dir() else src
     where = origin(originals if originals is not None else variants, src)
-    where["derived"] = where["derived"] + [f"pfc perturb --kind {slug(*parse_kind(kind))} --seed {seed}"]
+    where["derived"] = where["derived"] + [f"pfc perturb --kind {slug(*parse_kind(kind))} --seed {seed}"
+                                           + (f" (pfc.data.counterfactual.sample: {sampled} anchors)"
+                                              if sampled is not None else "")]
     manifest = {"benchmark": benchmark, "kind": kind, "seed": seed,
                 "examples": {"path": str(relative(src)),
                              "sha256": sha256_path(src_file) if src_file.is_file() else None},
                 "origin": where,
                 "originals": n_in, "variants": len(variants), "skipped": dict(sorted(skipped.items())),
                 "with_counterfactual_gold": sum(1 for v in variants if v.meta["counterfactual"].get("items"))}
+    if sampled is not None:
+        manifest["sampled_anchors"] = sampled
     with replace_dir(out, MANIFEST, "set of variants", ours=_only_ours) as tmp:
         write_examples(variants, tmp / "examples.jsonl")
         if tools:

@@ -34,6 +34,9 @@ NOTEBOOK_FIGURES = [
      "none: ours only"),
     ("figures/tracebench", "distributions.png", "TRACEBench build (02): queries by vagueness level, history length "
      "and personalization type (ours)", "TRACEBench Table 2 (§4, dataset statistics)"),
+    ("reports/evidence_dose/figures", "dose_response.png", "Evidence dose (09): switch rate and accuracy against "
+     "the number of history records supporting the user's choice, baselines and committed real models, 95% "
+     "intervals over users (ours)", "none: ours only"),
     ("reports/toolspectrum", "table3_ours.png", "ToolSpectrum release views: F1 per subset and level (ours)",
      "ToolSpectrum Table 3 (§4.2)"),
     ("reports/toolspectrum", "fig4_domains.png", "ToolSpectrum release views: mean F1 over APP/API/RP/OP by domain "

@@ -6,7 +6,8 @@ add that model's run on each benchmark: TRACEBench, the ToolSpectrum release whe
 PTBench on the official test data when ``PFC_PTBENCH_DIR`` is set, else on our PTool build) →
 evaluate (04: Table 4 with CIs beside the paper) → error taxonomy (05) → figures (06: Fig. 3/4)
 → counterfactual contexts (swap-user variants, the baselines on them, 08: personalization
-metrics) → the ToolSpectrum release when configured (toolspectrum.ipynb, and its runs in 04-06)
+metrics) → evidence dose (dose and contradict-stated variants of the reference plan's sampled
+requests, history-prior / no-history / always-habit on them, 09: dose-response curves, overrides) → the ToolSpectrum release when configured (toolspectrum.ipynb, and its runs in 04-06)
 → ``reports/index.{md,html}``. Executed notebooks go to
 ``reports/notebooks/`` with an HTML copy.
 
@@ -200,6 +201,84 @@ def counterfactual_steps(bench: Path, baselines) -> tuple[list[Step], dict, Path
     return steps, pairs, var
 
 
+EVIDENCE_KINDS = ("dose", "contradict-stated")
+
+
+def _run_replacing(examples, backend: str, out: Path, ids=None) -> None:
+    """A baseline run into a pipeline-owned directory, as notebook 03 with ``replace_changed``: a run made by an older
+    plan moves to ``attic/`` and is redone (cached answers reused); failed requests stop the step."""
+    from pfc.run.checks import raise_if_failed
+    from pfc.run.identity import RunIdentityError
+    from pfc.run.reference import EVIDENCE_BENCHMARK
+    from pfc.run.runner import run
+    try:
+        usage = run(EVIDENCE_BENCHMARK, examples, backend, out, ids=ids, progress=False)
+    except RunIdentityError:
+        usage = run(EVIDENCE_BENCHMARK, examples, backend, out, ids=ids, progress=False, force=True)
+    raise_if_failed(usage, paths.relative(out))
+
+
+def evidence_steps(bench: Path) -> tuple[list[Step], dict, list[Path]]:
+    """Notebook 09's inputs: the dose and contradict-stated variants of the reference plan's sampled requests
+    (``pfc.run.reference.build_evidence``: the very sets the real models' reference runs answer, 600 and 200
+    variants) and the three baselines' runs on them, in one Python step (seven runner calls; through notebook 03
+    each would pay a kernel start). The originals runs of the override pairs are the pipeline's ``tb-<baseline>``
+    runs, and for ``always-habit`` (not one of the table's baselines) a run on the sampled originals only.
+
+    Returns (steps, notebook 09's run parameters, the prediction files they read)."""
+    from pfc.report.evidence_dose import BASELINES as EVIDENCE_BASELINES
+    from pfc.run.backends.builtin import BASELINES
+    from pfc.run.reference import build_evidence, evidence_dir
+    sets = {k: evidence_dir(bench, k) for k in EVIDENCE_KINDS}
+    dose_runs = {b: paths.RUNS / f"tb-dose-{b}" for b in EVIDENCE_BASELINES}
+    stated = {b: (paths.RUNS / (f"tb-{b}" if b in BASELINES else f"tb-contradict-stated-originals-{b}"),
+                  paths.RUNS / f"tb-contradict-stated-{b}") for b in EVIDENCE_BASELINES}
+
+    def build_and_run():
+        from pfc.schema import load_examples
+        build_evidence(bench, tuple(sets))  # each set replaced whole: the same bytes for the same TRACEBench
+        originals = sorted({v.meta["counterfactual"]["original_id"]
+                            for v in load_examples(sets["contradict-stated"] / "examples.jsonl")})
+        for b in EVIDENCE_BASELINES:
+            _run_replacing(sets["dose"], b, dose_runs[b])
+            _run_replacing(sets["contradict-stated"], b, stated[b][1])
+            if b not in BASELINES:  # the table's baselines have their run on every original already
+                _run_replacing(bench, b, stated[b][0], ids=originals)
+
+    runs = [*dose_runs.values(), *(d for pair in stated.values() for d in pair)]
+    step = Step("evidence dose: variants (100 requests x 6 K, 200 contradict-stated) and the baselines' runs", None,
+                {"kinds": list(EVIDENCE_KINDS), "baselines": list(EVIDENCE_BASELINES), "seed": 0},
+                [bench / "examples.jsonl"], [*(d / "perturb.json" for d in sets.values()),
+                                             *(d / "predictions.jsonl" for d in runs)], fn=build_and_run)
+    params = {"originals": _rel(bench), "dose_variants": _rel(sets["dose"]),
+              "stated_variants": _rel(sets["contradict-stated"]),
+              "dose_runs": ",".join(f"{b}={_rel(d)}" for b, d in dose_runs.items()),
+              "override_runs": ",".join(f"{b}={_rel(o)}:{_rel(v)}" for b, (o, v) in stated.items())}
+    return [step], params, [d / "predictions.jsonl" for d in runs]
+
+
+def _evidence_real_runs(root: Path | None = None) -> tuple[str, str, list[Path]]:
+    """Notebook 09's ``real_dose_runs`` and ``real_override_runs``: each reference-run root's (the top one, each
+    ``<model>-<backend>/`` folder of ``root``, default the committed runs) dose run and contradict-stated pair,
+    committed or not (the notebook names those not committed yet and leaves them out), and the run directories
+    named; a root with no run config to name its model by is left out."""
+    from pfc.report import reference
+    from pfc.run.reference import DOSE_RUN, HISTORY_RUNS, STATED_ORIGINALS_RUN, STATED_RUN
+    root = Path(root or reference.ROOT)
+    dose, override, dirs = [], [], []
+    for base in (root, *reference.model_folders(root)):
+        cfg = next((base / r / "config.json" for r in (DOSE_RUN, STATED_RUN, HISTORY_RUNS["last_k"])
+                    if (base / r / "config.json").is_file()), None)
+        if cfg is None:
+            continue
+        c = json.loads(cfg.read_text())
+        name = f"{c.get('model')} · {c.get('backend')} (reference runs)".replace(",", " ")
+        dose.append(f"{name}={_rel(base / DOSE_RUN)}")
+        override.append(f"{name}={_rel(base / STATED_ORIGINALS_RUN)}:{_rel(base / STATED_RUN)}")
+        dirs += [base / DOSE_RUN, base / STATED_ORIGINALS_RUN, base / STATED_RUN]
+    return ",".join(dose), ",".join(override), dirs
+
+
 def _reference_pairs() -> list[tuple[Path, Path]]:
     """The committed real-model runs on TRACEBench's originals and on their swap-user variants, for the top-level
     runs and each model folder (``<model>-<backend>/``) holding both."""
@@ -374,6 +453,15 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
                       [var / "examples.jsonl", *[p / "predictions.jsonl" for o, v in cf_pairs.values() for p in (o, v) if p],
                        *[p / "predictions.jsonl" for pair in _reference_pairs() for p in pair]],
                       [cf_out / "personalization.csv"], copy_name="08_counterfactuals"))
+    ev_steps, ev_params, ev_inputs = evidence_steps(bench)
+    steps += ev_steps
+    real_dose, real_override, real_dirs = _evidence_real_runs()  # committed reference runs, never run here (CPU)
+    ev_out = paths.REPORTS / "evidence_dose"
+    steps.append(Step("evidence dose and overrides", "09_evidence_dose.ipynb",
+                      {**ev_params, "real_dose_runs": real_dose, "real_override_runs": real_override,
+                       "out_dir": _rel(ev_out), "n_boot": n_boot, "seed": 0},
+                      [*ev_inputs, *(d / "predictions.jsonl" for d in real_dirs)],  # absent ones too: None
+                      [ev_out / "evidence_dose.csv"], copy_name="09_evidence_dose"))
     walk = {"examples": _rel(bench), "out_dir": _rel(paths.REPORTS / "walkthrough"), "backend": "history-prior"}
     if real is not None:
         walk.update(backend="hf", model=real_name, k=5)

@@ -13,6 +13,14 @@ The plan (each run resumable: the same command skips finished rows, ``pfc.run.ru
 - ``counterfactual/tracebench-swap-user``: the swap-user variants (``pfc perturb``, seed 0) of
   ``tracebench-last_k``'s examples, same settings, for notebook 08's real-model row (context
   following); in a subdirectory, so it never joins the accuracy tables;
+- ``counterfactual/tracebench-dose``: the ``dose`` variants (K = 0, 1, 2, 4, 8, 16; seed 0) of
+  ``DOSE_ANCHORS`` requests, one per anchor in a seeded anchor order (``pfc.data.counterfactual.sample``),
+  every K of the same requests, same settings, for notebook 09's dose-response curve; the dose metrics
+  read this run alone (the switch rate compares each K with the same request's K = 0 variant);
+- ``counterfactual/tracebench-contradict-stated`` and ``…-contradict-stated-originals``: the
+  ``contradict-stated`` variants (K = 8, seed 0) of ``STATED_ANCHORS`` requests drawn the same way, and
+  those requests' originals (stated-wins needs the answer on the original; ``tracebench-last_k`` holds
+  too few of them), for notebook 09's override table;
 - ``lora-adapter``: a LoRA adapter (``pfc.run.train``, the paper's settings but lr ``LORA["lr"]``, as
   ``benchmarks/bench_finetune.py``) trained on ``LORA["train_n"]`` seeded records of the synthesized
   training split; checkpoints go to ``data/interim/reference_lora`` (resumed by the same command), the
@@ -28,6 +36,7 @@ It plans and runs; scoring and tables are the report stage's. It does not commit
 
     python -m pfc.run.reference [--only tracebench-last_k ...] [--model qwen2.5-coder-0.5b]
     python -m pfc.run.reference --model qwen2.5-coder-1.5b --backend openvino   # -> reference_runs/<model>-openvino/
+    python -m pfc.run.reference --model qwen2.5-coder-0.5b --backend openvino --only counterfactual/tracebench-dose
 
 The first reference runs (Qwen2.5-Coder-0.5B, ``hf``) sit directly under ``reports/reference_runs/``;
 every other model or backend gets its own folder ``reports/reference_runs/<model>-<backend>/`` with the
@@ -42,12 +51,20 @@ import sys
 from pathlib import Path
 
 from pfc import benchmarks, paths
-from pfc.data.counterfactual import build_variants
+from pfc.data.counterfactual import build_variants, sample
 from pfc.errors import UserError
 from pfc.groups import HISTORY_BINS, history_bin
 
 OUT = paths.REPORTS / "reference_runs"
 SWAP_RUN = "counterfactual/tracebench-swap-user"
+DOSE_RUN = "counterfactual/tracebench-dose"
+STATED_RUN = "counterfactual/tracebench-contradict-stated"
+STATED_ORIGINALS_RUN = "counterfactual/tracebench-contradict-stated-originals"
+# requests per variant set (one per anchor, seeded): 100 per dose point (x 6 K), 200 override variants
+DOSE_ANCHORS = 100
+STATED_ANCHORS = 200
+EVIDENCE_SETS = {"dose": DOSE_ANCHORS, "contradict-stated": STATED_ANCHORS}
+EVIDENCE_BENCHMARK = "tracebench"  # the kinds count call-history records: the one benchmark that has them
 LAYOUT_ABLATION = {"ptbench-trained": "prefix", "ptbench-untrained": "prefix", "toolspectrum": "paper"}
 ABLATION_N = 100
 # requests handed to the engine at once: the continuous engine keeps 8 rows live across all of them, so only
@@ -127,6 +144,36 @@ def layout_run(base: dict) -> dict:
     return {**base, "name": f"layout/{base['name']}-{other}", "layout": other, "ids": ablation_ids(ids), "base": base["name"]}
 
 
+def evidence_dir(tracebench: Path, kind: str) -> Path:
+    """Where a sampled variant set of :data:`EVIDENCE_SETS` lives, beside TRACEBench (what make reproduce
+    builds for notebook 09: the same set, so the baselines and the models answer the same variants)."""
+    return tracebench.parent / f"{tracebench.name}_{kind}"
+
+
+def build_evidence(tracebench: Path, kinds=tuple(EVIDENCE_SETS)) -> None:
+    """Write each kind's variants of :data:`EVIDENCE_SETS`'s sampled anchors (seed 0) into :func:`evidence_dir`,
+    reading TRACEBench once (the pipeline's step builds both); the manifest records ``sampled_anchors``."""
+    from pfc.data.counterfactual import write
+    examples, tools = benchmarks.get(EVIDENCE_BENCHMARK).load(tracebench, None)
+    for kind in kinds:
+        variants, skipped = sample(examples, kind, EVIDENCE_SETS[kind], seed=0)
+        write(evidence_dir(tracebench, kind), tracebench, EVIDENCE_BENCHMARK, kind, 0, variants, skipped, tools,
+              len(examples), examples, sampled=EVIDENCE_SETS[kind])
+
+
+def evidence_runs(tracebench: Path, exs: list) -> list[dict]:
+    """The dose and contradict-stated runs (and the latter's originals): ids drawn here, deterministically."""
+    dose, _ = sample(exs, "dose", DOSE_ANCHORS, seed=0)
+    stated, _ = sample(exs, "contradict-stated", STATED_ANCHORS, seed=0)
+    same = {"benchmark": EVIDENCE_BENCHMARK, "history": "last_k", "k": 10, "layout": "paper"}
+    return [{**same, "name": DOSE_RUN, "examples": evidence_dir(tracebench, "dose"), "ids": [v.id for v in dose],
+             "build": lambda: build_evidence(tracebench, ("dose",))},
+            {**same, "name": STATED_RUN, "examples": evidence_dir(tracebench, "contradict-stated"),
+             "ids": [v.id for v in stated], "build": lambda: build_evidence(tracebench, ("contradict-stated",))},
+            {**same, "name": STATED_ORIGINALS_RUN, "examples": tracebench,
+             "ids": sorted(v.meta["counterfactual"]["original_id"] for v in stated)}]
+
+
 def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None) -> list[dict]:
     exs, _ = benchmarks.get("tracebench").load(tracebench, None)
     ids = tracebench_ids(exs)
@@ -136,6 +183,7 @@ def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None) -> list[dic
     runs.insert(1, {"name": SWAP_RUN, "benchmark": "tracebench", "examples": variants,
                     "ids": [f"{i}~swap-user" for i in ids], "history": "last_k", "k": 10, "layout": "paper",
                     "build": lambda: build_variants(tracebench, variants, "swap-user", seed=0)})
+    runs[2:2] = evidence_runs(tracebench, exs)
     runs += [{"name": f"ptbench-{s.split('_')[1]}", "benchmark": "ptbench", "examples": ptbench / s / "data.json",
               "ids": None, "history": "full", "k": 50, "layout": "paper"}
              for s in ("test_trained_user", "test_untrained_user")]

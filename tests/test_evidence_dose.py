@@ -1,0 +1,83 @@
+"""Notebook 09's tables (pfc.report.evidence_dose) and the pipeline's helpers that feed it (pfc.report.pipeline).
+
+Golden values are counted by hand from the answers written here; run directories are fakes in tmp_path."""
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from pfc import benchmarks, paths
+from pfc.data.counterfactual import sample, write
+from pfc.errors import UserError
+from pfc.render import render
+from pfc.report import evidence_dose as ed
+from pfc.report import pipeline as P
+from pfc.run import reference as R
+from pfc.schema import Call
+
+
+def _run(d: Path, outputs: dict, model="m", backend="hf") -> Path:
+    d.mkdir(parents=True)
+    (d / "predictions.jsonl").write_text("".join(json.dumps({"id": i, "output": o}) + "\n" for i, o in outputs.items()))
+    (d / "config.json").write_text(json.dumps({"benchmark": "tracebench", "model": model, "backend": backend}))
+    return d
+
+
+def _where(spec: str) -> Path:
+    """A notebook parameter's directory, read as the notebook reads it."""
+    return Path(os.path.normpath(paths.source(spec)))
+
+
+def test_real_runs_name_each_model_folder_and_pair_the_stated_run_with_its_originals(tmp_path):
+    root = tmp_path / "reference_runs"
+    _run(root / "tracebench-last_k", {}, "m0", "hf")  # the top-level runs: named by their config
+    _run(root / "m1-openvino" / "tracebench-last_k", {}, "m1", "openvino")
+    _run(root / "m1-openvino" / R.DOSE_RUN, {}, "m1", "openvino")
+    (root / "layout").mkdir()  # a side folder: never a model
+    dose, override, dirs = P._evidence_real_runs(root)
+    doses = ed.parse_runs(dose)
+    assert list(doses) == ["m0 · hf (reference runs)", "m1 · openvino (reference runs)"]
+    assert _where(doses["m0 · hf (reference runs)"]) == root / R.DOSE_RUN  # not committed yet: still named
+    assert _where(doses["m1 · openvino (reference runs)"]) == root / "m1-openvino" / R.DOSE_RUN
+    from pfc.report.counterfactual import parse_pairs
+    o, v = parse_pairs(override)["m1 · openvino (reference runs)"]
+    assert (_where(o), _where(v)) == (root / "m1-openvino" / R.STATED_ORIGINALS_RUN, root / "m1-openvino" / R.STATED_RUN)
+    assert len(dirs) == 6 and root / "m1-openvino" / R.STATED_RUN in dirs
+
+
+def test_a_reference_root_without_any_run_config_is_left_out(tmp_path):
+    assert P._evidence_real_runs(tmp_path) == ("", "", [])
+
+
+def test_parse_runs_refuses_an_entry_without_a_name_in_one_line():
+    with pytest.raises(UserError, match="expected name=RUN, got 'data/runs/a'"):
+        ed.parse_runs("data/runs/a")
+
+
+@pytest.fixture()
+def dose_set(tiny_tracebench, tmp_path):
+    """3 requests of the tiny build at K = 0 and 4 (one per anchor), written as a variant set."""
+    exs, tools = benchmarks.get("tracebench").load(tiny_tracebench, None)
+    variants, skipped = sample(exs, "dose:0,4", 3, seed=0)
+    write(tmp_path / "dose", tiny_tracebench, "tracebench", "dose:0,4", 0, variants, skipped, tools, len(exs), exs)
+    return tmp_path / "dose", variants
+
+
+def _gold(v) -> str:
+    return render([Call(g.app, g.function, dict(g.arguments)) for g in v.gold], "tracebench")
+
+
+def test_a_real_run_on_part_of_a_set_is_scored_on_the_variants_it_answered(dose_set, tmp_path):
+    """Two of three requests answered, wrong at K = 0 and with the gold (the user's choice) at K = 4: both
+    moved, so the switch rate at K = 4 is 2/2 on the answered variants and 2/3 when a missing answer counts
+    as unparsable."""
+    d, variants = dose_set
+    originals = sorted({v.meta["counterfactual"]["original_id"] for v in variants})
+    answered = [v for v in variants if v.meta["counterfactual"]["original_id"] in originals[:2]]
+    run = _run(tmp_path / "run", {v.id: "null" if v.meta["counterfactual"]["k"] == 0 else _gold(v) for v in answered})
+    for only, rate, n in ((True, 1.0, 2), (False, 2 / 3, 3)):
+        long, thr = ed.evaluate(None, d, None, {"m": run}, {}, n_boot=0, answered_only=only)
+        sw = long[long["metric"] == "switch_rate"].set_index("k")
+        assert sw.loc[4, "value"] == pytest.approx(rate) and sw.loc[0, "value"] == 0
+        assert sw.loc[4, "variants"] == n and thr == {"m": None}  # no intervals (n_boot 0): no threshold
