@@ -209,7 +209,7 @@ def _run_replacing(examples, backend: str, out: Path, ids=None) -> None:
     plan moves to ``attic/`` and is redone (cached answers reused); failed requests stop the step."""
     from pfc.run.checks import raise_if_failed
     from pfc.run.identity import RunIdentityError
-    from pfc.run.reference import EVIDENCE_BENCHMARK
+    from pfc.run.reference_evidence import EVIDENCE_BENCHMARK
     from pfc.run.runner import run
     try:
         usage = run(EVIDENCE_BENCHMARK, examples, backend, out, ids=ids, progress=False)
@@ -220,7 +220,7 @@ def _run_replacing(examples, backend: str, out: Path, ids=None) -> None:
 
 def evidence_steps(bench: Path) -> tuple[list[Step], dict, list[Path]]:
     """Notebook 09's inputs: the dose and contradict-stated variants of the reference plan's sampled requests
-    (``pfc.run.reference.build_evidence``: the very sets the real models' reference runs answer, 600 and 200
+    (``pfc.run.reference_evidence.build_evidence``: the very sets the real models' reference runs answer, 600 and 200
     variants) and the three baselines' runs on them, in one Python step (seven runner calls; through notebook 03
     each would pay a kernel start). The originals runs of the override pairs are the pipeline's ``tb-<baseline>``
     runs, and for ``always-habit`` (not one of the table's baselines) a run on the sampled originals only.
@@ -228,7 +228,7 @@ def evidence_steps(bench: Path) -> tuple[list[Step], dict, list[Path]]:
     Returns (steps, notebook 09's run parameters, the prediction files they read)."""
     from pfc.report.evidence_dose import BASELINES as EVIDENCE_BASELINES
     from pfc.run.backends.builtin import BASELINES
-    from pfc.run.reference import build_evidence, evidence_dir
+    from pfc.run.reference_evidence import build_evidence, evidence_dir
     sets = {k: evidence_dir(bench, k) for k in EVIDENCE_KINDS}
     dose_runs = {b: paths.RUNS / f"tb-dose-{b}" for b in EVIDENCE_BASELINES}
     stated = {b: (paths.RUNS / (f"tb-{b}" if b in BASELINES else f"tb-contradict-stated-originals-{b}"),
@@ -263,7 +263,8 @@ def _evidence_real_runs(root: Path | None = None) -> tuple[str, str, list[Path]]
     committed or not (the notebook names those not committed yet and leaves them out), and the run directories
     named; a root with no run config to name its model by is left out."""
     from pfc.report import reference
-    from pfc.run.reference import DOSE_RUN, HISTORY_RUNS, STATED_ORIGINALS_RUN, STATED_RUN
+    from pfc.run.reference import HISTORY_RUNS
+    from pfc.run.reference_evidence import DOSE_RUN, STATED_ORIGINALS_RUN, STATED_RUN
     root = Path(root or reference.ROOT)
     dose, override, dirs = [], [], []
     for base in (root, *reference.model_folders(root)):

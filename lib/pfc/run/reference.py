@@ -51,20 +51,15 @@ import sys
 from pathlib import Path
 
 from pfc import benchmarks, paths
-from pfc.data.counterfactual import build_variants, sample
+from pfc.data.counterfactual import build_variants
 from pfc.errors import UserError
 from pfc.groups import HISTORY_BINS, history_bin
+from pfc.run.reference_evidence import (DOSE_ANCHORS, DOSE_RUN, EVIDENCE_BENCHMARK, EVIDENCE_SETS,  # noqa: F401
+                                        STATED_ANCHORS, STATED_ORIGINALS_RUN, STATED_RUN, build_evidence,
+                                        evidence_dir, evidence_runs)  # the plan's evidence runs (issue 40)
 
 OUT = paths.REPORTS / "reference_runs"
 SWAP_RUN = "counterfactual/tracebench-swap-user"
-DOSE_RUN = "counterfactual/tracebench-dose"
-STATED_RUN = "counterfactual/tracebench-contradict-stated"
-STATED_ORIGINALS_RUN = "counterfactual/tracebench-contradict-stated-originals"
-# requests per variant set (one per anchor, seeded): 100 per dose point (x 6 K), 200 override variants
-DOSE_ANCHORS = 100
-STATED_ANCHORS = 200
-EVIDENCE_SETS = {"dose": DOSE_ANCHORS, "contradict-stated": STATED_ANCHORS}
-EVIDENCE_BENCHMARK = "tracebench"  # the kinds count call-history records: the one benchmark that has them
 LAYOUT_ABLATION = {"ptbench-trained": "prefix", "ptbench-untrained": "prefix", "toolspectrum": "paper"}
 ABLATION_N = 100
 # requests handed to the engine at once: the continuous engine keeps 8 rows live across all of them, so only
@@ -142,36 +137,6 @@ def layout_run(base: dict) -> dict:
     other = LAYOUT_ABLATION[base["name"]]
     ids = base["ids"] or [e.id for e in benchmarks.get(base["benchmark"]).load(base["examples"], None)[0]]
     return {**base, "name": f"layout/{base['name']}-{other}", "layout": other, "ids": ablation_ids(ids), "base": base["name"]}
-
-
-def evidence_dir(tracebench: Path, kind: str) -> Path:
-    """Where a sampled variant set of :data:`EVIDENCE_SETS` lives, beside TRACEBench (what make reproduce
-    builds for notebook 09: the same set, so the baselines and the models answer the same variants)."""
-    return tracebench.parent / f"{tracebench.name}_{kind}"
-
-
-def build_evidence(tracebench: Path, kinds=tuple(EVIDENCE_SETS)) -> None:
-    """Write each kind's variants of :data:`EVIDENCE_SETS`'s sampled anchors (seed 0) into :func:`evidence_dir`,
-    reading TRACEBench once (the pipeline's step builds both); the manifest records ``sampled_anchors``."""
-    from pfc.data.counterfactual import write
-    examples, tools = benchmarks.get(EVIDENCE_BENCHMARK).load(tracebench, None)
-    for kind in kinds:
-        variants, skipped = sample(examples, kind, EVIDENCE_SETS[kind], seed=0)
-        write(evidence_dir(tracebench, kind), tracebench, EVIDENCE_BENCHMARK, kind, 0, variants, skipped, tools,
-              len(examples), examples, sampled=EVIDENCE_SETS[kind])
-
-
-def evidence_runs(tracebench: Path, exs: list) -> list[dict]:
-    """The dose and contradict-stated runs (and the latter's originals): ids drawn here, deterministically."""
-    dose, _ = sample(exs, "dose", DOSE_ANCHORS, seed=0)
-    stated, _ = sample(exs, "contradict-stated", STATED_ANCHORS, seed=0)
-    same = {"benchmark": EVIDENCE_BENCHMARK, "history": "last_k", "k": 10, "layout": "paper"}
-    return [{**same, "name": DOSE_RUN, "examples": evidence_dir(tracebench, "dose"), "ids": [v.id for v in dose],
-             "build": lambda: build_evidence(tracebench, ("dose",))},
-            {**same, "name": STATED_RUN, "examples": evidence_dir(tracebench, "contradict-stated"),
-             "ids": [v.id for v in stated], "build": lambda: build_evidence(tracebench, ("contradict-stated",))},
-            {**same, "name": STATED_ORIGINALS_RUN, "examples": tracebench,
-             "ids": sorted(v.meta["counterfactual"]["original_id"] for v in stated)}]
 
 
 def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None) -> list[dict]:

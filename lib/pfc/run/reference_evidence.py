@@ -1,0 +1,55 @@
+"""The reference plan's evidence runs (issue 40): the dose and contradict-stated variant sets and their runs.
+
+One request per TRACEBench anchor (anchors in a seeded order, ``pfc.data.counterfactual.sample``):
+``DOSE_ANCHORS`` requests at every dose K (``counterfactual/tracebench-dose``), ``STATED_ANCHORS``
+contradict-stated variants (``counterfactual/tracebench-contradict-stated``) and the originals they came from
+(``…-originals``: stated-wins needs the model's answer on each original). :func:`build_evidence` writes the
+variant sets beside TRACEBench, the very sets ``make reproduce``'s baselines answer for notebook 09;
+:func:`evidence_runs` gives ``pfc.run.reference.plan`` their entries. It runs nothing and scores nothing.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from pfc import benchmarks
+from pfc.data.counterfactual import sample
+
+DOSE_RUN = "counterfactual/tracebench-dose"
+STATED_RUN = "counterfactual/tracebench-contradict-stated"
+STATED_ORIGINALS_RUN = "counterfactual/tracebench-contradict-stated-originals"
+# requests per variant set (one per anchor, seeded): 100 per dose point (x 6 K), 200 override variants
+DOSE_ANCHORS = 100
+STATED_ANCHORS = 200
+EVIDENCE_SETS = {"dose": DOSE_ANCHORS, "contradict-stated": STATED_ANCHORS}
+# the dose and contradict-stated kinds count call-history records: the benchmark whose prompts select them
+EVIDENCE_BENCHMARK = next(n for n in benchmarks.NAMES if benchmarks.get(n).history_selection)
+
+
+def evidence_dir(tracebench: Path, kind: str) -> Path:
+    """Where a sampled variant set of :data:`EVIDENCE_SETS` lives, beside TRACEBench (what make reproduce
+    builds for notebook 09: the same set, so the baselines and the models answer the same variants)."""
+    return tracebench.parent / f"{tracebench.name}_{kind}"
+
+
+def build_evidence(tracebench: Path, kinds=tuple(EVIDENCE_SETS)) -> None:
+    """Write each kind's variants of :data:`EVIDENCE_SETS`'s sampled anchors (seed 0) into :func:`evidence_dir`,
+    reading TRACEBench once (the pipeline's step builds both); the manifest records ``sampled_anchors``."""
+    from pfc.data.counterfactual import write
+    examples, tools = benchmarks.get(EVIDENCE_BENCHMARK).load(tracebench, None)
+    for kind in kinds:
+        variants, skipped = sample(examples, kind, EVIDENCE_SETS[kind], seed=0)
+        write(evidence_dir(tracebench, kind), tracebench, EVIDENCE_BENCHMARK, kind, 0, variants, skipped, tools,
+              len(examples), examples, sampled=EVIDENCE_SETS[kind])
+
+
+def evidence_runs(tracebench: Path, exs: list) -> list[dict]:
+    """The dose and contradict-stated runs (and the latter's originals): ids drawn here, deterministically."""
+    dose, _ = sample(exs, "dose", DOSE_ANCHORS, seed=0)
+    stated, _ = sample(exs, "contradict-stated", STATED_ANCHORS, seed=0)
+    same = {"benchmark": EVIDENCE_BENCHMARK, "history": "last_k", "k": 10, "layout": "paper"}
+    return [{**same, "name": DOSE_RUN, "examples": evidence_dir(tracebench, "dose"), "ids": [v.id for v in dose],
+             "build": lambda: build_evidence(tracebench, ("dose",))},
+            {**same, "name": STATED_RUN, "examples": evidence_dir(tracebench, "contradict-stated"),
+             "ids": [v.id for v in stated], "build": lambda: build_evidence(tracebench, ("contradict-stated",))},
+            {**same, "name": STATED_ORIGINALS_RUN, "examples": tracebench,
+             "ids": sorted(v.meta["counterfactual"]["original_id"] for v in stated)}]
