@@ -81,3 +81,33 @@ def test_a_variants_run_sharing_no_ids_with_the_originals_is_refused(pairs, caps
     orig, _ = pairs
     code, err = personalize(capsys, orig, orig)
     assert code == 2 and len(err) == 1 and "shares no ids with the originals run: 0 of its" in err[0]
+
+
+def test_a_run_on_a_sample_of_the_variants_is_scored_on_what_both_answered(pairs, tiny_tracebench, tmp_path, capsys):
+    """A reference run answers a sample of the variant set: the rest are not counted wrong (notebook 08 scores the
+    real model the same way, answered_only), and the coverage says how many were scored."""
+    from pfc.report.counterfactual import evaluate_pairs
+    orig, sets = pairs
+    var, var_run = sets["swap-user"]
+    part = tmp_path / "part"
+    shutil.copytree(var_run, part)
+    lines = (part / "predictions.jsonl").read_text().splitlines()
+    (part / "predictions.jsonl").write_text("\n".join(lines[:5]) + "\n")
+    code = main(["personalize", str(orig), str(part), "--n-boot", "50"])
+    cap = capsys.readouterr()
+    got = json.loads(cap.out)
+    assert code == 0 and got["coverage"]["answered_by_both"] == got["variants"] == 5
+    assert got["coverage"]["variants_in_set"] == len(lines) > 5 and "scored 5 of" in cap.err
+    long, _, _ = evaluate_pairs("tracebench", tiny_tracebench, var, {"hp": (orig, part)}, n_boot=50, seed=0,
+                                answered_only=True)
+    want = {r["metric"]: round(r["value"], 4) for _, r in long.iterrows()}
+    assert {r["metric"]: r["value"] for r in got["personalization"]} == want
+
+
+def test_a_variants_run_with_no_row_is_refused_in_one_line(pairs, tmp_path, capsys):
+    orig, sets = pairs
+    empty = tmp_path / "empty"
+    shutil.copytree(sets["swap-user"][1], empty)
+    (empty / "predictions.jsonl").write_text("")
+    code, err = personalize(capsys, orig, empty)
+    assert code == 2 and len(err) == 1 and "no variant of" in err[0] and "answer in both runs" in err[0]

@@ -4,15 +4,17 @@ The two runs are one model's run on a benchmark and its run on that benchmark's 
 (``pfc perturb``, any kind). It prints, with user-clustered bootstrap 95% intervals:
 
 - ``personalization``: ``context_following``, ``request_faithfulness`` and ``sensitivity``
-  over every variant, computed by notebook 08's path (``pfc.report.counterfactual.evaluate_pairs``);
+  over the variants both runs answered (``coverage`` says how many of the set: a run of a sample, or one in
+  progress, is never counted wrong on the rest; stderr says it too), computed by notebook 08's path
+  (``pfc.report.counterfactual.evaluate_pairs`` with ``answered_only``, as notebook 08 scores the real model);
 - ``dose`` (when the set holds ``dose`` variants): the dose-response curve (per K: accuracy,
   user's choice, population's favourite, switch rate) and ``threshold_k``, the smallest K whose
   switch-rate interval lies above 0.5 (``pfc.eval.dose``);
 - ``override`` (``contradict-stated`` variants): ``stated_wins`` and ``overrides``.
 
 Each run's examples are read from its ``config.json`` (``examples``) unless given. A missing run
-directory, runs on different benchmarks, or variants none of whose originals the first run covers
-is one line and exit 2. It writes no file (``pfc report`` does not show these tables: it takes
+directory, runs on different benchmarks, variants none of whose originals the first run covers, or no
+variant answered in both runs is one line and exit 2. It writes no file (``pfc report`` does not show these tables: it takes
 separate runs, not pairs).
 
     python -m pfc personalize data/runs/tb-history-prior data/runs/tb-swap-hp
@@ -67,19 +69,29 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
         made = sum(1 for v in variants if v.meta.get("counterfactual"))
         raise UserError(f"shares no ids with the originals run: {made} of its {len(variants)} examples are "
                         f"variants, none of an example of {orig_path}", file=str(var_dir))
-    long, _, _ = evaluate_pairs(bench, orig_path, var_path, {"run": (orig_dir, var_dir)}, n_boot, seed)
+    out_v, out_o = load_outputs(var_dir, variants), load_outputs(orig_dir, originals)
+    answered = [v for v in linked if v.id in out_v and v.meta["counterfactual"]["original_id"] in out_o]
+    if not answered:
+        raise UserError(f"no variant of {len(linked)} has an answer in both runs (the variants run holds "
+                        f"{len(out_v)} rows, the originals run {len(out_o)}): nothing to compare", file=str(var_dir))
+    # a run of a sample (or one still in progress) is scored on the variants both runs answered, never counting
+    # the unanswered as wrong; the coverage says how many that is (an unparsable answer is a row, and fails)
+    long, _, _ = evaluate_pairs(bench, orig_path, var_path, {"run": (orig_dir, var_dir)}, n_boot, seed,
+                                answered_only=True)
     out = {"benchmark": bench, "originals_run": str(orig_dir), "variants_run": str(var_dir),
-           "kinds": dict(sorted(Counter(dose.kind_of(v) for v in variants).items())),
-           "variants": len(variants), "n_boot": n_boot, "seed": seed,
+           "kinds": dict(sorted(Counter(dose.kind_of(v) for v in answered).items())),
+           "variants": len(answered), "coverage": {"variants_in_set": len(variants), "linked": len(linked),
+                                                   "answered_by_both": len(answered)},
+           "n_boot": n_boot, "seed": seed,
            "personalization": _records(long.drop(columns=["run", "variants"]))}
-    out_v = load_outputs(var_dir, variants)
+    variants = answered
     if any(dose.kind_of(v) == "dose" for v in variants):
         per = score(variants, out_v, bench).per_example
         df = dose.dose_rows(variants, out_v, adapter.style, dict(zip(per["id"], per["overall"])))
         table = dose.curve(df, n_boot, seed)
         out["dose"] = {"curve": _records(table), "threshold_k": dose.threshold(table)}
     if any(dose.kind_of(v) == "contradict-stated" for v in variants):
-        df = dose.override_rows(originals, variants, load_outputs(orig_dir, originals), out_v, adapter.style)
+        df = dose.override_rows(originals, variants, out_o, out_v, adapter.style)
         out["override"] = _records(dose.metric_rows(df, dose.OVERRIDE_METRICS, n_boot, seed))
     return out
 
@@ -93,8 +105,13 @@ def _records(rows) -> list[dict]:
 
 
 def _personalize_cmd(args) -> int:
-    print(json.dumps(evaluate(args.originals_run, args.variants_run, args.n_boot, args.seed, args.examples,
-                              args.variant_examples), indent=1))
+    import sys
+    result = evaluate(args.originals_run, args.variants_run, args.n_boot, args.seed, args.examples,
+                      args.variant_examples)
+    c = result["coverage"]
+    print(f"pfc personalize: scored {c['answered_by_both']} of {c['variants_in_set']} variants (those both runs "
+          "answered)", file=sys.stderr)
+    print(json.dumps(result, indent=1))
     return 0
 
 
