@@ -1,4 +1,4 @@
-"""Notebook 09's tables (pfc.report.evidence_dose) and the pipeline's helpers that feed it (pfc.report.pipeline).
+"""Notebook 09's tables (pfc.report.evidence_dose) and the pipeline's helpers that feed it (pfc.report.pipeline_studies).
 
 Golden values are counted by hand from the answers written here; run directories are fakes in tmp_path."""
 import json
@@ -12,7 +12,7 @@ from pfc.data.counterfactual import sample, write
 from pfc.errors import UserError
 from pfc.render import render
 from pfc.report import evidence_dose as ed
-from pfc.report import pipeline as P
+from pfc.report import pipeline_studies as P
 from pfc.run import reference as R
 from pfc.schema import Call
 
@@ -35,7 +35,7 @@ def test_real_runs_name_each_model_folder_and_pair_the_stated_run_with_its_origi
     _run(root / "m1-openvino" / "tracebench-last_k", {}, "m1", "openvino")
     _run(root / "m1-openvino" / R.DOSE_RUN, {}, "m1", "openvino")
     (root / "layout").mkdir()  # a side folder: never a model
-    dose, override, dirs = P._evidence_real_runs(root)
+    dose, override, dirs = P.evidence_real_runs(root)
     doses = ed.parse_runs(dose)
     assert list(doses) == ["m0 · hf (reference runs)", "m1 · openvino (reference runs)"]
     assert _where(doses["m0 · hf (reference runs)"]) == root / R.DOSE_RUN  # not committed yet: still named
@@ -47,7 +47,7 @@ def test_real_runs_name_each_model_folder_and_pair_the_stated_run_with_its_origi
 
 
 def test_a_reference_root_without_any_run_config_is_left_out(tmp_path):
-    assert P._evidence_real_runs(tmp_path) == ("", "", [])
+    assert P.evidence_real_runs(tmp_path) == ("", "", [])
 
 
 def test_parse_runs_refuses_an_entry_without_a_name_in_one_line():

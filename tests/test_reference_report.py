@@ -184,9 +184,9 @@ def test_a_missing_root_is_refused_in_one_line(tmp_path, capsys):
 
 
 def test_notebook_08_reads_back_the_committed_reference_pairs_the_pipeline_names():
-    from pfc.report import counterfactual as cf, pipeline
+    from pfc.report import counterfactual as cf, pipeline_studies
     from pfc.run.reference import SWAP_RUN
-    pairs = cf.parse_pairs(pipeline._real_pair(None))
+    pairs = cf.parse_pairs(pipeline_studies.real_pair(None))
     (name, (orig, var)) = next(iter(pairs.items()))  # the top-level (0.5B hf) pair first, then each model folder's
     assert "k=10" in name and name.endswith("(reference runs)")  # the label keeps its '=' (parse splits on the last)
     assert (orig, var) == ("reports/reference_runs/tracebench-last_k", f"reports/reference_runs/{SWAP_RUN}")

@@ -1,0 +1,46 @@
+"""Executing one notebook step of ``make reproduce``: papermill runs ``notebooks/<notebook>`` with the step's
+parameters into ``reports/notebooks/<copy_name>.ipynb`` (:func:`execute`), then an HTML copy (:func:`to_html`).
+
+Does not decide whether a step runs (:mod:`pfc.report.pipeline_run`) nor run Python steps; the kernel's
+environment and the executed copy's tidying are :mod:`pfc.report.executed`'s.
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from pfc import paths
+from pfc.io import atomic
+from pfc.report.pipeline_step import Step
+
+
+def execute(step: Step) -> None:
+    import papermill as pm
+    from jupyter_client.manager import KernelManager
+    from pfc.report import executed
+    nb = paths.REPORTS / "notebooks"
+    nb.mkdir(parents=True, exist_ok=True)
+    target = nb / f"{step.copy_name}.ipynb"
+    # the kernel talks over local sockets in a private temporary folder, not over TCP (ipykernel warns that
+    # TCP is unencrypted, once per step); the kernel is ours, so we shut it down
+    # (pfc.report.executed: progress bars to the terminal, then no absolute path in the saved copy)
+    with tempfile.TemporaryDirectory(prefix="pfc-kernel-") as sock, executed.kernel_env():
+        km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sock) / "k"))
+        try:
+            pm.execute_notebook(str(paths.NOTEBOOKS / step.notebook), str(target), parameters=step.params,
+                                kernel_name="python3", language="python", cwd=str(paths.ROOT), progress_bar=False,
+                                log_output=False, km=km)
+        finally:
+            if km.has_kernel:
+                km.shutdown_kernel(now=True)
+            if target.exists():  # a failed step's copy too: it is where the user looks
+                executed.tidy(target, paths.NOTEBOOKS / step.notebook)
+    to_html(target)
+
+
+def to_html(notebook: Path) -> Path:
+    from nbconvert import HTMLExporter
+    # sanitized: Markdown cells and text/markdown or text/html outputs (report.md shown by a notebook, names from
+    # configs) lose scripts, event handlers and other active content on their way to HTML
+    body, _ = HTMLExporter(sanitize_html=True).from_filename(str(notebook))
+    return atomic.write_text(notebook.with_suffix(".html"), body)

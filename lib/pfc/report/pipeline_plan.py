@@ -1,0 +1,241 @@
+"""The steps of ``make reproduce`` in order (:func:`plan`), composed of one builder per benchmark and report:
+TRACEBench's build and baseline runs, the real small model's sampled run, a ``BACKEND``/``MODEL`` run, the
+ToolSpectrum release, PTBench, the committed reference runs, notebooks 04–06, 08, 09 and the walkthrough.
+
+Only plans: builds :class:`~pfc.report.pipeline_step.Step` values and reads no run's output (the committed
+reference runs' configs aside); running them is :mod:`pfc.report.pipeline_run`'s job.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from pfc import paths
+from pfc.report.notebook_helpers import REAL_MODEL_NAME, real_model_dir, stratified_sample
+from pfc.report.pipeline_step import Step, rel, run_step
+from pfc.report.pipeline_studies import (counterfactual_steps, evidence_real_runs, evidence_steps, real_pair,
+                                         reading_once, reference_pairs, reference_usable)
+
+
+def _has_torch() -> bool:
+    import importlib.util
+    return all(importlib.util.find_spec(m) is not None for m in ("torch", "transformers"))
+
+
+def _tracebench(bench: Path, baselines) -> tuple[list[Step], list[Path]]:
+    """Preprocess (01), build TRACEBench (02) and every built-in baseline's run on it (03)."""
+    interim = paths.INTERIM / "tracebench"
+    steps = [
+        Step("preprocess", "01_preprocess.ipynb", {"out_dir": rel(interim), "figures_dir": rel(paths.FIGURES / "tracebench")},
+             [], [interim / "histories.parquet"], copy_name="01_preprocess"),
+        Step("build TRACEBench", "02_build_benchmark.ipynb",
+             {"histories_dir": rel(interim), "out_dir": rel(bench), "figures_dir": rel(paths.FIGURES / "tracebench")},
+             [interim / "histories.parquet"], [bench / "examples.jsonl"], copy_name="02_build_benchmark"),
+    ]
+    runs = []
+    for b in baselines:  # every built-in baseline on TRACEBench
+        d, st = run_step(f"run {b}", f"tb-{b}", [bench / "examples.jsonl"], benchmark="tracebench",
+                         examples=rel(bench), backend=b)
+        runs.append(d)
+        steps.append(st)
+    return steps, runs
+
+
+def _real_model(bench: Path, real_model: str, sample: int) -> tuple[list[Step], tuple[str, Path] | None]:
+    """The real small model on a stratified sample of TRACEBench: the sample's and the run's steps, and
+    ``(model name, run dir)``; none when the model or torch is missing."""
+    real = real_model_dir(real_model)
+    if real is not None and not _has_torch():
+        print(f"reproduce: a real model is at {real} but torch/transformers are missing "
+              "(make venv-models); its run is left out", file=sys.stderr)
+        real = None
+    if real is None:
+        return [], None
+    # the registry name when it is the registry's model (runs, tables and reports never carry a home path)
+    real_name = REAL_MODEL_NAME if real_model == "auto" else str(real)
+    sample_dir = paths.PROCESSED / f"tracebench_sample{sample}"
+    steps = [Step(f"stratified sample ({sample} + the walkthrough's)", None,
+                  {"n": sample, "seed": 0, "walkthrough": True}, [bench / "examples.jsonl"],
+                  [sample_dir / "examples.jsonl"],
+                  fn=lambda: stratified_sample(bench, sample_dir, sample, seed=0, walkthrough=True))]
+    d, st = run_step(f"run real model {real.name} (hf, {sample} + the walkthrough's examples)",
+                     f"tb-hf-{real.name}-sample{sample}", [sample_dir / "examples.jsonl", real / "config.json"],
+                     benchmark="tracebench", examples=rel(sample_dir), backend="hf", model=real_name,
+                     history="last_k", k=5)
+    return steps + [st], (real_name, d)
+
+
+def _own_tracebench(bench: Path, backend: str, model: str, own: str) -> tuple[list[Step], list[Path]]:
+    """``BACKEND``/``MODEL``'s run on TRACEBench (none without a backend)."""
+    if not backend:
+        return [], []
+    d, st = run_step(f"run {backend} {model}", f"tb-{own}", [bench / "examples.jsonl"], benchmark="tracebench",
+                     examples=rel(bench), backend=backend, model=model)
+    return [st], [d]
+
+
+def _toolspectrum(wanted: bool, baselines, backend: str, model: str, own: str) -> tuple[list[Step], list[Path]]:
+    """The ToolSpectrum release when ``wanted`` and configured: the oracle's and the two history baselines' runs,
+    ``BACKEND``'s run, and the release views (toolspectrum.ipynb)."""
+    release = paths.toolspectrum_dir()
+    if not (wanted and release is not None and (release / "data" / "dataset_persona.json").exists()):
+        if backend:
+            print(f"reproduce: no ToolSpectrum release at {release} (PFC_TOOLSPECTRUM_DIR); the {backend} run on it "
+                  "is left out", file=sys.stderr)
+        return [], []
+    steps, ts_runs = [], []
+    for b in baselines[:3]:  # the release is large: the oracle and the two history baselines only
+        d, st = run_step(f"ToolSpectrum run {b}", f"ts-{b}", [release / "data"], benchmark="toolspectrum",
+                         examples=rel(release), backend=b)
+        ts_runs.append(d)
+        steps.append(st)
+    if backend:
+        d, st = run_step(f"ToolSpectrum run {backend} {model}", f"ts-{own}", [release / "data"],
+                         benchmark="toolspectrum", examples=rel(release), backend=backend, model=model)
+        ts_runs.append(d)
+        steps.append(st)
+    steps.append(Step("ToolSpectrum release views", "toolspectrum.ipynb",
+                      {"release_dir": rel(release), "runs": ",".join(rel(d) for d in ts_runs),
+                       "figures_dir": rel(paths.REPORTS / "toolspectrum")},
+                      [release / "data", *[d / "predictions.jsonl" for d in ts_runs]],
+                      [paths.REPORTS / "toolspectrum"], copy_name="toolspectrum"))
+    return steps, ts_runs
+
+
+def _ptbench(baselines, builtins, backend: str, model: str, own: str) -> tuple[list[Step], list[Path]]:
+    """PTBench: our PTool build, the baselines that support it, the nearest-train baseline, ``BACKEND``'s run
+    (on the official test data when ``PFC_PTBENCH_DIR`` is set, else ours) and ptbench.ipynb."""
+    from pfc.benchmarks.ptbench import SPLITS as PT_SPLITS
+    from pfc.run.sft import build_ptbench
+    pt = paths.BENCHMARKS / "ptbench"
+    from pfc.data.ptool.build import DEFAULT_VERSION  # in the key: a build of another synthesis is rebuilt (or refused)
+    steps = [Step("build PTBench (PTool synthesis, seed 0)", None, {"seed": 0, "synthesis": DEFAULT_VERSION},
+                  [], [pt / "stats.json"],
+                  fn=lambda: build_ptbench(pt, 0))]
+    runs = []
+    for b in [b for b in baselines if builtins[b].supports("ptbench")]:
+        d, st = run_step(f"PTBench run {b}", f"pt-{b}", [pt / "stats.json"], benchmark="ptbench",
+                         examples=rel(pt), backend=b)
+        runs.append(d)
+        steps.append(st)
+    # the memorization baseline: the answer of the most similar request of our build's training split
+    d, st = run_step("PTBench run nearest-train", "pt-nearest-train", [pt / "stats.json"], benchmark="ptbench",
+                     examples=rel(pt), backend="nearest-train")
+    runs.append(d)
+    steps.append(st)
+    if backend:  # the official test data when PFC_PTBENCH_DIR is set (and its prompt, read by the runner), else ours
+        official = paths.ptbench_dir()
+        data = official or pt
+        inputs = [official / s / "data.json" for s in PT_SPLITS] if official else [pt / "stats.json"]
+        d, st = run_step(f"PTBench run {backend} {model}" + (" (official data)" if official else ""),
+                         f"pt-{'official-' if official else ''}{own}", inputs, benchmark="ptbench",
+                         examples=rel(data), backend=backend, model=model)
+        runs.append(d)
+        steps.append(st)
+    ft = paths.REPORTS / "ptbench_finetune.json"
+    steps.append(Step("PTBench synthesis, baselines, tables", "ptbench.ipynb",
+                      {"out_dir": rel(paths.INTERIM / "ptbench" / "pipeline"), "finetune_report": rel(ft)},
+                      [ft], [], copy_name="ptbench"))
+    return steps, runs
+
+
+def _reference(planned: set[str]) -> tuple[list[Step], list[Path]]:
+    """The committed reference runs (reports/reference_runs/) whose benchmark is ``planned``: re-scored, never
+    run here. Their steps (the earlier PTBench synthesis when a history run needs it; metrics.json and the paired
+    comparisons) and the runs that join the tables (history runs never do)."""
+    from pfc.report import reference, reference_pairs as pairs_report
+    refs = [d for d in reference.run_dirs() if reference_usable(d, planned)]
+    history = [d for d in refs if reference.is_history(d)]  # PTBench runs on an earlier synthesis
+    steps = []
+    if history:
+        from pfc.run.sft import build_ptbench
+        old = paths.BENCHMARKS / reference.PTBENCH_HISTORY["ptool-v1"]
+        steps.append(Step("build PTBench v1 (the earlier synthesis the history reference runs answered)", None,
+                          {"seed": 0, "synthesis": 1}, [], [old / "stats.json"], fn=lambda: build_ptbench(old, 0, 1)))
+    if refs:
+        ablations = [d for d in (reference.ROOT / "layout").glob("*/") if (d / "predictions.jsonl").is_file()]
+        abl = f", {len(ablations)} layout ablation{'s' * (len(ablations) != 1)}" if ablations else ""
+        steps.append(Step(f"reference runs: metrics.json, paired comparisons ({len(refs)} run{'s' * (len(refs) != 1)}{abl})", None, {},
+                          [p for d in refs + ablations for p in (d / "predictions.jsonl", d / "config.json")],
+                          [paths.REPORTS / "reference_runs" / n
+                           for n in ("metrics.json", "paired.json", "paired.md")],
+                          fn=lambda: reading_once(reference.write, pairs_report.write)))
+    return steps, [d for d in refs if d not in history]  # history: metrics.json and paired.md only, never the tables
+
+
+def _tables(runs: list[Path], n_boot: int) -> list[Step]:
+    """Notebooks 04 (evaluate), 05 (error taxonomy) and 06 (figures) on every run of the plan."""
+    run_inputs = [p for d in runs for p in (d / "predictions.jsonl", d / "config.json")]
+    common = {"run_dirs": ",".join(rel(d) for d in runs), "n_boot": n_boot, "seed": 0}
+    steps = []
+    for name, notebook, sub in (("evaluate", "04_evaluate.ipynb", "evaluate"),
+                                ("error taxonomy", "05_error_taxonomy.ipynb", "taxonomy"),
+                                ("figures", "06_figures.ipynb", "figures")):
+        out = paths.REPORTS / sub
+        steps.append(Step(name, notebook, {**common, "out_dir": rel(out)}, run_inputs, [out / "report.md"],
+                          copy_name=notebook[:-6]))
+    return steps
+
+
+def _counterfactuals(bench: Path, var: Path, cf_pairs: dict, real_run, n_boot: int) -> Step:
+    """Notebook 08 on the baselines' original/variant pairs and the real model's."""
+    cf_out = paths.REPORTS / "counterfactuals"
+    return Step("counterfactual contexts", "08_counterfactuals.ipynb",
+                {"originals": rel(bench), "variants": rel(var),
+                 "run_pairs": ",".join(f"{n}={rel(o)}:{rel(v) if v else '-'}" for n, (o, v) in cf_pairs.items()),
+                 # the real model on the variants is never run here (CPU): the committed reference pair
+                 # (pfc.run.reference) when there is one, else the sample run, which the notebook says lacks them
+                 "real_run": real_pair(real_run),
+                 "out_dir": rel(cf_out), "n_boot": n_boot, "seed": 0},
+                [var / "examples.jsonl", *[p / "predictions.jsonl" for o, v in cf_pairs.values() for p in (o, v) if p],
+                 *[p / "predictions.jsonl" for pair in reference_pairs() for p in pair]],
+                [cf_out / "personalization.csv"], copy_name="08_counterfactuals")
+
+
+def _evidence(bench: Path, n_boot: int) -> list[Step]:
+    """The evidence sets and the baselines' runs on them, then notebook 09 (with the committed reference runs)."""
+    ev_steps, ev_params, ev_inputs = evidence_steps(bench)
+    real_dose, real_override, real_dirs = evidence_real_runs()  # committed reference runs, never run here (CPU)
+    ev_out = paths.REPORTS / "evidence_dose"
+    return [*ev_steps, Step("evidence dose and overrides", "09_evidence_dose.ipynb",
+                            {**ev_params, "real_dose_runs": real_dose, "real_override_runs": real_override,
+                             "out_dir": rel(ev_out), "n_boot": n_boot, "seed": 0},
+                            [*ev_inputs, *(d / "predictions.jsonl" for d in real_dirs)],  # absent ones too: None
+                            [ev_out / "evidence_dose.csv"], copy_name="09_evidence_dose")]
+
+
+def _walkthrough(bench: Path, real_run) -> Step:
+    """Notebook 00 with the real small model when it has a run, else the history-prior baseline."""
+    walk = {"examples": rel(bench), "out_dir": rel(paths.REPORTS / "walkthrough"), "backend": "history-prior"}
+    if real_run is not None:
+        walk.update(backend="hf", model=real_run[0], k=5)
+    return Step("walkthrough", "00_walkthrough.ipynb", walk, [bench / "examples.jsonl"],
+                [paths.REPORTS / "walkthrough" / "run" / "predictions.jsonl"], copy_name="00_walkthrough")
+
+
+def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: int = 4, toolspectrum: bool = True,
+         n_boot: int = 1000, ptbench: bool = True) -> list[Step]:
+    """The steps of ``make reproduce`` in order (see :mod:`pfc.report.pipeline`)."""
+    from pfc.run.backends.builtin import BASELINES, BUILTINS
+    bench = paths.BENCHMARKS / "tracebench"
+    steps, runs = _tracebench(bench, BASELINES)
+    cf_steps, cf_pairs, var = counterfactual_steps(bench, BASELINES)
+    steps += cf_steps
+    real_steps, real_run = _real_model(bench, real_model, sample)
+    steps += real_steps
+    runs += [real_run[1]] if real_run else []
+    own = f"{backend}-{Path(model).name or 'default'}".replace("/", "_")  # BACKEND=/MODEL=: one run per benchmark
+    for more, more_runs in (_own_tracebench(bench, backend, model, own),
+                            _toolspectrum(toolspectrum, BASELINES, backend, model, own),
+                            _ptbench(BASELINES, BUILTINS, backend, model, own) if ptbench else ([], [])):
+        steps += more
+        runs += more_runs
+    ref_steps, ref_runs = _reference({st.params["benchmark"] for st in steps if st.params.get("benchmark")})
+    steps += ref_steps
+    runs += ref_runs
+    steps += [*_tables(runs, n_boot), _counterfactuals(bench, var, cf_pairs, real_run, n_boot),
+              *_evidence(bench, n_boot), _walkthrough(bench, real_run)]
+    nb = paths.REPORTS / "notebooks"
+    for s in steps:
+        s.outputs.append(nb / f"{s.copy_name}.ipynb") if s.notebook else None
+    return steps

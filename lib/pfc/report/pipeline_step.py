@@ -1,0 +1,65 @@
+"""A step of ``make reproduce`` and its key: the :class:`Step` type, the library hash, a step's SHA-256 key,
+a notebook path parameter (:func:`rel`) and the notebook-03 run step (:func:`run_step`).
+
+Does not plan the steps (:mod:`pfc.report.pipeline_plan`), run them (:mod:`pfc.report.pipeline_run`) or read
+any benchmark; everything here is pure but :func:`lib_hash` and :func:`step_key`, which read the bytes they key.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pfc import paths
+from pfc.provenance import sha256_path
+
+
+class StepFailed(RuntimeError):
+    """A step of the pipeline failed: the message names it; the step's own exception is its ``__cause__``."""
+
+
+@dataclass
+class Step:
+    name: str
+    notebook: str | None                  # notebooks/<notebook>; None: a Python step (fn)
+    params: dict = field(default_factory=dict)
+    inputs: list = field(default_factory=list)   # files or directories whose bytes key the step
+    outputs: list = field(default_factory=list)  # must exist for the step to be skipped
+    fn: object = None
+    copy_name: str = ""                   # executed copy: reports/notebooks/<copy_name>.ipynb
+
+
+def lib_hash() -> str:
+    h = hashlib.sha256()
+    for f in sorted(paths.LIB.rglob("*.py")):
+        h.update(paths.relative(f).encode() + f.read_bytes())
+    return h.hexdigest()
+
+
+def step_key(step: Step, lib: str) -> str:
+    h = hashlib.sha256(lib.encode())
+    h.update(json.dumps({"name": step.name, "params": step.params}, sort_keys=True).encode())
+    if step.notebook:
+        h.update((paths.NOTEBOOKS / step.notebook).read_bytes())
+    for p in step.inputs:  # a file's bytes, or a directory's files (names + bytes); absent: None
+        h.update(f"{paths.relative(Path(p))}:{sha256_path(p)}\n".encode())
+    return h.hexdigest()
+
+
+def rel(p) -> str:
+    """A notebook parameter: under PFC_OUTPUT_ROOT relative to it (how ``paths.output``/``paths.source`` read it,
+    whatever the two roots' depths), else relative to the repository."""
+    r = os.path.relpath(os.path.abspath(p), paths.OUTPUT_ROOT)
+    return Path(r).as_posix() if not r.startswith("..") else paths.relative(Path(p))
+
+
+def run_step(name: str, run_id: str, inputs: list, **params) -> tuple[Path, Step]:
+    """A notebook-03 model run into ``data/runs/<run_id>``: its directory and its pipeline step. The pipeline
+    owns these directories: one made by an older plan (another model name, sample, …) moves to ``attic/``
+    and the run is redone, its answers coming from the response cache where the requests are unchanged."""
+    d = paths.RUNS / run_id
+    return d, Step(name, "03_run_model.ipynb", {**params, "run_id": run_id, "replace_changed": True}, inputs,
+                   [d / "predictions.jsonl"],
+                   copy_name=f"03_run_model-{run_id}")
