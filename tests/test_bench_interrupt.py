@@ -124,3 +124,12 @@ def test_benchmark_script_refuses_an_out_in_a_missing_folder_in_one_line(script,
     assert p.returncode == 2, p.stderr
     assert len(err) == 1 and err[0].startswith(f"{script}: ") and str(tmp_path / "missing") in err[0], p.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_agreement_report_for_a_dotted_model_name_keeps_the_whole_name(bench_script):
+    """``perf_agreement_qwen2.5-coder-1.5b_openvino-bf16.json``, not ``perf_agreement_qwen2.5-coder-1.json``
+    (``Path.with_suffix`` takes ``.5b_openvino-bf16`` for a suffix)."""
+    from pathlib import Path
+    ba = bench_script("bench_agreement")
+    stem = Path("reports") / "perf_agreement_qwen2.5-coder-1.5b_openvino-bf16"
+    assert ba._named(stem, ".json").name == "perf_agreement_qwen2.5-coder-1.5b_openvino-bf16.json"
