@@ -165,3 +165,14 @@ def test_a_pending_model_folder_run_names_the_command_that_makes_it():
         "python -m pfc.run.reference --model qwen2.5-coder-1.5b --backend openvino --only toolspectrum")
     assert P._command("layout/toolspectrum-paper") == "python -m pfc.run.reference --only layout/toolspectrum-paper"
     assert P._command("ptbench-trained") == "python -m pfc.run.reference --only ptbench-trained"
+
+
+def test_an_interval_over_too_few_users_is_not_shown(root, tiny_tracebench):
+    """The tiny TRACEBench has fewer than MIN_USERS users: the table says so instead of printing a bootstrap
+    interval that resamples a handful of users (the JSON keeps the numbers)."""
+    _runs(root, tiny_tracebench, "oracle", "history-prior")
+    result = P.compute(root)
+    m = _metric(result["pairs"][0], "overall")
+    assert m["clusters"] < P.MIN_USERS and m["paired_lo"] is not None
+    md = P.markdown(result)
+    assert "– (too few users)" in md and f"fewer than {P.MIN_USERS} users" in md

@@ -161,6 +161,9 @@ def _command(run: str) -> str:
     return f"python -m pfc.run.reference --only {run}"
 
 
+MIN_USERS = 10  # fewer users than this: a user-clustered bootstrap interval is not shown (it resamples a handful)
+
+
 def _table(p: dict) -> list[str]:
     if p.get("other_data"):
         return [f"`{p['a']}` vs `{p['b']}`: not compared (the two runs answered different builds of the data: "
@@ -172,14 +175,21 @@ def _table(p: dict) -> list[str]:
     what = WHAT[p["question"]]
     lines = [f"`{p['a']}` ({p.get('a_' + what)}) − `{p['b']}` ({p.get('b_' + what)}), n = {p['n']} paired "
              f"examples{part}.", "",
-             "| metric | A | B | A − B | paired 95% CI | unpaired 95% CI | A only | B only | McNemar p |",
-             "|---|---:|---:|---:|---|---|---:|---:|---:|"]
+             "| metric | A | B | A − B | paired 95% CI | unpaired 95% CI | users | A only | B only | McNemar p |",
+             "|---|---:|---:|---:|---|---|---:|---:|---:|---:|"]
+    few = False
     for m in p["metrics"]:
         mp = "–" if m.get("mcnemar_p") is None else f"{m['mcnemar_p']:.3g}"
         only = [("–" if m.get(k) is None else m[k]) for k in ("a_only", "b_only")]
-        lines.append(f"| {m['key']} | {m['a']:.3f} | {m['b']:.3f} | {m['diff']:+.3f} | "
-                     f"{_ci(m.get('paired_lo'), m.get('paired_hi'))} | {_ci(m.get('unpaired_lo'), m.get('unpaired_hi'))} "
-                     f"| {only[0]} | {only[1]} | {mp} |")
+        users = m.get("clusters")
+        shown = users is None or users >= MIN_USERS
+        few |= not shown
+        cis = [_ci(m.get(f"{w}_lo"), m.get(f"{w}_hi")) if shown else "– (too few users)" for w in ("paired", "unpaired")]
+        lines.append(f"| {m['key']} | {m['a']:.3f} | {m['b']:.3f} | {m['diff']:+.3f} | {cis[0]} | {cis[1]} "
+                     f"| {'–' if users is None else users} | {only[0]} | {only[1]} | {mp} |")
+    if few:
+        lines += ["", f"Intervals resample users; with fewer than {MIN_USERS} users they are not shown (`paired.json` "
+                  "keeps them). A run in progress covers few users: it answers user by user."]
     return lines + [""]
 
 
@@ -209,12 +219,15 @@ def markdown(result: dict) -> str:
 
 
 def frame(result: dict):
-    """The finished pairs as one long table (question, A, B, n, metric, A, B, A − B, intervals, McNemar p)."""
+    """The finished pairs as one long table (question, A, B, n, metric, A, B, A − B, intervals, users, McNemar p;
+    intervals over fewer than ``MIN_USERS`` users not shown)."""
     import pandas as pd
+    def ci(m, w):
+        few = m.get("clusters") is not None and m["clusters"] < MIN_USERS
+        return "– (too few users)" if few else _ci(m.get(f"{w}_lo"), m.get(f"{w}_hi"))
     rows = [{"question": p["question"], "A": p["a"], "B": p["b"], "n": p["n"], "metric": m["key"],
-             "value A": m["a"], "value B": m["b"], "A - B": m["diff"],
-             "paired 95% CI": _ci(m.get("paired_lo"), m.get("paired_hi")),
-             "unpaired 95% CI": _ci(m.get("unpaired_lo"), m.get("unpaired_hi")), "McNemar p": m.get("mcnemar_p")}
+             "value A": m["a"], "value B": m["b"], "A - B": m["diff"], "paired 95% CI": ci(m, "paired"),
+             "unpaired 95% CI": ci(m, "unpaired"), "users": m.get("clusters"), "McNemar p": m.get("mcnemar_p")}
             for p in result["pairs"] if not p["pending"] and not p.get("other_data") for m in p["metrics"]]
     return pd.DataFrame(rows)
 
