@@ -167,12 +167,12 @@ def test_a_pending_model_folder_run_names_the_command_that_makes_it():
     assert P._command("ptbench-trained") == "python -m pfc.run.reference --only ptbench-trained"
 
 
-def test_an_interval_over_too_few_users_is_not_shown(root, tiny_tracebench):
-    """The tiny TRACEBench has fewer than MIN_USERS users: the table says so instead of printing a bootstrap
-    interval that resamples a handful of users (the JSON keeps the numbers)."""
+def test_an_interval_over_too_few_users_is_flagged_rough(root, tiny_tracebench):
+    """The tiny TRACEBench has fewer than MIN_USERS users: the table flags a bootstrap interval that resamples a
+    handful of users and says why, and counts the users."""
     _runs(root, tiny_tracebench, "oracle", "history-prior")
     result = P.compute(root)
     m = _metric(result["pairs"][0], "overall")
     assert m["clusters"] < P.MIN_USERS and m["paired_lo"] is not None
     md = P.markdown(result)
-    assert "– (too few users)" in md and f"fewer than {P.MIN_USERS} users" in md
+    assert "] †" in md and f"fewer than {P.MIN_USERS} users" in md and f"| {m['clusters']} |" in md

@@ -161,7 +161,7 @@ def _command(run: str) -> str:
     return f"python -m pfc.run.reference --only {run}"
 
 
-MIN_USERS = 10  # fewer users than this: a user-clustered bootstrap interval is not shown (it resamples a handful)
+MIN_USERS = 10  # fewer users than this: a user-clustered bootstrap interval is flagged as rough (it resamples a handful)
 
 
 def _table(p: dict) -> list[str]:
@@ -184,12 +184,12 @@ def _table(p: dict) -> list[str]:
         users = m.get("clusters")
         shown = users is None or users >= MIN_USERS
         few |= not shown
-        cis = [_ci(m.get(f"{w}_lo"), m.get(f"{w}_hi")) if shown else "– (too few users)" for w in ("paired", "unpaired")]
+        cis = [_ci(m.get(f"{w}_lo"), m.get(f"{w}_hi")) + ("" if shown else " †") for w in ("paired", "unpaired")]
         lines.append(f"| {m['key']} | {m['a']:.3f} | {m['b']:.3f} | {m['diff']:+.3f} | {cis[0]} | {cis[1]} "
                      f"| {'–' if users is None else users} | {only[0]} | {only[1]} | {mp} |")
     if few:
-        lines += ["", f"Intervals resample users; with fewer than {MIN_USERS} users they are not shown (`paired.json` "
-                  "keeps them). A run in progress covers few users: it answers user by user."]
+        lines += ["", f"† Intervals resample users: over fewer than {MIN_USERS} users they are rough (a handful of users "
+                  "resampled), read the McNemar p instead. A run in progress covers few users: it answers user by user."]
     return lines + [""]
 
 
@@ -220,11 +220,11 @@ def markdown(result: dict) -> str:
 
 def frame(result: dict):
     """The finished pairs as one long table (question, A, B, n, metric, A, B, A − B, intervals, users, McNemar p;
-    intervals over fewer than ``MIN_USERS`` users not shown)."""
+    an interval over fewer than ``MIN_USERS`` users flagged †)."""
     import pandas as pd
     def ci(m, w):
         few = m.get("clusters") is not None and m["clusters"] < MIN_USERS
-        return "– (too few users)" if few else _ci(m.get(f"{w}_lo"), m.get(f"{w}_hi"))
+        return _ci(m.get(f"{w}_lo"), m.get(f"{w}_hi")) + (" †" if few else "")
     rows = [{"question": p["question"], "A": p["a"], "B": p["b"], "n": p["n"], "metric": m["key"],
              "value A": m["a"], "value B": m["b"], "A - B": m["diff"], "paired 95% CI": ci(m, "paired"),
              "unpaired 95% CI": ci(m, "unpaired"), "users": m.get("clusters"), "McNemar p": m.get("mcnemar_p")}
