@@ -3,7 +3,8 @@
 Stages, lowest first: ``eval`` (parsing, matching, metrics: what every later stage uses) →
 ``data`` → ``run`` → ``report``, the order the project's before-stop hook checks. A module in a
 stage imports only its own stage and lower ones; the modules below the stages (``pfc/*.py``
-other than the ``cli`` on top, and ``pfc/io``) import no stage at all. Every ``import``
+other than the command line on top: ``cli`` and its command groups ``cli_*``; and ``pfc/io``) import no
+stage at all. Every ``import``
 statement counts, lazy ones inside functions included (the hook sees top-level lines only).
 Beside the path: ``benchmarks/`` (the adapters) import only ``eval`` and the foundation (they name
 run-stage modules by dotted name); ``integrations/`` (inspect_ai, HF datasets, Ray) may import any stage
@@ -19,7 +20,7 @@ import pytest
 
 LIB = Path(__file__).resolve().parents[1] / "lib" / "pfc"
 STAGES = ("eval", "data", "run", "report")   # lowest first, the order the project's before-stop check uses
-ON_TOP = {"cli.py", "__main__.py"}
+ON_TOP = {"cli.py", "__main__.py"} | {f.name for f in LIB.glob("cli_*.py")}  # the command line and its command groups
 BESIDE = {"benchmarks": {"eval"}, "integrations": set(STAGES)}  # adapter folders -> the stages they may import
 CALLS_INTEGRATIONS = {"cli.py", "run/sweep_cmd.py"}  # the command line, and `pfc sweep` handing runs to Ray
 
