@@ -96,7 +96,7 @@ def _build_ptbench(args) -> int:
                         llm_verify=args.llm_screen, expand_tools=args.llm_tools, held_out=args.held_out,
                         version=args.synthesis)
     st = write(result, out)
-    from pfc.run.sft import write_train
+    from pfc.train.sft import write_train
     write_train(out)
     print(json.dumps({k: v["queries"] for k, v in st["table5"].items()}))
     return 0
@@ -126,7 +126,7 @@ def _build_cmd(args) -> int:
 
 
 def _run_cmd(args) -> int:
-    from pfc.run.models import ModelError
+    from pfc.models.registry import ModelError
     from pfc.run.checks import failure_summary
     from pfc.run.runner import run
     sampling = {k: v for k, v in (("max_tokens", args.max_tokens), ("temperature", args.temperature),
@@ -168,17 +168,17 @@ def _dispatch(args) -> int:
 
 
 def _models_cmd(args) -> int:
-    from pfc.run import models
+    from pfc.models import registry
     try:
         if args.action == "install":
-            names = args.names or list(models.REGISTRY)
+            names = args.names or list(registry.REGISTRY)
             for n in names:
-                models.spec(n)  # unknown names fail before any download
+                registry.spec(n)  # unknown names fail before any download
             for n in names:
-                models.install(n, force=args.force, keep_downloads=args.keep_downloads)
+                registry.install(n, force=args.force, keep_downloads=args.keep_downloads)
             return 0
-        rows = models.table()
-    except models.ModelError as e:
+        rows = registry.table()
+    except registry.ModelError as e:
         raise UserError(str(e)) from None
     if args.json:
         print(json.dumps(rows, indent=1))
@@ -309,7 +309,7 @@ def main(argv=None) -> int:
         add(sub)
     from pfc.report.runs import add_commands
     add_commands(sub)  # report, compare
-    from pfc.run.sweep_cmd import add_command
+    from pfc.sweep.command import add_command
     add_command(sub)  # sweep
     from pfc.integrations import hf_datasets
     hf_datasets.add_command(sub)  # export

@@ -1,7 +1,7 @@
 """Local transformers generation (CPU, MPS or GPU) for small models, with prompt-prefix KV reuse.
 
 ``model`` is a local model directory or a registry name (``qwen2.5-coder-0.5b``,
-``smollm2-135m``: ``pfc.run.models``). The chat template renders messages and tools; decoding
+``smollm2-135m``: ``pfc.models.registry``). The chat template renders messages and tools; decoding
 keeps tool-call tags so the parser sees what the model wrote. Sampling follows the request
 (temperature 0 = greedy; else temperature + top-p), seeded per request.
 
@@ -64,12 +64,12 @@ class HFBackend(Backend):
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError as e:
             raise MissingDependency("the hf backend needs torch and transformers: pip install -r requirements-models.txt") from e
-        from pfc.run import models
-        path = models.resolve(model)
-        if model not in models.REGISTRY:
+        from pfc.models import registry
+        path = registry.resolve(model)
+        if model not in registry.REGISTRY:
             from pathlib import Path
             if not Path(path).is_dir():
-                raise UserError(f"--model {model!r} is neither a registered model ({', '.join(models.REGISTRY)}) "
+                raise UserError(f"--model {model!r} is neither a registered model ({', '.join(registry.REGISTRY)}) "
                                  f"nor a local model directory")
         check_device(torch, device)
         if engine not in ENGINES:
@@ -79,7 +79,7 @@ class HFBackend(Backend):
         self.model, self.device, self.prefix_reuse = model, device, bool(prefix_reuse)
         self.engine, self.max_batch, self.chunk = engine, int(max_batch), int(chunk)
         self.dtype = dtype or "auto"
-        self.fingerprint = models.fingerprint(path)
+        self.fingerprint = registry.fingerprint(path)
         self.tok = AutoTokenizer.from_pretrained(path)
         kw = {} if self.dtype == "auto" else {"dtype": getattr(torch, self.dtype)}
         if self.dtype == "auto":

@@ -1,6 +1,6 @@
 """OpenVINO GenAI on CPU: continuous batching with prefix caching, for the registered small models.
 
-``model`` is a registry name (its IR from ``make models-openvino``, :mod:`pfc.run.ov_models`) or an
+``model`` is a registry name (its IR from ``make models-openvino``, :mod:`pfc.models.openvino_ir`) or an
 IR directory that holds its tokenizer files too. Prompts are rendered and answers decoded by the
 model's own transformers tokenizer and chat template, exactly as the ``hf`` backend does, so both
 backends see the same token ids; only the forward pass differs. The requests of one call go to
@@ -91,14 +91,14 @@ class OpenVINOBackend(Backend):
         if precision not in ("",) + PRECISIONS:
             raise UserError(f"openvino precision must be one of {PRECISIONS} (default: OpenVINO's for this CPU), "
                             f"got {precision!r}")
-        from pfc.run import models, ov_models
+        from pfc.models import openvino_ir, registry
         try:
-            ir, tok_dir = ov_models.resolve(model)
-        except models.ModelError as e:
+            ir, tok_dir = openvino_ir.resolve(model)
+        except registry.ModelError as e:
             raise UserError(str(e)) from None
         self.model, self.kv_precision = model, kv_precision
         self.engine = "openvino-cb"
-        self.fingerprint = ov_models.fingerprint(ir)
+        self.fingerprint = openvino_ir.fingerprint(ir)
         self.ov_version = openvino.__version__.split("-")[0]
         self.tok = AutoTokenizer.from_pretrained(str(tok_dir))
         sc = openvino_genai.SchedulerConfig()

@@ -4,7 +4,7 @@ The paper's settings are the defaults (``PAPER``): LoRA rank 8, alpha 16, learni
 1e-4, cosine schedule with warm-up ratio 0.1, one epoch, adapters on all linear modules.
 Loss is on the assistant answer only (prompt tokens masked). Records are
 ``{"messages": [..., {"role": "assistant", "content": answer}]}`` (``train.jsonl`` of
-``pfc build ptbench``, or :func:`pfc.run.sft.chat_records`).
+``pfc build ptbench``, or :func:`pfc.train.sft.chat_records`).
 
 Crash safety: every ``checkpoint_every`` steps the adapter, optimizer, scheduler, RNG and
 step go to ``<out>/checkpoint``; a rerun with the same configuration resumes there, a rerun
@@ -68,7 +68,7 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     data_hash = hashlib.sha256(json.dumps([rec["messages"] for rec in records], sort_keys=True).encode()).hexdigest()[:16]
-    from pfc.run.models import fingerprint
+    from pfc.models.registry import fingerprint
     # the model by name and content (never its absolute path: this file may be committed beside the adapter)
     cfg = {"model": Path(model_dir).name, "model_fingerprint": fingerprint(str(model_dir)), "r": r, "lora_alpha": lora_alpha, "lr": lr, "warmup_ratio": warmup_ratio,
            "epochs": epochs, "target_modules": target_modules, "lora_dropout": lora_dropout, "grad_accum": grad_accum,
