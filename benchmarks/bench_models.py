@@ -50,9 +50,8 @@ def speed(be, n_prompt: int, n_decode: int = 16) -> tuple[float, float]:
     import torch
     g = torch.Generator().manual_seed(0)
     ids = torch.randint(1000, 20000, (n_prompt,), generator=g).tolist()
-    be._cache, be._prev_ids = None, []
-    _, n, t = be._generate_ids(ids, {"temperature": 0, "max_tokens": n_decode, "seed": 0})
-    be._cache, be._prev_ids = None, []
+    from pfc.run.backends.hf_engines import OneByOne
+    _, n, t = OneByOne(be.loaded).generate_ids(ids, {"temperature": 0, "max_tokens": n_decode, "seed": 0})  # a fresh prefill
     return n_prompt / t["prefill_s"], (n / t["decode_s"] if t["decode_s"] > 0 else float("nan"))
 
 
@@ -72,7 +71,7 @@ def user_examples(n: int, position: float = 0.5):
 
 
 def per_example(be, items, max_tokens: int) -> dict:
-    be._cache, be._prev_ids = None, []
+    be.engine_impl.reset()
     pre, tot, reused, toks = [], [], [], []
     for ex, (prompt, specs) in items:
         t0 = time.perf_counter()
