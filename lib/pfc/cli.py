@@ -8,7 +8,7 @@ never a traceback (``pfc.errors``); 130 interrupted (Ctrl-C; a run resumes on re
 This module assembles the command line and dispatches every command through that one error path. The
 commands live with their group: ``parse``/``score`` in :mod:`pfc.cli_score`, ``simulate``/``preprocess``/
 ``build`` in :mod:`pfc.cli_build`, ``models`` in :mod:`pfc.cli_models`, ``report``/``compare`` in
-:mod:`pfc.report.runs`, ``sweep`` in :mod:`pfc.run.sweep_cmd`, ``export`` in :mod:`pfc.integrations.hf_datasets`,
+:mod:`pfc.report.runs`, ``sweep`` in :mod:`pfc.sweep.command`, ``export`` in :mod:`pfc.integrations.hf_datasets`,
 ``perturb`` in :mod:`pfc.data.perturb_cli`, ``personalize`` in :mod:`pfc.report.personalize`; ``run`` is here
 (its arguments: :func:`pfc.run.run_args.add_run_parser`).
 
@@ -25,7 +25,7 @@ from pfc.errors import EXIT_RUN_FAILED, UserError, entry, existing, out_dir
 
 
 def _run_cmd(args) -> int:
-    from pfc.run.models import ModelError
+    from pfc.models.registry import ModelError
     from pfc.run.checks import failure_summary
     from pfc.run.runner import run
     sampling = {k: v for k, v in (("max_tokens", args.max_tokens), ("temperature", args.temperature),
@@ -109,7 +109,7 @@ def main(argv=None) -> int:
     cli_models.add_command(sub)  # models
     from pfc.report.runs import add_commands
     add_commands(sub)  # report, compare
-    from pfc.run.sweep_cmd import add_command
+    from pfc.sweep.command import add_command
     add_command(sub)  # sweep
     from pfc.integrations import hf_datasets
     hf_datasets.add_command(sub)  # export

@@ -57,7 +57,7 @@ def build_ptbench(args) -> int:
                         llm_verify=args.llm_screen, expand_tools=args.llm_tools, held_out=args.held_out,
                         version=args.synthesis)
     st = write(result, out)
-    from pfc.run.sft import write_train
+    from pfc.train.sft import write_train
     write_train(out)
     print(json.dumps({k: v["queries"] for k, v in st["table5"].items()}))
     return 0

