@@ -100,6 +100,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     out = out_file(args.out)
     if args.keep:
+        if Path(args.keep).exists():
+            raise UserError("already exists; --keep needs a new folder for the clone", file=args.keep)
         Path(args.keep).mkdir(parents=True)
         r = measure(Path(args.keep))
     else:

@@ -27,3 +27,12 @@ def test_the_verdict_needs_both_a_pass_and_the_time(bench_script):
     assert "this run meets it" in b.render(_result())
     assert "this run misses it" in b.render(_result(test_fast_s=130.0))
     assert "this run misses it" in b.render(_result(rc=2, log_tail="E   boom"))
+
+
+def test_an_existing_keep_folder_is_refused_before_cloning(bench_script, tmp_path):
+    import pytest
+    from pfc.errors import UserError
+    b = bench_script("bench_test_fast")
+    with pytest.raises(UserError, match="already exists"):
+        b.main(["--keep", str(tmp_path), "--out", str(tmp_path / "perf.md")])
+    assert not (tmp_path / "perf.md").exists()
