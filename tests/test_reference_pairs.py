@@ -4,7 +4,8 @@ import json
 import pytest
 
 from pfc.report import reference_pairs as P
-from pfc.run.runner import run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute
 
 A, B = "tracebench-retrieved", "tracebench-last_k"  # the history-mode pair, on the tiny TRACEBench
 
@@ -16,8 +17,8 @@ def root(tmp_path, monkeypatch):
 
 
 def _runs(root, tiny, a_backend, b_backend):
-    run("tracebench", tiny, a_backend, root / A, history="retrieved", k=5)
-    run("tracebench", tiny, b_backend, root / B, history="last_k", k=5)
+    execute(RunConfig("tracebench", tiny, a_backend, root / A, history="retrieved", k=5))
+    execute(RunConfig("tracebench", tiny, b_backend, root / B, history="last_k", k=5))
 
 
 def _metric(entry, key):
@@ -51,7 +52,7 @@ def test_pairs_are_scored_on_the_ids_both_runs_answered(root, tiny_tracebench):
 
 
 def test_a_missing_run_is_pending_not_zero(root, tiny_tracebench):
-    run("tracebench", tiny_tracebench, "oracle", root / B, history="last_k", k=5)
+    execute(RunConfig("tracebench", tiny_tracebench, "oracle", root / B, history="last_k", k=5))
     result = P.compute(root)
     assert result["pairs"][0]["pending"] and "metrics" not in result["pairs"][0]
     assert "pending" in P.markdown(result)
@@ -66,7 +67,7 @@ def test_the_planned_pairs_ask_the_three_questions():
 
 def test_tracebench_layouts_build_the_same_requests_on_every_planned_example(tmp_path, tiny_tracebench):
     out = tmp_path / "reference_runs" / "tracebench-last_k"
-    run("tracebench", tiny_tracebench, "oracle", out, history="last_k", k=5)
+    execute(RunConfig("tracebench", tiny_tracebench, "oracle", out, history="last_k", k=5))
     check = P.tracebench_check(out.parent)
     n = sum(1 for _ in (tiny_tracebench / "examples.jsonl").open())
     assert check == {"run": "tracebench-last_k", "pending": False, "compared": n, "differ": 0}
@@ -75,7 +76,7 @@ def test_tracebench_layouts_build_the_same_requests_on_every_planned_example(tmp
 def test_tracebench_check_counts_requests_that_differ(tmp_path, tiny_tracebench, monkeypatch):
     from pfc.run import requests
     out = tmp_path / "reference_runs" / "tracebench-last_k"
-    run("tracebench", tiny_tracebench, "oracle", out, history="last_k", k=5)
+    execute(RunConfig("tracebench", tiny_tracebench, "oracle", out, history="last_k", k=5))
     answer = requests.RequestBuilder.answer
 
     def layout_in_request(self, example, domain=None):  # as if the prompt module honoured the layout
@@ -138,8 +139,8 @@ def test_two_model_folders_pair_run_for_run(tmp_path, tiny_tracebench, monkeypat
     root = tmp_path / "reference_runs"
     a, b = "big-openvino/tracebench-last_k", "small-openvino/tracebench-last_k"
     monkeypatch.setattr(P, "pairs", lambda: [("model", a, b)])
-    run("tracebench", tiny_tracebench, "oracle", root / a, history="last_k", k=5)
-    run("tracebench", tiny_tracebench, "no-history", root / b, history="last_k", k=5)
+    execute(RunConfig("tracebench", tiny_tracebench, "oracle", root / a, history="last_k", k=5))
+    execute(RunConfig("tracebench", tiny_tracebench, "no-history", root / b, history="last_k", k=5))
     entry = P.compute(root)["pairs"][0]
     assert not entry["pending"] and entry["n"] > 0 and _metric(entry, "overall")["a"] == 1
     assert f"`{a}` (oracle) − `{b}` (no-history)" in P.markdown(P.compute(root))

@@ -25,7 +25,7 @@ def test_ctrl_c_while_a_reference_run_loads_its_model_is_one_line_and_130(monkey
     def loading(*a, **kw):  # Ctrl-C arrives while the backend loads, before the runner writes anything
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("pfc.run.runner.run", loading)
+    monkeypatch.setattr("pfc.run.runner.execute", loading)
     assert reference.main(["--only", "tracebench-last_k"]) == 130
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1] == "tracebench-last_k: interrupted before its first row; the same command resumes every run"
@@ -62,6 +62,6 @@ def test_a_variant_set_without_its_manifest_is_rebuilt_not_used(monkeypatch, tmp
                                                          "build": lambda: built.append(Path(variants))}])
     from types import SimpleNamespace
     monkeypatch.setattr(reference.benchmarks, "get", lambda name: SimpleNamespace(load=lambda p, t: ([], None)))
-    monkeypatch.setattr("pfc.run.runner.run", lambda *a, **kw: None)
+    monkeypatch.setattr("pfc.run.runner.execute", lambda *a, **kw: None)
     reference.main(["--only", "counterfactual/tracebench-swap-user"])
     assert built == [variants]

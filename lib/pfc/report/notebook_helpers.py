@@ -31,7 +31,8 @@ def demo_runs(root, backends=("oracle", "history-prior", "no-history"), users: i
               seed: int = 1) -> list[Path]:
     """A tiny TRACEBench (2 simulated users) and baseline runs on it, under ``root`` (for defaults and tests)."""
     from pfc.data.build import build_tracebench
-    from pfc.run.runner import run
+    from pfc.run.config import RunConfig
+    from pfc.run.runner import execute
     root = Path(root)
     bench = root / "tracebench"
     if not (bench / "examples.jsonl").exists():
@@ -39,7 +40,7 @@ def demo_runs(root, backends=("oracle", "history-prior", "no-history"), users: i
     dirs = []
     for b in backends:
         d = root / "runs" / b
-        run("tracebench", bench, b, d, cache_path=root / "cache.sqlite", progress=False)
+        execute(RunConfig("tracebench", bench, b, d, cache_path=root / "cache.sqlite", progress=False))
         dirs.append(d)
     return dirs
 

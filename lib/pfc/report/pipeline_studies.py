@@ -45,13 +45,10 @@ def _run_replacing(examples, backend: str, out: Path, ids=None) -> None:
     """A baseline run into a pipeline-owned directory, as notebook 03 with ``replace_changed``: a run made by an older
     plan moves to ``attic/`` and is redone (cached answers reused); failed requests stop the step."""
     from pfc.run.checks import raise_if_failed
-    from pfc.run.identity import RunIdentityError
+    from pfc.run.config import RunConfig
     from pfc.run.reference_evidence import EVIDENCE_BENCHMARK
-    from pfc.run.runner import run
-    try:
-        usage = run(EVIDENCE_BENCHMARK, examples, backend, out, ids=ids, progress=False)
-    except RunIdentityError:
-        usage = run(EVIDENCE_BENCHMARK, examples, backend, out, ids=ids, progress=False, force=True)
+    from pfc.run.runner import execute_or_replace
+    usage = execute_or_replace(RunConfig(EVIDENCE_BENCHMARK, examples, backend, out, ids=ids, progress=False))
     raise_if_failed(usage, paths.relative(out))
 
 

@@ -11,7 +11,7 @@ are the report stage's (``pfc.report.real_models``, which is also the command li
 - PTBench: ``n_ptbench`` seeded records of each test split (trained and untrained users) of our
   offline PTool synthesis (``pfc build ptbench --seed 0``), in the official format.
 
-It does not pick models or change prompts: everything goes through ``pfc.run.runner.run``.
+It does not pick models or change prompts: everything goes through ``pfc.run.runner.execute``.
 
     python -m pfc.report.real_models --model qwen2.5-coder-0.5b          # run what is missing, then report
 """
@@ -100,24 +100,20 @@ def execute(runs: list[dict], model: str, sampling: dict, per_benchmark: dict | 
             backends=(*GOLD_FREE, "hf"), progress: bool = True, cache_path=None) -> None:
     """Every run of ``runs`` with each baseline and the model; ``per_benchmark`` overrides ``sampling``
     for one benchmark (``{"toolspectrum": {"max_tokens": 256}}``)."""
-    from pfc.run.identity import RunIdentityError
-    from pfc.run.runner import run
+    from pfc.run.config import RunConfig
+    from pfc.run.runner import execute_or_replace
     for r in runs:
         for backend in backends:
             out = run_dir(r["name"], backend)
-            kw = dict(model=model if backend == "hf" else "", strategy=r["strategy"], history=r["history"], k=r["k"],
-                      ids=r["ids"], progress=progress and backend == "hf", cache_path=cache_path,
-                      sampling={**sampling, **(per_benchmark or {}).get(r["benchmark"], {})} if backend == "hf"
-                      else None)
-            try:
-                try:
-                    run(r["benchmark"], r["examples"], backend, out, **kw)
-                except RunIdentityError as e:  # the plan changed (another sample or sampling): it is the authority
-                    print(f"{r['name']}: {backend}: the plan changed ({e}); the old run goes to attic/, "
-                          "answers already given come from the response cache", file=sys.stderr)
-                    run(r["benchmark"], r["examples"], backend, out, force=True, **kw)
+            cfg = RunConfig(r["benchmark"], r["examples"], backend, out, model=model if backend == "hf" else "",
+                            strategy=r["strategy"], history=r["history"], k=r["k"], ids=r["ids"],
+                            progress=progress and backend == "hf", cache_path=cache_path,
+                            sampling={**sampling, **(per_benchmark or {}).get(r["benchmark"], {})} if backend == "hf"
+                            else {})
+            try:  # the plan changed (another sample or sampling): it is the authority over its directories
+                execute_or_replace(cfg, lambda e: print(f"{r['name']}: {backend}: the plan changed ({e}); the old run "
+                                                        "goes to attic/, answers already given come from the response "
+                                                        "cache", file=sys.stderr))
             except (UserError, NotImplementedError) as e:  # a baseline that cannot run on this benchmark
                 atomic.write_text(out / "unsupported.txt", f"{e}\n")
                 print(f"{r['name']}: {backend}: {e}", file=sys.stderr)
-
-

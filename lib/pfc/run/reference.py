@@ -189,7 +189,8 @@ def with_ablation(runs: list[dict]) -> list[dict]:
 def main(argv=None) -> int:
     from pfc.run.checks import RunInterrupted
     from pfc.run.realruns import ptbench_data
-    from pfc.run.runner import run
+    from pfc.run.config import RunConfig
+    from pfc.run.runner import execute
     ap = argparse.ArgumentParser(prog="python -m pfc.run.reference", description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="qwen2.5-coder-0.5b")
     ap.add_argument("--backend", default="hf", choices=["hf", "openvino"],
@@ -246,8 +247,9 @@ def main(argv=None) -> int:
             print(f"[reference] {r['name']}: {len(r['ids']) if r['ids'] else 'all'} examples", file=sys.stderr,
                   flush=True)
             options = {"adapter": str(paths.relative(r["adapter"]))} if "adapter" in r else {}
-            run(r["benchmark"], r["examples"], args.backend, out_root(args.model, args.backend) / r["name"], model=args.model, history=r["history"],
-                k=r["k"], ids=r["ids"], layout=r["layout"], backend_options=options, batch_size=args.batch)
+            execute(RunConfig(r["benchmark"], r["examples"], args.backend, out_root(args.model, args.backend) / r["name"],
+                              model=args.model, history=r["history"], k=r["k"], ids=r["ids"], layout=r["layout"],
+                              backend_options=options, batch_size=args.batch))
         except RunInterrupted as e:
             print(f"{e}; the same command resumes every run", file=sys.stderr)
             return 130

@@ -5,8 +5,9 @@ A spec lists ``models`` (backend, model, the resources one run needs: ``cpus``, 
 one process across its runs), ``benchmarks`` (examples/tools, or ``build`` for a TRACEBench
 built once by the sweep; a ``limit``; per-benchmark ``settings``) and ``settings`` to cross
 (``strategy``, ``history``, ``k``, ``layout``, ``seed``). :func:`plan` turns it into
-:class:`PlannedRun` s, each naming its run directory ``<out>/runs/<name>`` and the
-``pfc run`` arguments that produce the same directory serially. Settings a benchmark or a
+:class:`PlannedRun` s, each one ``RunConfig`` (``pfc.run.config``) with what the sweep adds, naming
+its run directory ``<out>/runs/<name>`` and the ``pfc run`` arguments that produce the same directory
+serially (written from ``pfc run``'s own flag table, ``pfc.run.run_args``). Settings a benchmark or a
 backend does not use are not crossed (``history``/``k`` are TRACEBench's; ``k`` only with
 ``last_k``/``retrieved``); combinations a benchmark or backend refuses are listed as
 skipped. The sweep index ``sweep.json`` is read and written here (atomically).
@@ -22,13 +23,15 @@ import json
 import math
 import os
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import product
 from pathlib import Path
 
 from pfc import paths
 from pfc.errors import UserError
 from pfc.io.safepath import safe_name
+from pfc.run.config import RunConfig
+from pfc.run.run_args import flag_keys, run_args
 
 SETTINGS = {"strategy": ["zero_shot"], "history": ["full"], "k": [50], "layout": [None], "seed": [0]}
 K_HISTORIES = ("last_k", "retrieved")
@@ -36,70 +39,45 @@ MODEL_KEYS = {"name", "backend", "model", "resources", "keep_loaded", "options",
 RESOURCE_KEYS = {"cpus", "gpus", "tensor_parallel_size", "custom"}
 BENCH_KEYS = {"name", "benchmark", "examples", "tools", "build", "limit", "settings"}
 SPEC_KEYS = {"name", "models", "benchmarks", "settings", "retries", "cache"}
-# backend options and sampling keys, with the `pfc run` flag each one is
-OPTION_FLAGS = {"concurrency": "--concurrency", "timeout": "--timeout", "dtype": "--dtype", "device": "--device",
-                "adapter": "--adapter", "prefix_reuse": "--no-prefix-reuse", "engine": "--engine"}
-SAMPLING_FLAGS = {"max_tokens": "--max-tokens", "temperature": "--temperature", "top_p": "--top-p"}
 INDEX = "sweep.json"
 
 
 @dataclass
 class PlannedRun:
+    """One run of a sweep: the run itself (``config``, one ``RunConfig``, what ``pfc run`` runs) and what the
+    sweep adds around it: its name, the spec's model and benchmark entries it crosses, the resources it asks
+    of Ray and whether its model stays loaded across runs."""
     name: str
     model_name: str
-    backend: str
-    model: str
     benchmark_name: str
-    benchmark: str
-    examples: str
-    tools: str | None
-    limit: int | None
-    strategy: str
-    history: str
-    k: int
-    layout: str | None
-    seed: int
+    config: RunConfig
     resources: dict = field(default_factory=dict)
     keep_loaded: bool = False
-    options: dict = field(default_factory=dict)
-    sampling: dict = field(default_factory=dict)
 
     def run_dir(self, out) -> Path:
         return Path(out) / "runs" / self.name
 
     def label(self) -> str:
         """How reports name this run: the model, then every setting that is not the default."""
-        extra = [s for s, d in ((self.strategy, "zero_shot"), (self.history, "full")) if s != d]
-        extra += [f"k={self.k}"] if self.history in K_HISTORIES else []
-        extra += [f"layout={self.layout}"] if self.layout else []
-        extra += [f"seed={self.seed}"] if self.seed else []
+        c = self.config
+        extra = [s for s, d in ((c.strategy, "zero_shot"), (c.history, "full")) if s != d]
+        extra += [f"k={c.k}"] if c.history in K_HISTORIES else []
+        extra += [f"layout={c.layout}"] if c.layout != "paper" else []
+        extra += [f"seed={c.seed}"] if c.seed else []
         return f"{self.model_name} [{', '.join(extra)}]" if extra else self.model_name
 
-    def runner_kwargs(self) -> dict:
-        """Keyword arguments of ``pfc.run.runner.run`` (besides benchmark, examples, backend, out)."""
-        kw = {"model": self.model, "strategy": self.strategy, "history": self.history, "k": self.k,
-              "limit": self.limit, "seed": self.seed, "tools_path": self.tools, "sampling": dict(self.sampling),
-              "backend_options": dict(self.options), "progress": False}
-        if self.layout is not None:
-            kw["layout"] = self.layout
-        return kw
-
     def pfc_run_args(self, out) -> list[str]:
-        """The ``pfc run`` arguments that write the same run directory serially."""
-        a = ["run", "--benchmark", self.benchmark, "--examples", self.examples, "--backend", self.backend]
-        a += ["--model", self.model] if self.model else []
-        a += ["--tools", self.tools] if self.tools else []
-        a += ["--strategy", self.strategy, "--history", self.history, "--k", str(self.k), "--seed", str(self.seed)]
-        a += ["--limit", str(self.limit)] if self.limit else []
-        a += ["--layout", self.layout] if self.layout else []
-        for key, value in sorted(self.sampling.items()):
-            a += [SAMPLING_FLAGS[key], str(value)]
-        for key, value in sorted(self.options.items()):
-            if key == "prefix_reuse":
-                a += [] if value else ["--no-prefix-reuse"]
-            elif key in OPTION_FLAGS:
-                a += [OPTION_FLAGS[key], str(value)]
-        return a + ["--out", str(self.run_dir(out))]
+        """The ``pfc run`` arguments that write the same run directory serially (``pfc.run.run_args``)."""
+        return run_args(replace(self.config, out_dir=self.run_dir(out)))
+
+    def index_entry(self) -> dict:
+        """The run's settings as ``sweep.json`` lists them (the data paths aside)."""
+        c = self.config
+        return {"name": self.name, "model_name": self.model_name, "backend": c.backend, "model": c.model,
+                "benchmark_name": self.benchmark_name, "benchmark": c.benchmark, "limit": c.limit,
+                "strategy": c.strategy, "history": c.history, "k": c.k, "layout": c.layout, "seed": c.seed,
+                "resources": self.resources, "keep_loaded": self.keep_loaded, "options": c.backend_options,
+                "sampling": c.sampling}
 
 
 @dataclass
@@ -201,10 +179,10 @@ def _model(m, i: int, spec_path) -> dict:
     if not isinstance(m.get("keep_loaded", False), bool):
         raise _err(f"expected true or false, got {m['keep_loaded']!r}", spec_path, f"{where}.keep_loaded")
     opts, samp = m.get("options") or {}, m.get("sampling") or {}
-    if not isinstance(opts, dict) or set(opts) - set(OPTION_FLAGS):
-        raise _err(f"expected some of {sorted(OPTION_FLAGS)}", spec_path, f"{where}.options")
-    if not isinstance(samp, dict) or set(samp) - set(SAMPLING_FLAGS):
-        raise _err(f"expected some of {sorted(SAMPLING_FLAGS)}", spec_path, f"{where}.sampling")
+    for key, given in (("options", opts), ("sampling", samp)):  # the keys `pfc run` has a flag for
+        known = flag_keys("backend_options" if key == "options" else key)
+        if not isinstance(given, dict) or set(given) - set(known):
+            raise _err(f"expected some of {sorted(known)}", spec_path, f"{where}.{key}")
     bad = next((k for k, v in samp.items() if not isinstance(v, (int, float)) or isinstance(v, bool)), None)
     if bad:
         raise _err(f"expected a number, got {samp[bad]!r}", spec_path, f"{where}.sampling.{bad}")
@@ -271,7 +249,7 @@ def _history_selection(benchmark: str) -> bool:
 def _refusal(model: dict, bench: dict, strategy: str, layout) -> str | None:
     """Why `pfc run` would refuse this combination before any request, or None."""
     from pfc.run.backends import builtin
-    from pfc.run.runner import RUN_STRATEGIES
+    from pfc.run.config import RUN_STRATEGIES
     if strategy not in RUN_STRATEGIES.get(bench["benchmark"], ()):
         return f"{bench['benchmark']} has no strategy {strategy!r}"
     cls = builtin.BUILTINS.get(model["backend"])
@@ -297,11 +275,6 @@ def plan(spec: dict, spec_path, out) -> Plan:
         dup = next((n for n in names if names.count(n) > 1), None)
         if dup:
             raise _err(f"two entries named {dup!r}", spec_path, what)
-    if any(v is not None for b in benches for v in b["settings"]["layout"]):
-        import inspect
-        from pfc.run.runner import run as runner_run
-        if "layout" not in inspect.signature(runner_run).parameters:
-            raise _err("this pfc's `pfc run` has no --layout yet; leave 'layout' out", spec_path, "settings.layout")
     builds = {b["name"]: b["build"] for b in benches if b["build"]}
     runs, skipped = [], []
     for m, b in product(models, benches):
@@ -320,11 +293,12 @@ def plan(spec: dict, spec_path, out) -> Plan:
                 skipped.append(f"{name}: {why}")
                 continue
             examples = b["examples"] or str(Path(out) / "benchmarks" / b["name"])
-            runs.append(PlannedRun(name=name, model_name=m["name"], backend=m["backend"], model=m["model"],
-                                   benchmark_name=b["name"], benchmark=b["benchmark"], examples=examples,
-                                   tools=b["tools"], limit=b["limit"], strategy=strategy, history=history, k=k,
-                                   layout=layout, seed=seed, resources=m["resources"], keep_loaded=m["keep_loaded"],
-                                   options=m["options"], sampling=m["sampling"]))
+            cfg = RunConfig(b["benchmark"], examples, m["backend"], Path(out) / "runs" / name, model=m["model"],
+                            strategy=strategy, history=history, k=k, limit=b["limit"], seed=seed, tools=b["tools"],
+                            sampling=dict(m["sampling"]), backend_options=dict(m["options"]), progress=False,
+                            layout=layout or "paper")
+            runs.append(PlannedRun(name=name, model_name=m["name"], benchmark_name=b["name"], config=cfg,
+                                   resources=m["resources"], keep_loaded=m["keep_loaded"]))
     retries = spec.get("retries", 2)
     if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
         raise _err(f"expected an integer >= 0, got {retries!r}", spec_path, "retries")
@@ -391,10 +365,8 @@ def write_index(out, p: Plan, status: dict, spec_name: str) -> Path:
     out = Path(out)
     runs = []
     for r in p.runs:
-        d = asdict(r)
-        d.update(run_dir=r.run_dir(".").as_posix(), label=r.label(), **status.get(r.name, {"status": "planned"}))
-        d.pop("examples"), d.pop("tools")
-        runs.append(d)
+        runs.append({**r.index_entry(), "run_dir": r.run_dir(".").as_posix(), "label": r.label(),
+                     **status.get(r.name, {"status": "planned"})})
     index = {"spec": spec_name, "spec_hash": p.spec_hash, "n_runs": len(runs),
              "counts": {s: sum(1 for r in runs if r["status"] == s) for s in dict.fromkeys(r["status"] for r in runs)},
              "runs": runs, "skipped": p.skipped}
