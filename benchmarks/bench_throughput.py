@@ -70,7 +70,7 @@ SUBSETS = {"profile": "dataset_persona.json", "environment": "dataset_environmen
 def samples(n: int) -> dict[str, list[tuple[Path, list[str]]]]:
     """Per benchmark: [(examples file, ids)] (ToolSpectrum: one entry per subset)."""
     from pfc.report.real_models import tracebench_data
-    from pfc.run.realruns import ptbench_data
+    from pfc.plans.real_models import ptbench_data
     from pfc.run.runner import _ordered
     out: dict = {}
     ts = paths.toolspectrum_dir()

@@ -1,7 +1,8 @@
 """The library's import order (README, "The library follows the path raw data → report").
 
 Stages, lowest first: ``eval`` (parsing, matching, metrics: what every later stage uses) →
-``data`` → ``run`` → ``report``, the order the project's before-stop hook checks. A module in a
+``data`` → ``run`` → ``plans`` (the real-model run plans) → ``report``, the order the project's before-stop
+hook checks. A module in a
 stage imports only its own stage and lower ones; the modules below the stages (``pfc/*.py``
 other than the ``cli`` on top, and ``pfc/io``) import no stage at all. Every ``import``
 statement counts, lazy ones inside functions included (the hook sees top-level lines only).
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 
 LIB = Path(__file__).resolve().parents[1] / "lib" / "pfc"
-STAGES = ("eval", "data", "run", "report")   # lowest first, the order the project's before-stop check uses
+STAGES = ("eval", "data", "run", "plans", "report")   # lowest first, the order the project's before-stop check uses
 ON_TOP = {"cli.py", "__main__.py"}
 BESIDE = {"benchmarks": {"eval"}, "integrations": set(STAGES)}  # adapter folders -> the stages they may import
 CALLS_INTEGRATIONS = {"cli.py", "run/sweep_cmd.py"}  # the command line, and `pfc sweep` handing runs to Ray

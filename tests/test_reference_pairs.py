@@ -126,7 +126,7 @@ def test_a_table_of_f1_rows_only_keeps_its_missing_counts_missing():
 
 
 def test_the_planned_pairs_compare_the_two_models_on_one_engine_run_for_run():
-    from pfc.run.reference import PAIRED_RUNS, SWAP_RUN
+    from pfc.plans.reference import PAIRED_RUNS, SWAP_RUN
     got = [(a, b) for q, a, b in P.pairs() if q == "model"]
     assert len(got) == len(PAIRED_RUNS)
     assert ("qwen2.5-coder-1.5b-openvino/tracebench-last_k", "qwen2.5-coder-0.5b-openvino/tracebench-last_k") in got
@@ -163,9 +163,9 @@ def test_runs_on_different_builds_are_not_compared(tmp_path, tiny_tracebench, mo
 
 def test_a_pending_model_folder_run_names_the_command_that_makes_it():
     assert P._command("qwen2.5-coder-1.5b-openvino/toolspectrum") == (
-        "python -m pfc.run.reference --model qwen2.5-coder-1.5b --backend openvino --only toolspectrum")
-    assert P._command("layout/toolspectrum-paper") == "python -m pfc.run.reference --only layout/toolspectrum-paper"
-    assert P._command("ptbench-trained") == "python -m pfc.run.reference --only ptbench-trained"
+        "python -m pfc.plans.reference --model qwen2.5-coder-1.5b --backend openvino --only toolspectrum")
+    assert P._command("layout/toolspectrum-paper") == "python -m pfc.plans.reference --only layout/toolspectrum-paper"
+    assert P._command("ptbench-trained") == "python -m pfc.plans.reference --only ptbench-trained"
 
 
 def test_an_interval_over_too_few_users_is_flagged_rough(root, tiny_tracebench):

@@ -46,7 +46,7 @@ def _run_replacing(examples, backend: str, out: Path, ids=None) -> None:
     plan moves to ``attic/`` and is redone (cached answers reused); failed requests stop the step."""
     from pfc.run.checks import raise_if_failed
     from pfc.run.config import RunConfig
-    from pfc.run.reference_evidence import EVIDENCE_BENCHMARK
+    from pfc.plans.evidence import EVIDENCE_BENCHMARK
     from pfc.run.runner import execute_or_replace
     usage = execute_or_replace(RunConfig(EVIDENCE_BENCHMARK, examples, backend, out, ids=ids, progress=False))
     raise_if_failed(usage, paths.relative(out))
@@ -54,7 +54,7 @@ def _run_replacing(examples, backend: str, out: Path, ids=None) -> None:
 
 def evidence_steps(bench: Path) -> tuple[list[Step], dict, list[Path]]:
     """Notebook 09's inputs: the dose and contradict-stated variants of the reference plan's sampled requests
-    (``pfc.run.reference_evidence.build_evidence``: the very sets the real models' reference runs answer, 600 and 200
+    (``pfc.plans.evidence.build_evidence``: the very sets the real models' reference runs answer, 600 and 200
     variants) and the three baselines' runs on them, in one Python step (seven runner calls; through notebook 03
     each would pay a kernel start). The originals runs of the override pairs are the pipeline's ``tb-<baseline>``
     runs, and for ``always-habit`` (not one of the table's baselines) a run on the sampled originals only.
@@ -62,7 +62,7 @@ def evidence_steps(bench: Path) -> tuple[list[Step], dict, list[Path]]:
     Returns (steps, notebook 09's run parameters, the prediction files they read)."""
     from pfc.report.evidence_dose import BASELINES as EVIDENCE_BASELINES
     from pfc.run.backends.builtin import BASELINES
-    from pfc.run.reference_evidence import build_evidence, evidence_dir
+    from pfc.plans.evidence import build_evidence, evidence_dir
     sets = {k: evidence_dir(bench, k) for k in EVIDENCE_KINDS}
     dose_runs = {b: paths.RUNS / f"tb-dose-{b}" for b in EVIDENCE_BASELINES}
     stated = {b: (paths.RUNS / (f"tb-{b}" if b in BASELINES else f"tb-contradict-stated-originals-{b}"),
@@ -97,8 +97,7 @@ def evidence_real_runs(root: Path | None = None) -> tuple[str, str, list[Path]]:
     committed or not (the notebook names those not committed yet and leaves them out), and the run directories
     named; a root with no run config to name its model by is left out."""
     from pfc.report import reference
-    from pfc.run.reference import HISTORY_RUNS
-    from pfc.run.reference_evidence import DOSE_RUN, STATED_ORIGINALS_RUN, STATED_RUN
+    from pfc.plans.reference import DOSE_RUN, HISTORY_RUNS, STATED_ORIGINALS_RUN, STATED_RUN
     root = Path(root or reference.ROOT)
     dose, override, dirs = [], [], []
     for base in (root, *reference.model_folders(root)):
@@ -118,8 +117,9 @@ def reference_pairs() -> list[tuple[Path, Path]]:
     """The committed real-model runs on TRACEBench's originals and on their swap-user variants, for the top-level
     runs and each model folder (``<model>-<backend>/``) holding both."""
     from pfc.report import reference
-    from pfc.run.reference import SWAP_RUN
-    pairs = [(base / "tracebench-last_k", base / SWAP_RUN) for base in (reference.ROOT, *reference.model_folders(reference.ROOT))]
+    from pfc.plans.reference import HISTORY_RUNS, SWAP_RUN
+    pairs = [(base / HISTORY_RUNS["last_k"], base / SWAP_RUN)
+             for base in (reference.ROOT, *reference.model_folders(reference.ROOT))]
     return [p for p in pairs if all((d / "predictions.jsonl").is_file() for d in p)]
 
 

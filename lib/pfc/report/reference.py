@@ -1,7 +1,7 @@
 """Score the reference runs under ``reports/reference_runs/`` and write their ``metrics.json``.
 
 Each subdirectory holding a ``pfc run`` output (``config.json``, ``run.json``,
-``predictions.jsonl``, ``usage.json``; written by ``python -m pfc.run.reference``) is scored on
+``predictions.jsonl``, ``usage.json``; written by ``python -m pfc.plans.reference``) is scored on
 exactly the rows it holds with the project's scorer (``pfc.eval.scoring.score``) and bootstrap 95%
 intervals over examples (``pfc.eval.bootstrap.estimates``): the headline metrics of
 each adapter's ``headline`` (``pfc.benchmarks``), TRACEBench per vagueness level and per history bin,
@@ -10,7 +10,7 @@ paper-compatible ``*_paper``; ``pfc.benchmarks.toolspectrum``), and its strict m
 metrics, ours only). A run whose ``usage.json`` says fewer rows
 ``done`` than ``n_examples`` is labelled ``partial`` with its n in every entry and label.
 
-It runs nothing (``pfc.run.reference`` does) and draws no table (the notebooks read ``label`` and
+It runs nothing (``pfc.plans.reference`` does) and draws no table (the notebooks read ``label`` and
 the intervals from here). A corrupt row is refused with a one-line error naming file, line and field.
 
     python -m pfc.report.reference            # writes reports/reference_runs/metrics.json

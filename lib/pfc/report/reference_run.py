@@ -32,9 +32,9 @@ def is_run(d: Path) -> bool:
 
 
 def model_folders(root: Path) -> list[Path]:
-    """The ``<model>-<backend>/`` folders under a reference-run root (``pfc.run.reference.folder``), by name:
+    """The ``<model>-<backend>/`` folders under a reference-run root (``pfc.plans.reference.folder``), by name:
     every subfolder that is not itself a run, not a side folder (layout ablation, variants) and holds runs."""
-    from pfc.run.reference import SIDE_FOLDERS
+    from pfc.plans.reference import SIDE_FOLDERS
     return sorted(d for d in Path(root).glob("*/") if d.name not in SIDE_FOLDERS and not is_run(d)
                   and any(is_run(x) for x in d.glob("*/")))
 
@@ -48,7 +48,7 @@ def run_key(run: Path, root: Path) -> str:
 def in_model_folder(run) -> bool:
     """True for a run directly in a model folder (``reference_runs/<model>-<backend>/<run>``), never a side
     folder's run: its label names the engine, as two engines of one model share a table."""
-    from pfc.run.reference import SIDE_FOLDERS
+    from pfc.plans.reference import SIDE_FOLDERS
     p = Path(run).resolve()
     return p.parent.parent.name == "reference_runs" and p.parent.name not in SIDE_FOLDERS
 
