@@ -38,6 +38,7 @@ def test_real_runs_name_each_model_folder_and_pair_the_stated_run_with_its_origi
     _run(root / "m1-openvino" / "tracebench-last_k", {}, "m1", "openvino", "tracebench-last_k")
     _run(root / "m1-openvino" / R.DOSE_RUN, {}, "m1", "openvino", R.DOSE_RUN)
     _run(root / "layout" / "x", {}, "m2", "openvino", "layout/x")  # a side run at the top: the top root's
+    _run(root / "m3-hf" / "tracebench-last_k", {}, "m3", "hf")  # a run no plan recorded: no root of the plan
     dose, override, dirs = P.evidence_real_runs(root)
     doses = ed.parse_runs(dose)
     assert list(doses) == ["m0 · hf (reference runs)", "m1 · openvino (reference runs)"]

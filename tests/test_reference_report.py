@@ -209,7 +209,8 @@ def test_model_folder_runs_join_the_report_under_their_path_and_engine(tiny_trac
     for sub, rec in (("tracebench-last_k", record("tracebench-last_k", *TOP)),
                      ("m-openvino/tracebench-last_k", record("tracebench-last_k", "m", "openvino")),
                      ("layout/tracebench-x", record("layout/tracebench-x", *TOP)),
-                     ("m-openvino/layout/y", record("layout/y", "m", "openvino"))):
+                     ("m-openvino/layout/y", record("layout/y", "m", "openvino")),
+                     ("elsewhere/tracebench-last_k", None)):  # a run no plan recorded: not a reference run
         execute(RunConfig("tracebench", tiny_tracebench, "oracle", root / sub, history="last_k", k=5, plan=rec))
     assert [reference.run_key(d, root) for d in reference.run_dirs(root)] == [
         "tracebench-last_k", "m-openvino/tracebench-last_k"]  # side folders' runs are the paired comparisons'
@@ -220,6 +221,7 @@ def test_model_folder_runs_join_the_report_under_their_path_and_engine(tiny_trac
     assert reference.is_reference(root / "m-openvino" / "tracebench-last_k")
     assert not reference.is_reference(root / "layout" / "tracebench-x")
     assert not reference.is_reference(root / "m-openvino" / "layout" / "y")
+    assert not reference.is_reference(root / "elsewhere" / "tracebench-last_k")
 
 
 def test_committed_reference_runs_carry_the_prompt_template_of_the_current_code():

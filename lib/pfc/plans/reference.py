@@ -15,8 +15,7 @@ rows, ``pfc.run.runner``):
 - ``counterfactual/tracebench-swap-user``: the swap-user variants (``pfc perturb``, seed 0) of
   ``tracebench-last_k``'s examples, same settings, for notebook 08's real-model row (context
   following); in a subdirectory, so it never joins the accuracy tables;
-- ``counterfactual/tracebench-dose``, ``…-contradict-stated`` and ``…-contradict-stated-originals``: the
-  evidence runs for notebook 09 (``pfc.plans.evidence``);
+- ``counterfactual/tracebench-dose``, ``…-contradict-stated(-originals)``: notebook 09's (``pfc.plans.evidence``);
 - ``lora-adapter``: a LoRA adapter (``pfc.run.train``, the paper's settings but lr ``LORA["lr"]``, as
   ``benchmarks/bench_finetune.py``) trained on ``LORA["train_n"]`` seeded records of the synthesized
   training split; checkpoints go to ``data/interim/reference_lora`` (resumed by the same command), the
@@ -28,9 +27,8 @@ rows, ``pfc.run.runner``):
   same ids by ``pfc.report.reference_pairs``. TRACEBench has none: both layouts build the same bytes
   there (the report checks it on every planned example).
 
-Each run records the plan in its ``run.json`` beside its identity (:func:`record`: its name here, whether it
-joins the accuracy tables, whether its label names the engine), which is all the reports read of the plan.
-It plans and runs; scoring and tables are the report stage's. It does not commit anything.
+Each run keeps the plan's :func:`record` of it in its ``run.json``, all the reports read of the plan. It plans
+and runs; scoring and tables are the report stage's. It does not commit anything.
 
     python -m pfc.plans.reference [--only tracebench-last_k ...] [--model qwen2.5-coder-0.5b] [--backend hf]
     python -m pfc.plans.reference --model qwen2.5-coder-1.5b --backend openvino   # -> reference_runs/<model>-openvino/
@@ -142,13 +140,18 @@ def ablation_ids(ids: list[str], n: int = ABLATION_N, seed: int = 0) -> list[str
     return subset(ids, n, f"layout-ablation:{seed}")
 
 
+def ablation_run(run: str) -> str:
+    """The name of ``run``'s layout-ablation run (``LAYOUT_ABLATION``): ``ablation_run("toolspectrum")`` is
+    ``'layout/toolspectrum-paper'``."""
+    return f"{SIDE_FOLDERS[0]}/{run}-{LAYOUT_ABLATION[run]}"
+
+
 def _layout_run(base: Planned) -> Planned:
     """The ablation run of ``base``: its settings under the other layout, on ``ABLATION_N`` of its examples."""
-    cfg = base.config
-    name = f"{base.name}-{LAYOUT_ABLATION[base.name]}"
+    cfg, name = base.config, ablation_run(base.name)
     ids = cfg.ids or [e.id for e in benchmarks.get(cfg.benchmark).load(cfg.examples, None)[0]]
-    return Planned(f"layout/{name}", replace(cfg, layout=LAYOUT_ABLATION[base.name], ids=tuple(ablation_ids(ids)),
-                                             out_dir=Path(cfg.out_dir).parent / "layout" / name))
+    return Planned(name, replace(cfg, layout=LAYOUT_ABLATION[base.name], ids=tuple(ablation_ids(ids)),
+                                 out_dir=Path(cfg.out_dir).parent / name))
 
 
 def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None, model: str = REAL_MODEL_NAME,

@@ -154,7 +154,8 @@ def _reference(planned: set[str]) -> tuple[list[Step], list[Path]]:
         steps.append(Step("build PTBench v1 (the earlier synthesis the history reference runs answered)", None,
                           {"seed": 0, "synthesis": 1}, [], [old / "stats.json"], fn=lambda: build_ptbench(old, 0, 1)))
     if refs:
-        ablations = [d for d in (reference.ROOT / "layout").glob("*/") if (d / "predictions.jsonl").is_file()]
+        ablations = [reference.ROOT / a for q, a, _ in pairs_report.pairs()  # the layout ablation's runs, as planned
+                     if q == "layout" and (reference.ROOT / a / "predictions.jsonl").is_file()]
         abl = f", {len(ablations)} layout ablation{'s' * (len(ablations) != 1)}" if ablations else ""
         steps.append(Step(f"reference runs: metrics.json, paired comparisons ({len(refs)} run{'s' * (len(refs) != 1)}{abl})", None, {},
                           [p for d in refs + ablations for p in (d / "predictions.jsonl", d / "config.json")],

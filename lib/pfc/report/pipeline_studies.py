@@ -95,12 +95,13 @@ def evidence_real_runs(root: Path | None = None) -> tuple[str, str, list[Path]]:
     """Notebook 09's ``real_dose_runs`` and ``real_override_runs``: each reference-run root's (the top one, each
     ``<model>-<backend>/`` folder of ``root``, default the committed runs) dose run and contradict-stated pair,
     committed or not (the notebook names those not committed yet and leaves them out), and the run directories
-    named; a root with no run config to name its model by is left out."""
+    named; a root with no run config to name its model by is left out. The roots are where the runs' own plan
+    records put them (``pfc.report.reference_run.plan_roots``)."""
     from pfc.report import reference
     from pfc.plans.reference import DOSE_RUN, HISTORY_RUNS, STATED_ORIGINALS_RUN, STATED_RUN
     root = Path(root or reference.ROOT)
     dose, override, dirs = [], [], []
-    for base in (root, *reference.model_folders(root)):
+    for base in reference.plan_roots(root):
         cfg = next((base / r / "config.json" for r in (DOSE_RUN, STATED_RUN, HISTORY_RUNS["last_k"])
                     if (base / r / "config.json").is_file()), None)
         if cfg is None:
@@ -118,8 +119,7 @@ def reference_pairs() -> list[tuple[Path, Path]]:
     runs and each model folder (``<model>-<backend>/``) holding both."""
     from pfc.report import reference
     from pfc.plans.reference import HISTORY_RUNS, SWAP_RUN
-    pairs = [(base / HISTORY_RUNS["last_k"], base / SWAP_RUN)
-             for base in (reference.ROOT, *reference.model_folders(reference.ROOT))]
+    pairs = [(base / HISTORY_RUNS["last_k"], base / SWAP_RUN) for base in reference.plan_roots(reference.ROOT)]
     return [p for p in pairs if all((d / "predictions.jsonl").is_file() for d in p)]
 
 

@@ -36,7 +36,8 @@ from pfc.eval.scoring import score
 from pfc.report import reference_run as reference
 from pfc.report.reference_run import present
 from pfc.io import atomic
-from pfc.plans.reference import ENGINE_PAIRS, LAYOUT_ABLATION, MODEL_PAIRS, PAIRED_RUNS, command, folder
+from pfc.plans.reference import (ENGINE_PAIRS, LAYOUT_ABLATION, MODEL_PAIRS, PAIRED_RUNS, ablation_run, command,
+                                 folder)
 
 
 COUNTS = ("a_only", "b_only", "n", "clusters")
@@ -74,7 +75,7 @@ def pairs() -> list[tuple[str, str, str]]:
     def at(model: str, backend: str, run: str) -> str:
         return f"{folder(model, backend)}/{run}".lstrip("/")
 
-    return ([("layout", f"layout/{b}-{o}", b) for b, o in LAYOUT_ABLATION.items()]
+    return ([("layout", ablation_run(b), b) for b in LAYOUT_ABLATION]
             + [("history", "tracebench-retrieved", "tracebench-last_k")]
             + [("lora", f"ptbench-{s}-lora", f"ptbench-{s}") for s in ("trained", "untrained")]
             + [("model", at(a, eng, r), at(b, eng, r)) for a, b, eng in MODEL_PAIRS for r in PAIRED_RUNS]
