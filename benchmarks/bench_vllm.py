@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from pfc.io import atomic  # noqa: E402
 from pfc import paths  # noqa: E402
-from pfc.run import models  # noqa: E402
+from pfc.models import registry  # noqa: E402
 from pfc.run.vllm_server import prefix_cache_stats, read_metrics, serve  # noqa: E402
 from pfc.errors import out_file, script_main  # noqa: E402
 from bench_models import VLLM_MARK as MARK, user_examples  # noqa: E402
@@ -89,14 +89,14 @@ def main(argv=None) -> int:
         sys.exit("bench_vllm: vLLM is not installed in this Python; run `make bench-vllm` (it builds .venv-vllm)")
     if not (paths.BENCHMARKS / "tracebench" / "examples.jsonl").exists():
         sys.exit("bench_vllm: no embedded TRACEBench: run `make reproduce` (or `python -m pfc build`) first")
-    if models.installed(args.model) is None:
+    if registry.installed(args.model) is None:
         sys.exit(f"bench_vllm: {args.model} is not installed: run `make models`")
     items = user_examples(args.examples, args.position)
     note = lambda m: print(f"[bench_vllm] {m}", file=sys.stderr, flush=True)  # noqa: E731
     load = os.getloadavg()[0]
     log = Path(os.environ.get("TMPDIR", "/tmp")) / "bench_vllm_server.log"
     t0 = time.perf_counter()
-    with serve(models.model_dir(args.model), "m", log, dtype=args.dtype, max_model_len=32768) as url:
+    with serve(registry.model_dir(args.model), "m", log, dtype=args.dtype, max_model_len=32768) as url:
         start_s = time.perf_counter() - t0
         note(f"server up in {start_s:.0f} s (log {log})")
         client = OpenAI(base_url=url, api_key="local", timeout=3600, max_retries=0)

@@ -3,7 +3,7 @@ without a model, and, on the real SmolLM2-135M, batched greedy answers against t
 one-at-a-time path on a fixed sample of TRACEBench prompts sharing their history."""
 import pytest
 
-from pfc.run import models
+from pfc.models import registry
 from pfc.run.backends import Request, get
 from pfc.run.backends.grouping import plan_groups
 
@@ -50,7 +50,7 @@ def test_groups_respect_the_kv_budget():
 @pytest.mark.model
 @pytest.mark.slow
 def test_batched_greedy_answers_equal_one_at_a_time_on_at_least_95_percent(tmp_path):
-    if models.installed(SMOL) is None:  # a failure, not a skip: `make test` installs the models first
+    if registry.installed(SMOL) is None:  # a failure, not a skip: `make test` installs the models first
         pytest.fail(f"{SMOL} is not installed: run `make models`")
     reqs = _tracebench_requests(tmp_path, 20, [16], users=1, records=110)
     # float32: the engine's split prefill (prefix once, then the suffixes) agrees with the one-sequence
@@ -80,7 +80,7 @@ def _tracebench_requests(tmp_path, n: int, max_tokens, users: int = 2, records: 
 @pytest.mark.model
 @pytest.mark.slow
 def test_continuous_greedy_answers_equal_one_at_a_time(tmp_path):
-    if models.installed(SMOL) is None:
+    if registry.installed(SMOL) is None:
         pytest.fail(f"{SMOL} is not installed: run `make models`")
     # answers of different lengths and two live rows: rows leave and newcomers join mid-decode
     reqs = _tracebench_requests(tmp_path, 20, [16, 3, 40, 8])
@@ -96,21 +96,23 @@ def test_continuous_greedy_answers_equal_one_at_a_time(tmp_path):
 
 @pytest.mark.model
 def test_a_stopped_row_is_replaced_by_the_next_request_at_once(tmp_path):
-    if models.installed(SMOL) is None:
+    if registry.installed(SMOL) is None:
         pytest.fail(f"{SMOL} is not installed: run `make models`")
     from pfc.run.backends import hf_stream
+    from pfc.run.backends.hf_engines import pick
     be = get("hf", SMOL, engine="continuous", dtype="float32")
     prefix = list(range(1000, 1100))
     prompts = [prefix + [2000 + i] * (3 + i) for i in range(3)]
-    be._prefix(prefix)
+    eng = be.engine_impl
+    eng.prefix(prefix)
     # no stop token: row 0 runs 12 steps, rows 1 and 2 two each, two rows live at a time
     samp = [{"temperature": 0, "max_tokens": m, "seed": 0} for m in (12, 2, 2)]
     order: list[int] = []
-    got = hf_stream.run_stream(be.lm, be._cache, prompts, samp, be._pick, set(), 0, be.chunk, be.device, live=2,
+    got = hf_stream.run_stream(be.lm, eng.cache, prompts, samp, pick, set(), 0, be.chunk, be.device, live=2,
                                on_row=lambda i, *_: order.append(i))
     assert order == [1, 2, 0]  # row 2 took row 1's place and finished while row 0 still ran
     assert [len(t) for t, _, _ in got] == [12, 2, 2]
-    alone = [hf_stream.run_stream(be.lm, be._cache, [p], [s], be._pick, set(), 0, be.chunk, be.device, live=1)[0][0]
+    alone = [hf_stream.run_stream(be.lm, eng.cache, [p], [s], pick, set(), 0, be.chunk, be.device, live=1)[0][0]
              for p, s in zip(prompts, samp)]
     assert [t for t, _, _ in got] == alone  # each row's tokens depend only on its own prompt
 

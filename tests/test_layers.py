@@ -1,15 +1,15 @@
 """The library's import order (README, "The library follows the path raw data → report").
 
-Stages, lowest first: ``eval`` (parsing, matching, metrics: what every later stage uses) →
-``data`` → ``run`` → ``plans`` (the real-model run plans) → ``report``, the order the project's before-stop
-hook checks. A module in a
-stage imports only its own stage and lower ones; the modules below the stages (``pfc/*.py``
-other than the ``cli`` on top, and ``pfc/io``) import no stage at all. Every ``import``
-statement counts, lazy ones inside functions included (the hook sees top-level lines only).
-Beside the path: ``benchmarks/`` (the adapters) import only ``eval`` and the foundation (they name
-run-stage modules by dotted name); ``integrations/`` (inspect_ai, HF datasets, Ray) may import any stage
-but only the command line imports them (and ``run/sweep_cmd.py`` its Ray runner). No two modules import
-each other, directly or around a loop.
+Stages, lowest first: ``eval`` (parsing, matching, metrics: what every later stage uses) → ``data`` →
+``models`` (the model registry, install, OpenVINO IR: what the backends load) → ``run`` (the typed run,
+backends, prompts, the runner) → ``train`` (SFT records, LoRA) → ``sweep`` (``pfc sweep``) → ``plans`` (the
+real-model run plans, each step one ``RunConfig``) → ``report``. A module in a
+stage imports only its own stage and lower ones; the modules below the stages (``pfc/*.py`` other than
+the command line on top: ``cli`` and its command groups ``cli_*``; and ``pfc/io``) import no stage at all. Every ``import`` statement counts, lazy ones
+inside functions included. Beside the path, checked too: ``benchmarks/`` (the adapters) import only
+``eval`` and the foundation (they name run-stage modules by dotted name), and any module may import them;
+``integrations/`` (inspect_ai, HF datasets) may import every stage below ``report``, and only the
+command line imports them. No two modules import each other, directly or around a loop.
 """
 from __future__ import annotations
 
@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 LIB = Path(__file__).resolve().parents[1] / "lib" / "pfc"
-STAGES = ("eval", "data", "run", "plans", "report")   # lowest first, the order the project's before-stop check uses
-ON_TOP = {"cli.py", "__main__.py"}
-BESIDE = {"benchmarks": {"eval"}, "integrations": set(STAGES)}  # adapter folders -> the stages they may import
-CALLS_INTEGRATIONS = {"cli.py", "run/sweep_cmd.py"}  # the command line, and `pfc sweep` handing runs to Ray
+STAGES = ("eval", "data", "models", "run", "train", "sweep", "plans", "report")   # lowest first
+ON_TOP = {"cli.py", "__main__.py"} | {f.name for f in LIB.glob("cli_*.py")}  # the command line and its command groups
+BESIDE = {"benchmarks": {"eval"}, "integrations": set(STAGES[:STAGES.index("report")])}  # folder -> stages it may import
+CALLS_INTEGRATIONS = {"cli.py"}  # the command line
 
 
 def imported_pfc_packages(source: str) -> set[str]:

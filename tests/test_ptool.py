@@ -127,7 +127,7 @@ def test_table5_counts_match_the_files(built):
 @pytest.mark.parametrize("compat", [None, "official"])
 def test_oracle_bracket_outputs_score_one_in_both_modes(built, tmp_path, compat):
     out, _, _ = built
-    from pfc.run.sft import answer_text
+    from pfc.train.sft import answer_text
     for split in ("test_trained_user", "test_untrained_user"):
         d = tmp_path / split
         d.mkdir()

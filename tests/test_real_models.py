@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pfc.run import models
+from pfc.models import registry
 from pfc.run.backends import Request, get
 from pfc.eval.parsing import parse
 from pfc.run.config import RunConfig
@@ -20,8 +20,8 @@ QWEN, SMOL = "qwen2.5-coder-0.5b", "smollm2-135m"
 
 
 def _require(name):
-    if models.installed(name) is None:  # a failure, not a skip: `make test` installs them first
-        pytest.fail(f"{name} is not installed in {models.paths.models_dir()}: run `make models`")
+    if registry.installed(name) is None:  # a failure, not a skip: `make test` installs them first
+        pytest.fail(f"{name} is not installed in {registry.paths.models_dir()}: run `make models`")
 
 
 def test_qwen_answers_with_a_candidate_tool_that_parses_and_is_scored(tiny_tracebench, tmp_path):

@@ -30,7 +30,7 @@ def committed_data(tmp_path, monkeypatch):
     ``examples_sha256``, so a drifted build fails here instead of re-scoring other data."""
     from pfc import paths
     from pfc.data.build import build_tracebench
-    from pfc.run.sft import build_ptbench
+    from pfc.train.sft import build_ptbench
     monkeypatch.setattr(paths, "OUTPUT_ROOT", tmp_path)  # paths.source reads built data from here first
     need = {json.loads((d / "config.json").read_text())["benchmark"] for d in reference.run_dirs()}
     if "tracebench" in need:

@@ -1,5 +1,5 @@
 """`pfc sweep` without Ray: the spec, its plan (what is crossed, what is skipped), --dry-run, the index,
-the writer lock, and `pfc report` over a sweep directory. Runs here go through pfc.run.sweep_run.execute
+the writer lock, and `pfc report` over a sweep directory. Runs here go through pfc.sweep.one_run.execute
 serially (Ray's part is tests/test_sweep_ray.py)."""
 import json
 
@@ -7,8 +7,8 @@ import pytest
 
 from pfc import paths
 from pfc.cli import main
-from pfc.run import sweep as S
-from pfc.run.sweep_run import execute, writer_lock
+from pfc.sweep import index as sweep_index, plan as sweep_plan, spec as sweep_spec
+from pfc.sweep.one_run import execute, writer_lock
 
 PT = paths.GOLDEN / "ptbench_official" / "test_trained_user" / "data.json"
 
@@ -37,7 +37,7 @@ settings:
 
 def test_plan_crosses_history_and_k_for_tracebench_only(tmp_path):
     spec = write_spec(tmp_path, SPEC)
-    p = S.plan(S.load_spec(spec), spec, tmp_path / "out")
+    p = sweep_plan.plan(sweep_spec.load_spec(spec), spec, tmp_path / "out")
     # by hand: tracebench {full, last_k-k5, last_k-k10} x 2 strategies x 2 seeds = 12 per model (both models);
     # ptbench: zero_shot only (no hierarchical), no history axis, 2 seeds = 2 for oracle, 0 for query-oracle
     assert len(p.runs) == 12 + 12 + 2
@@ -48,7 +48,7 @@ def test_plan_crosses_history_and_k_for_tracebench_only(tmp_path):
 
 def test_plan_lists_combinations_pfc_run_would_refuse_as_skipped(tmp_path):
     spec = write_spec(tmp_path, SPEC)
-    p = S.plan(S.load_spec(spec), spec, tmp_path / "out")
+    p = sweep_plan.plan(sweep_spec.load_spec(spec), spec, tmp_path / "out")
     assert "oracle__pt__hierarchical__s0: ptbench has no strategy 'hierarchical'" in p.skipped
     assert "qo__pt__zero_shot__s1: backend query-oracle does not answer ptbench" in p.skipped
     assert len(p.skipped) == 2 + 4  # oracle: hierarchical x 2 seeds; query-oracle: 2 strategies x 2 seeds
@@ -56,12 +56,12 @@ def test_plan_lists_combinations_pfc_run_would_refuse_as_skipped(tmp_path):
 
 def test_relative_paths_in_a_spec_are_relative_to_the_spec_file(tmp_path):
     spec = write_spec(tmp_path, SPEC)
-    p = S.plan(S.load_spec(spec), spec, tmp_path / "out")
+    p = sweep_plan.plan(sweep_spec.load_spec(spec), spec, tmp_path / "out")
     assert {r.config.examples for r in p.runs if r.config.benchmark == "tracebench"} == {str(tmp_path / "tb_dir")}
 
 
 def test_spec_hash_ignores_key_order():
-    assert S.spec_hash({"a": 1, "b": [1, 2]}) == S.spec_hash({"b": [1, 2], "a": 1})
+    assert sweep_spec.spec_hash({"a": 1, "b": [1, 2]}) == sweep_spec.spec_hash({"b": [1, 2], "a": 1})
 
 
 def test_each_planned_run_is_exactly_a_pfc_run_command(tmp_path, monkeypatch):
@@ -69,7 +69,7 @@ def test_each_planned_run_is_exactly_a_pfc_run_command(tmp_path, monkeypatch):
     from pfc import cli
     spec = write_spec(tmp_path, SPEC.replace("- {name: qo, backend: query-oracle}",
                                              "- {name: qo, backend: query-oracle, sampling: {temperature: 0}}"))
-    p = S.plan(S.load_spec(spec), spec, tmp_path / "out")
+    p = sweep_plan.plan(sweep_spec.load_spec(spec), spec, tmp_path / "out")
     r = next(r for r in p.runs if r.name == "qo__tb__zero_shot__last_k-k5__s1")
     seen = []
     monkeypatch.setattr(cli, "_run_cmd", lambda args: seen.append(args) or 0)
@@ -117,7 +117,7 @@ def test_a_run_directory_held_by_another_writer_is_a_failed_run_naming_the_holde
 models: [{{name: oracle, backend: oracle}}]
 benchmarks: [{{name: pt, benchmark: ptbench, examples: "{PT}"}}]
 """)
-    (r,) = S.plan(S.load_spec(spec), spec, tmp_path / "o").runs
+    (r,) = sweep_plan.plan(sweep_spec.load_spec(spec), spec, tmp_path / "o").runs
     with writer_lock(r.run_dir(tmp_path / "o")):
         res = execute(r, tmp_path / "o", cache_path=tmp_path / "c.sqlite")
     assert res["status"] == "failed" and f"pid {os.getpid()} on " in res["error"]
@@ -139,7 +139,7 @@ benchmarks:
   - {{name: missing, benchmark: ptbench, examples: nowhere.json}}
   - {{name: pt, benchmark: ptbench, examples: "{PT}"}}
 """)
-    p = S.plan(S.load_spec(spec), spec, tmp_path / "o")
+    p = sweep_plan.plan(sweep_spec.load_spec(spec), spec, tmp_path / "o")
     bad, good = (execute(r, tmp_path / "o", cache_path=tmp_path / "c.sqlite") for r in p.runs)
     assert bad["status"] == "failed" and "nowhere.json" in bad["error"]
     assert good["status"] == "complete" and good["done"] == good["n_examples"] == 474
@@ -152,9 +152,9 @@ benchmarks: [{{name: pt, benchmark: ptbench, examples: "{PT}"}}]
 settings: {{seed: [0, 3]}}
 """)
     out = tmp_path / "o"
-    p = S.plan(S.load_spec(spec), spec, out)
+    p = sweep_plan.plan(sweep_spec.load_spec(spec), spec, out)
     status = {r.name: execute(r, out, cache_path=tmp_path / "c.sqlite") for r in p.runs}
-    S.write_index(out, p, status, "spec.yaml")
+    sweep_index.write_index(out, p, status, "spec.yaml")
     index = json.loads((out / "sweep.json").read_text())
     assert index["counts"] == {"complete": 4} and index["spec_hash"] == p.spec_hash
     assert main(["report", str(out), "--out", str(tmp_path / "rep"), "--n-boot", "0"]) == 0

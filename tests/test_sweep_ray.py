@@ -21,7 +21,7 @@ import pytest
 
 from pfc import paths
 from pfc.cli import main
-from pfc.run import sweep as S
+from pfc.sweep import plan as sweep_plan, spec as sweep_spec
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]   # a Ray cluster and the tiny model
 
@@ -194,7 +194,7 @@ def _rows(path: Path) -> list[tuple]:
 
 
 def _check_runs_equal_serial_pfc_run(spec: Path, out: Path, serial: Path) -> None:
-    p = S.plan(S.load_spec(spec), spec, out)
+    p = sweep_plan.plan(sweep_spec.load_spec(spec), spec, out)
     for r in p.runs:
         swept = _rows(r.run_dir(out) / "predictions.jsonl")
         usage = json.loads((r.run_dir(out) / "usage.json").read_text())

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from pfc import paths
-from pfc.data.anchors import candidates, export_review, import_review, screen
+from pfc.data.anchors import candidates
+from pfc.data.anchors_review import export_review, import_review, screen
 from pfc.data.build import build_tracebench
 from pfc.data.preprocess import preprocess, scrub_text
 from pfc.data.querygen import check, generate, plan_levels

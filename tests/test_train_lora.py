@@ -1,4 +1,4 @@
-"""pfc.run.train: LoRA SFT on PTool-synthesized data teaches a real packaged model PTBench's
+"""pfc.train.lora: LoRA SFT on PTool-synthesized data teaches a real packaged model PTBench's
 bracket format; adapters load through the hf backend; checkpoints resume; another
 configuration is refused.
 
@@ -17,11 +17,11 @@ import pytest
 from pfc.errors import UserError
 from pfc.benchmarks.ptbench_official import OfficialFormatError, official_parse
 from pfc.data.ptool.build import synthesize
-from pfc.run.sft import answer_text
-from pfc.run import models
+from pfc.train.sft import answer_text
+from pfc.models import registry
 from pfc.run.backends import Request
 from pfc.run.backends.hf import HFBackend
-from pfc.run.train import PAPER, train_lora
+from pfc.train.lora import PAPER, train_lora
 
 SYSTEM = "Answer as platform:[func(param=value)]."
 SMOL = "smollm2-135m"
@@ -69,10 +69,10 @@ def test_paper_settings_are_the_defaults():
 @pytest.mark.model
 def test_lora_raises_format_accuracy_of_a_real_model_on_held_out_users(records, tmp_path):
     # trap: a loss that goes down while generation stays in prose; the measure is the evaluator's parse
-    if models.installed(SMOL) is None:  # a failure, not a skip: `make test` installs it first
-        pytest.fail(f"{SMOL} is not installed in {models.paths.models_dir()}: run `make models`")
+    if registry.installed(SMOL) is None:  # a failure, not a skip: `make test` installs it first
+        pytest.fail(f"{SMOL} is not installed in {registry.paths.models_dir()}: run `make models`")
     recs, held = records
-    base = str(models.model_dir(SMOL))
+    base = str(registry.model_dir(SMOL))
     before = format_accuracy(HFBackend(model=base), held)
     s = train_lora(base, recs, tmp_path / "run", lr=1e-3, progress=False)  # 48 steps: 10x the paper's lr
     after_be = HFBackend(model=base, adapter=str(tmp_path / "run" / "adapter"))

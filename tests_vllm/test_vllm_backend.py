@@ -95,11 +95,11 @@ def test_real_packaged_model_on_a_vllm_server_reuses_the_shared_history_prefix(b
     """Qwen2.5-Coder-0.5B (installed by `make models`) served by vLLM's CPU build with prefix caching:
     consecutive requests of one user share the history prefix, so most prompt tokens hit the cache.
     Prints the hit rate read from /metrics (run with -s, as `make test-vllm` does)."""
-    from pfc.run import models
+    from pfc.models import registry
     from pfc.run.vllm_server import prefix_cache, serve
-    if models.installed("qwen2.5-coder-0.5b") is None:  # a failure, not a skip: make test-vllm installs it
+    if registry.installed("qwen2.5-coder-0.5b") is None:  # a failure, not a skip: make test-vllm installs it
         pytest.fail("qwen2.5-coder-0.5b is not installed: run `make models`")
-    with serve(models.model_dir("qwen2.5-coder-0.5b"), "qwen", tmp_path / "server.log", dtype="bfloat16") as url:
+    with serve(registry.model_dir("qwen2.5-coder-0.5b"), "qwen", tmp_path / "server.log", dtype="bfloat16") as url:
         os.environ["OPENAI_BASE_URL"], os.environ["OPENAI_API_KEY"] = url, "local"
         before = prefix_cache(url)
         u = execute(RunConfig("tracebench", bench, "openai", tmp_path / "r", model="qwen", limit=4, history="full",

@@ -4,7 +4,7 @@ External, third-party data directories are configured by environment variables a
 never copied into the repository:
 
 - ``PFC_TOOLSPECTRUM_DIR``: the ToolSpectrum public release (default: ``<root>/../shared/data/toolspectrum``).
-- ``PFC_MODELS_DIR``: converted real-model weights (default ``~/.cache/pfc/models``; see ``pfc.run.models``).
+- ``PFC_MODELS_DIR``: converted real-model weights (default ``~/.cache/pfc/models``; see ``pfc.models.registry``).
 - ``PFC_PTBENCH_DIR``: a hyfshadow/PTBench checkout (official prompt and test data; no default).
 
     >>> from pfc import paths; paths.REPORTS.name

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from faultkit import last_line, pfc, tree
 
-from pfc.run import sweep as S
+from pfc.sweep import index as sweep_index, plan as sweep_plan
 
 pytestmark = pytest.mark.slow  # subprocess sweeps on bad specs: not in make test-fast
 
@@ -116,30 +116,30 @@ def test_the_dry_run_prints_only_run_lines_pfc_run_accepts(bench, tmp_path):
 
 def test_the_index_is_appended_per_result_not_rewritten(bench, tmp_path):
     out = tmp_path / "sw"
-    plan = S.plan({"models": [{"name": "o", "backend": "oracle"}],
+    plan = sweep_plan.plan({"models": [{"name": "o", "backend": "oracle"}],
                    "benchmarks": [{"name": "tb", "benchmark": "tracebench", "examples": str(bench)}],
                    "settings": {"seed": list(range(300))}}, tmp_path / "spec.yaml", out)
-    S.write_index(out, plan, {}, "spec.yaml")
-    head = (out / S.INDEX).read_bytes()
+    sweep_index.write_index(out, plan, {}, "spec.yaml")
+    head = (out / sweep_index.INDEX).read_bytes()
     for r in plan.runs:
-        S.append_result(out, r.name, {"status": "complete", "done": 3, "n_examples": 3})
-    assert (out / S.INDEX).read_bytes() == head                        # never rewritten per result
-    assert len((out / S.RESULTS).read_bytes().splitlines()) == len(plan.runs)
-    assert S.read_index(out)["counts"] == {"complete": 300}
-    S.write_index(out, plan, {r.name: {"status": "complete"} for r in plan.runs}, "spec.yaml")  # the sweep's end
-    assert not (out / S.RESULTS).exists() and json.loads((out / S.INDEX).read_text())["counts"] == {"complete": 300}
+        sweep_index.append_result(out, r.name, {"status": "complete", "done": 3, "n_examples": 3})
+    assert (out / sweep_index.INDEX).read_bytes() == head                        # never rewritten per result
+    assert len((out / sweep_index.RESULTS).read_bytes().splitlines()) == len(plan.runs)
+    assert sweep_index.read_index(out)["counts"] == {"complete": 300}
+    sweep_index.write_index(out, plan, {r.name: {"status": "complete"} for r in plan.runs}, "spec.yaml")  # the sweep's end
+    assert not (out / sweep_index.RESULTS).exists() and json.loads((out / sweep_index.INDEX).read_text())["counts"] == {"complete": 300}
 
 
 def test_a_cut_last_index_line_left_by_a_kill_is_ignored(bench, tmp_path):
     out = tmp_path / "sw"
-    plan = S.plan({"models": [{"name": "o", "backend": "oracle"}],
+    plan = sweep_plan.plan({"models": [{"name": "o", "backend": "oracle"}],
                    "benchmarks": [{"name": "tb", "benchmark": "tracebench", "examples": str(bench)}],
                    "settings": {"seed": [0, 1]}}, tmp_path / "spec.yaml", out)
-    S.write_index(out, plan, {}, "spec.yaml")
-    S.append_result(out, plan.runs[0].name, {"status": "complete"})
-    with open(out / S.RESULTS, "a") as fh:
+    sweep_index.write_index(out, plan, {}, "spec.yaml")
+    sweep_index.append_result(out, plan.runs[0].name, {"status": "complete"})
+    with open(out / sweep_index.RESULTS, "a") as fh:
         fh.write('{"name": "%s", "status": "comp' % plan.runs[1].name)
-    assert [r["status"] for r in S.read_index(out)["runs"]] == ["complete", "planned"]
+    assert [r["status"] for r in sweep_index.read_index(out)["runs"]] == ["complete", "planned"]
 
 
 @pytest.mark.parametrize("index, message", [
@@ -196,23 +196,23 @@ class FakeRay(types.ModuleType):
 
 def _planned(resources):
     from pfc.run.config import RunConfig
-    return S.PlannedRun(name="r", model_name="m", benchmark_name="tb",
-                        config=RunConfig("tracebench", "x", "oracle", "out/runs/r"), resources=resources)
+    return sweep_plan.PlannedRun(name="r", model_name="m", benchmark_name="tb",
+                                 config=RunConfig("tracebench", "x", "oracle", "out/runs/r"), resources=resources)
 
 
 @pytest.mark.parametrize("resources, missing", [
     ({"cpus": 1, "gpus": 1}, "GPU=1"), ({"cpus": 1000}, "CPU=1000"), ({"cpus": 1, "custom": {"tpu": 1}}, "tpu=1")])
 def test_a_run_no_node_can_hold_is_named_instead_of_waiting_forever(monkeypatch, resources, missing):
-    from pfc.integrations import ray_sweep
+    from pfc.sweep import ray_tasks
     monkeypatch.setitem(sys.modules, "ray", FakeRay([{"Alive": True, "Resources": {"CPU": 2.0, "memory": 1e9}}]))
-    why = ray_sweep.infeasible([_planned(resources)])
+    why = ray_tasks.infeasible([_planned(resources)])
     assert why and "run r needs" in why and missing in why and "CPU=2" in why
-    assert ray_sweep.infeasible([_planned({"cpus": 2})]) is None
+    assert ray_tasks.infeasible([_planned({"cpus": 2})]) is None
 
 
 def test_the_api_settings_reach_every_task_as_an_argument_not_as_logged_job_environment(monkeypatch):
     import socket
-    from pfc.integrations import ray_sweep
+    from pfc.sweep import ray_tasks
     fake = FakeRay([])
     sent = []
     fake.put = lambda value: ("ref", dict(value))
@@ -235,18 +235,18 @@ def test_the_api_settings_reach_every_task_as_an_argument_not_as_logged_job_envi
     with socket.socket() as srv:  # a listening "head" so the address answers
         srv.bind(("127.0.0.1", 0))
         srv.listen()
-        ray_sweep.connect(f"127.0.0.1:{srv.getsockname()[1]}")
+        ray_tasks.connect(f"127.0.0.1:{srv.getsockname()[1]}")
     assert "runtime_env" not in fake.inits[0]  # Ray's runtime_env agent writes env_vars into its log
-    ray_sweep.submit_all([_planned({"cpus": 1})], "out")
+    ray_tasks.submit_all([_planned({"cpus": 1})], "out")
     assert sent[0][-1] == ("ref", {"OPENAI_API_KEY": "sk-test-marker", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
 
 
 def test_a_task_takes_only_the_api_settings_into_its_environment(monkeypatch):
     import os
-    from pfc.integrations import ray_sweep
+    from pfc.sweep import ray_tasks
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("PATH_INJECTED", raising=False)
-    ray_sweep.apply_env({"OPENAI_API_KEY": "sk-x", "PATH_INJECTED": "1"})
+    ray_tasks.apply_env({"OPENAI_API_KEY": "sk-x", "PATH_INJECTED": "1"})
     assert os.environ["OPENAI_API_KEY"] == "sk-x" and "PATH_INJECTED" not in os.environ
     monkeypatch.delenv("OPENAI_API_KEY")
 

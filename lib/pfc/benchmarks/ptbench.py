@@ -143,7 +143,7 @@ ADAPTER = Adapter("ptbench", METRIC_KEYS, load, load_split_predictions, lambda e
                   strict_template=ptbench_template, render_style="ptbench",
                   baselines="pfc.run.backends.ptbench_baselines", official_compat=True,
                   headline=("format", "platforms", "tool_names", "tool_param_values", "overall"),
-                  builder="pfc.cli:_build_ptbench",
+                  builder="pfc.cli_build:build_ptbench",
                   export=Export("PTBench", "pfc build ptbench --seed {seed} --out DIR", "synthesized (PTool)",
                                 splits=("train", "test_trained_user", "test_untrained_user", "unseen")),
                   query_spans=False)  # the query-oracle: its stated values are not annotated per span

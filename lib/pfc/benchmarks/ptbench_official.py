@@ -49,7 +49,7 @@ from __future__ import annotations
 import ast
 
 from pfc.eval.literals import Unsafe, official_call
-from pfc.eval.parsing import MAX_EXPR_CHARS
+from pfc.eval.parse_base import MAX_EXPR_CHARS
 
 ACC_KEYS = ("format", "platforms", "tool_names", "tool_param_names", "tool_param_values",
             "query_params", "profile_params", "overall")

@@ -35,6 +35,6 @@ ADAPTER = Adapter("tracebench", METRIC_KEYS, load_unified, load_predictions, lam
                   render_style="tracebench",
                   headline=("format", "app", "function_name", "function_param_values", "overall"),
                   report_groups=("vagueness", "history_bin"), history_selection=True,
-                  builder="pfc.cli:_build_tracebench", build_params=frozenset({"users", "seed", "records", "queries"}),
+                  builder="pfc.cli_build:build_tracebench", build_params=frozenset({"users", "seed", "records", "queries"}),
                   export=Export("TRACEBench", "pfc build tracebench --users {users} --seed {seed} --out DIR",
                                 tool_file=True))

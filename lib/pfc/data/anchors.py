@@ -1,4 +1,4 @@
-"""Anchor-behaviour selection (TRACEBench §4.3): coarse filtering, optional LLM screening, review sheet.
+"""Anchor-behaviour selection (TRACEBench §4.3): coarse filtering and a balanced pick of anchors.
 
 For every call with at least ``MIN_HISTORY`` records before it, each argument value is
 traced to where it could come from, using only the user's *earlier* records:
@@ -23,25 +23,22 @@ P4 habitual arguments only; P5 an app that is not the user's most frequent one f
 function but their usual one in this context. :func:`select` then picks anchors to a
 target number of queries, balancing tools, history-length bins and context-dependent app
 choices (see its docstring). Personalization labels are derived per query, from that
-query's own provenance, by ``pfc.data.build``.
+query's own provenance, by ``pfc.data.build``. The optional LLM screening and the manual review
+sheet that follow are ``pfc.data.anchors_review``.
 
     >>> POLICIES[0]
     'P1_anomalous_and_recent'
 """
 from __future__ import annotations
 
-import csv
 import json
 import random
 from collections import Counter, defaultdict
 from datetime import datetime, timedelta
-from pathlib import Path
 
 from pfc.data.context import context_of, most_frequent
 from pfc.groups import HISTORY_BINS, history_bin
 from pfc.schema import strings_in as _strings
-from pfc.schema import SchemaError
-from pfc.io import atomic
 
 RECENT_HOURS = 6
 HABIT_MIN, HABIT_SHARE = 3, 0.5
@@ -65,6 +62,47 @@ def _strong(c: Counter, value_key: str) -> tuple[bool, bool]:
     return strong and mode == value_key, strong
 
 
+def _trace_arguments(args: dict, fn: str, ctx: tuple, habits: dict, window: list) -> tuple[dict, list]:
+    """(where each argument value comes from, the arguments anomalous against a strong habit) of one call.
+
+    ``habits``: (function, argument[, context]) -> Counter of earlier value keys; ``window``: the recent
+    records of other functions as (time, function, string values)."""
+    sources, anomalous = {}, []
+    for a, v in args.items():
+        k = _key(v)
+        is_mode, strong = _strong(habits[(fn, a)], k)
+        is_ctx_mode, _ = _strong(habits[(fn, a, ctx[:2])], k)
+        vals = list(_strings(v))
+        tied = bool(vals) and any(s == w or (len(w) >= 6 and w in s) for s in vals
+                                  for _, _, ws in window for w in ws)
+        if is_mode or is_ctx_mode:
+            sources[a] = "long_term_history"
+        elif tied:
+            sources[a] = "recent_context"
+        else:
+            sources[a] = None
+        if strong and not is_mode:
+            anomalous.append(a)
+    return sources, anomalous
+
+
+def _reasons(sources: dict, anomalous: list, context_app_not_top: bool) -> list[str]:
+    """The coarse policies (``POLICIES``, P1-P5) one call meets; ``context_app_not_top``: P5's condition."""
+    recent_args = [a for a, s in sources.items() if s == "recent_context"]
+    reasons = []
+    if set(anomalous) & set(recent_args):
+        reasons.append(POLICIES[0])
+    if recent_args:
+        reasons.append(POLICIES[1])
+    if anomalous:
+        reasons.append(POLICIES[2])
+    if not reasons and any(s == "long_term_history" for s in sources.values()):
+        reasons.append(POLICIES[3])
+    if context_app_not_top:
+        reasons.append(POLICIES[4])
+    return reasons
+
+
 def candidates(user_rows: list[dict], apps_offering: dict | None = None, min_history: int = MIN_HISTORY) -> list[dict]:
     """Candidate anchors of one user (rows sorted by time: time, app, function, arguments).
 
@@ -84,44 +122,17 @@ def candidates(user_rows: list[dict], apps_offering: dict | None = None, min_his
         ctx = context_of(t, args)
         window = [r for r in recent if r[0] >= t - timedelta(hours=RECENT_HOURS) and r[1] != fn]
         if i >= min_history:
-            sources, anomalous = {}, []
-            for a, v in args.items():
-                k = _key(v)
-                is_mode, strong = _strong(habits[(fn, a)], k)
-                is_ctx_mode, _ = _strong(habits[(fn, a, ctx[:2])], k)
-                vals = list(_strings(v))
-                tied = bool(vals) and any(s == w or (len(w) >= 6 and w in s) for s in vals
-                                          for _, _, ws in window for w in ws)
-                if is_mode or is_ctx_mode:
-                    sources[a] = "long_term_history"
-                elif tied:
-                    sources[a] = "recent_context"
-                else:
-                    sources[a] = None
-                if strong and not is_mode:
-                    anomalous.append(a)
+            sources, anomalous = _trace_arguments(args, fn, ctx, habits, window)
             multi = apps_offering.get(fn, 1) >= 2
             same_ctx = ctx_apps[(fn, ctx)]
-            context_app = most_frequent(same_ctx)
             evidence = sum(1 for x in same_ctx if x == rec["app"])
             top = most_frequent(apps[fn])
-            app_ok = not multi or (context_app == rec["app"] and evidence >= APP_EVIDENCE_MIN)
-            recent_args = [a for a, s in sources.items() if s == "recent_context"]
-            reasons = []
-            if set(anomalous) & set(recent_args):
-                reasons.append(POLICIES[0])
-            if recent_args:
-                reasons.append(POLICIES[1])
-            if anomalous:
-                reasons.append(POLICIES[2])
-            if not reasons and any(s == "long_term_history" for s in sources.values()):
-                reasons.append(POLICIES[3])
-            if multi and app_ok and top != rec["app"]:
-                reasons.append(POLICIES[4])
+            app_ok = not multi or (most_frequent(same_ctx) == rec["app"] and evidence >= APP_EVIDENCE_MIN)
+            reasons = _reasons(sources, anomalous, multi and app_ok and top != rec["app"])
             if reasons and app_ok:
                 types = [k for k, ok in (("tool", multi),
                                          ("parameter", "long_term_history" in sources.values()),
-                                         ("temporal", bool(recent_args))) if ok]
+                                         ("temporal", "recent_context" in sources.values())) if ok]
                 out.append({"user_id": rec["user_id"], "seq": rec["seq"], "time": rec["time"], "app": rec["app"],
                             "function": fn, "scenario": rec.get("scenario"), "arguments": args,
                             "sources": sources, "types": types, "reasons": reasons, "llm_verdict": None,
@@ -157,6 +168,16 @@ def select(histories, queries: int | None = None, seed: int = 0, levels_of=None,
     users = sorted(histories["user_id"].unique())
     if queries is None:
         queries = round(181.5 * len(users))
+    chosen = _pick(_buckets(histories, users, seed, levels_of, min_history), queries, minority_share)
+    chosen.sort(key=lambda c: (c["user_id"], c["seq"]))
+    for k, a in enumerate(chosen):
+        a["anchor_id"] = f"a{k:05d}"
+    return chosen
+
+
+def _buckets(histories, users: list, seed: int, levels_of, min_history: int) -> dict[tuple, list]:
+    """Every user's candidates, each with its ``levels``, in buckets of (app, function, history bin,
+    app-is-not-the-most-frequent); within a bucket a seeded order, anchors with more levels first."""
     buckets: dict[tuple, list] = defaultdict(list)
     for user in users:
         part = histories[histories["user_id"] == user]
@@ -169,6 +190,12 @@ def select(histories, queries: int | None = None, seed: int = 0, levels_of=None,
                      c["multi_app"] and not c["app_is_most_frequent"])].append(c)
     for k in buckets:
         buckets[k].sort(key=lambda c: -c["levels"])  # stable: the seeded order within equal level counts
+    return buckets
+
+
+def _pick(buckets: dict[tuple, list], queries: int, minority_share: float) -> list[dict]:
+    """Anchors taken one by one (see :func:`select`) from the head of the bucket that most evens out the
+    queries so far, until they reach ``queries`` or the buckets run dry. Empties ``buckets`` as it goes."""
     per_tool, per_bin = Counter(), Counter()
     multi_q = minority_q = total = vague_q = 0
     chosen = []
@@ -202,67 +229,4 @@ def select(histories, queries: int | None = None, seed: int = 0, levels_of=None,
         if c["multi_app"]:
             multi_q += n
             minority_q += n if best[3] else 0
-    chosen.sort(key=lambda c: (c["user_id"], c["seq"]))
-    for k, a in enumerate(chosen):
-        a["anchor_id"] = f"a{k:05d}"
     return chosen
-
-
-def screen(anchors: list[dict], judge, history_of) -> list[dict]:
-    """Optional fine screening: ``judge(messages) -> text`` (any model backend); verdict stored.
-
-    ``history_of(anchor)`` gives the records before the anchor. Anchors judged "drop" are
-    removed; an unreadable verdict keeps the anchor and is stored as "unclear".
-    """
-    kept = []
-    for a in anchors:
-        recent = history_of(a)[-10:]
-        msg = ("You review benchmark items for personalized function calling. Does this call test "
-               "personalization from the user's history (habits or recent context)? Answer KEEP or DROP.\n"
-               f"Recent history: {json.dumps(recent, ensure_ascii=False, default=str)[:3000]}\n"
-               f"Call: {a['app']}.{a['function']}({json.dumps(a['arguments'], ensure_ascii=False)})\n"
-               f"Where each value comes from: {json.dumps(a['sources'])}")
-        text = str(judge([{"role": "user", "content": msg}]) or "")
-        up = text.upper()
-        a["llm_verdict"] = "drop" if "DROP" in up and "KEEP" not in up else "keep" if "KEEP" in up else "unclear"
-        if a["llm_verdict"] != "drop":
-            kept.append(a)
-    return kept
-
-
-REVIEW_COLUMNS = ["anchor_id", "user_id", "time", "app", "function", "arguments", "sources", "types", "reasons",
-                  "llm_verdict", "keep", "reviewer_note"]
-
-
-def export_review(anchors: list[dict], path) -> Path:
-    """A CSV sheet for manual review: set ``keep`` to yes/no, add a note, re-import."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic.open_text(path, newline="") as fh:
-        w = csv.DictWriter(fh, REVIEW_COLUMNS)
-        w.writeheader()
-        for a in anchors:
-            w.writerow({**{k: a.get(k) for k in REVIEW_COLUMNS[:5]}, "arguments": json.dumps(a["arguments"], ensure_ascii=False),
-                        "sources": json.dumps(a["sources"]), "types": "|".join(a["types"]),
-                        "reasons": "|".join(a["reasons"]), "llm_verdict": a.get("llm_verdict") or "",
-                        "keep": "yes", "reviewer_note": ""})
-    return path
-
-
-def import_review(path, anchors: list[dict]) -> list[dict]:
-    """Anchors whose row says keep = yes; errors name the file, line and field."""
-    by_id = {a["anchor_id"]: a for a in anchors}
-    kept = []
-    with Path(path).open(newline="", encoding="utf-8") as fh:
-        for line, row in enumerate(csv.DictReader(fh), start=2):
-            aid = row.get("anchor_id")
-            if aid not in by_id:
-                raise SchemaError(f"unknown anchor id {aid!r}", file=str(path), line=line, field="anchor_id")
-            keep = (row.get("keep") or "").strip().lower()
-            if keep not in ("yes", "y", "no", "n", "1", "0", "true", "false"):
-                raise SchemaError(f"expected yes or no, got {keep!r}", file=str(path), line=line, field="keep")
-            if keep in ("yes", "y", "1", "true"):
-                a = by_id[aid]
-                a["reviewer_note"] = row.get("reviewer_note") or ""
-                kept.append(a)
-    return kept

@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 from pfc.data import anchors as anchor_mod
+from pfc.data.anchors_review import export_review, import_review, screen
 from pfc.groups import HISTORY_BINS, history_bin
 from pfc.data.context import most_frequent
 from pfc.data.preprocess import load_histories, preprocess
@@ -163,10 +164,10 @@ def build_tracebench(out_dir, raw_dir=None, users: int = 10, seed: int = 0, reco
     anchors = anchor_mod.select(histories, queries=queries, seed=seed, min_history=min_history)
     if judge is not None:
         by_user = {u: p.sort_values("seq").to_dict("records") for u, p in histories.groupby("user_id")}
-        anchors = anchor_mod.screen(anchors, judge, lambda a: by_user[a["user_id"]][: a["seq"]])
-    anchor_mod.export_review(anchors, interim / "anchors_review.csv")
+        anchors = screen(anchors, judge, lambda a: by_user[a["user_id"]][: a["seq"]])
+    export_review(anchors, interim / "anchors_review.csv")
     if review_sheet is not None:
-        anchors = anchor_mod.import_review(review_sheet, anchors)
+        anchors = import_review(review_sheet, anchors)
     examples, skipped = make_examples(histories, anchors, seed, chat)
     return export_benchmark(out, examples, histories, len(anchors), skipped, report, seed,
                             "simulated" if raw_dir == out / "raw" else "raw logs")

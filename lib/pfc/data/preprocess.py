@@ -129,18 +129,11 @@ def _check_session(events: list[dict], actions, fields, tools) -> tuple[str | No
                   "names": [((ev.get("account") or {}).get("name") or "")]}
 
 
-def preprocess(raw_dir, out_dir, progress: bool = True) -> dict:
-    """Read ``raw_dir/*.jsonl``; write ``out_dir/histories.parquet`` and ``preprocess_report.json``."""
-    import pandas as pd
+def _read_sessions(files: list[Path], progress: bool) -> tuple[dict[str, list], Counter]:
+    """The events of ``files`` grouped by session, in reading order, and the line counts (lines read, lines
+    dropped by reason, duplicated uploads removed)."""
     from tqdm import tqdm
     from pfc.progress import stream as progress_stream
-    from pfc.errors import UserError
-    raw, out = Path(raw_dir), Path(out_dir)
-    if not raw.is_dir():
-        raise UserError("expected a directory of raw *.jsonl logs", file=str(raw_dir))
-    files = sorted(raw.glob("*.jsonl"))
-    if not files:
-        raise UserError("no *.jsonl raw logs in this directory", file=str(raw_dir))
     counts = Counter()
     sessions: dict[str, list] = defaultdict(list)
     seen = set()
@@ -166,8 +159,15 @@ def preprocess(raw_dir, out_dir, progress: bool = True) -> dict:
                     continue
                 seen.add(key)
                 sessions[sid].append(ev)
+    return sessions, counts
+
+
+def _standard_calls(sessions: dict[str, list]) -> tuple[list[dict], Counter]:
+    """One anonymized, standardized call per valid session (``user_id``, ``time``, ``app``, ``function``,
+    ``scenario``, ``arguments`` as JSON), and the sessions dropped by reason."""
     actions, fields = _reverse_vocab()
     tools = {(t.app, t.function): t for t in load_tools()}
+    counts = Counter()
     rows = []
     for sid, events in sessions.items():
         reason, call = _check_session(events, actions, fields, tools)
@@ -179,6 +179,22 @@ def preprocess(raw_dir, out_dir, progress: bool = True) -> dict:
         call["user_id"] = pseudonym(device, "u", 8)
         call["arguments"] = json.dumps(scrub(call["arguments"], names), ensure_ascii=False, sort_keys=True)
         rows.append(call)
+    return rows, counts
+
+
+def preprocess(raw_dir, out_dir, progress: bool = True) -> dict:
+    """Read ``raw_dir/*.jsonl``; write ``out_dir/histories.parquet`` and ``preprocess_report.json``."""
+    import pandas as pd
+    from pfc.errors import UserError
+    raw, out = Path(raw_dir), Path(out_dir)
+    if not raw.is_dir():
+        raise UserError("expected a directory of raw *.jsonl logs", file=str(raw_dir))
+    files = sorted(raw.glob("*.jsonl"))
+    if not files:
+        raise UserError("no *.jsonl raw logs in this directory", file=str(raw_dir))
+    sessions, counts = _read_sessions(files, progress)
+    rows, dropped = _standard_calls(sessions)
+    counts.update(dropped)
     counts["sessions"] = len(sessions)
     counts["calls_kept"] = len(rows)
     df = pd.DataFrame(rows, columns=["user_id", "time", "app", "function", "scenario", "arguments"])

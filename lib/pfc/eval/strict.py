@@ -26,7 +26,8 @@ from __future__ import annotations
 import json
 import re
 
-from pfc.eval.parsing import APP_SEP, parse
+from pfc.eval.parsing import parse
+from pfc.render import APP_SEP
 
 _PTBENCH = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*|'[^'\n]+'|\"[^\"\n]+\"):\[.*\]", re.S)
 _FAIL = "format:not_exact_template"

@@ -73,7 +73,7 @@ def plan(n_tracebench: int = 16, n_toolspectrum: int = 3, n_ptbench: int = 8, k:
 
 def ptbench_data(seed: int = 0) -> Path:
     """Our offline PTool synthesis (``pfc build ptbench --seed``), the one ``make reproduce`` builds."""
-    from pfc.run.sft import build_ptbench
+    from pfc.train.sft import build_ptbench
     return build_ptbench(paths.BENCHMARKS / "ptbench" if seed == 0 else paths.BENCHMARKS / f"ptbench_seed{seed}", seed)
 
 

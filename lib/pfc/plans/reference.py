@@ -16,7 +16,7 @@ rows, ``pfc.run.runner``):
   ``tracebench-last_k``'s examples, same settings, for notebook 08's real-model row (context
   following); in a subdirectory, so it never joins the accuracy tables;
 - ``counterfactual/tracebench-dose``, ``…-contradict-stated(-originals)``: notebook 09's (``pfc.plans.evidence``);
-- ``lora-adapter``: a LoRA adapter (``pfc.run.train``, the paper's settings but lr ``LORA["lr"]``, as
+- ``lora-adapter``: a LoRA adapter (``pfc.train.lora``, the paper's settings but lr ``LORA["lr"]``, as
   ``benchmarks/bench_finetune.py``) trained on ``LORA["train_n"]`` seeded records of the synthesized
   training split; checkpoints go to ``data/interim/reference_lora`` (resumed by the same command), the
   finished adapter, its configuration, summary and loss log to ``reports/reference_runs/lora-adapter``;
@@ -189,9 +189,9 @@ def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None, model: str 
 def train_adapter(model: str, train_json: Path, out: Path = ADAPTER, work: Path | None = None) -> Path:
     """Train (or resume) the reference LoRA adapter; copy the finished one to ``out`` in one rename."""
     import shutil
-    from pfc.run.models import resolve
-    from pfc.run.sft import chat_records
-    from pfc.run.train import train_lora
+    from pfc.models.registry import resolve
+    from pfc.train.sft import chat_records
+    from pfc.train.lora import train_lora
     if (out / "adapter_config.json").exists():
         return out
     work = work or paths.INTERIM / "reference_lora"

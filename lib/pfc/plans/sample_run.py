@@ -69,5 +69,5 @@ def real_model_dir(spec: str = "auto") -> Path | None:
         return None
     if spec != "auto":
         return Path(spec)
-    from pfc.run import models
-    return models.model_dir(REAL_MODEL_NAME) if models.installed(REAL_MODEL_NAME) else None
+    from pfc.models import registry
+    return registry.model_dir(REAL_MODEL_NAME) if registry.installed(REAL_MODEL_NAME) else None

@@ -107,7 +107,7 @@ def _ptbench(baselines, builtins, backend: str, model: str, own: str) -> tuple[l
     """PTBench: our PTool build, the baselines that support it, the nearest-train baseline, ``BACKEND``'s run
     (on the official test data when ``PFC_PTBENCH_DIR`` is set, else ours) and ptbench.ipynb."""
     from pfc.benchmarks.ptbench import SPLITS as PT_SPLITS
-    from pfc.run.sft import build_ptbench
+    from pfc.train.sft import build_ptbench
     pt = paths.BENCHMARKS / "ptbench"
     from pfc.data.ptool.build import DEFAULT_VERSION  # in the key: a build of another synthesis is rebuilt (or refused)
     steps = [Step("build PTBench (PTool synthesis, seed 0)", None, {"seed": 0, "synthesis": DEFAULT_VERSION},
@@ -149,7 +149,7 @@ def _reference(planned: set[str]) -> tuple[list[Step], list[Path]]:
     history = [d for d in refs if reference.is_history(d)]  # PTBench runs on an earlier synthesis
     steps = []
     if history:
-        from pfc.run.sft import build_ptbench
+        from pfc.train.sft import build_ptbench
         old = paths.BENCHMARKS / reference.PTBENCH_HISTORY["ptool-v1"]
         steps.append(Step("build PTBench v1 (the earlier synthesis the history reference runs answered)", None,
                           {"seed": 0, "synthesis": 1}, [], [old / "stats.json"], fn=lambda: build_ptbench(old, 0, 1)))

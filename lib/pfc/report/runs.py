@@ -158,7 +158,7 @@ def _load_all(args) -> list[T.Run]:
     """Each argument is a run directory, or a sweep directory (its ``sweep.json``): then every run it wrote,
     named by the sweep's label (model and the settings that differ from the defaults)."""
     from pfc.report import tables as T
-    from pfc.run.sweep import INDEX, run_dirs
+    from pfc.sweep.index import INDEX, run_dirs
     dirs = []
     for d in args.run_dirs:
         found = run_dirs(d) if (Path(d) / INDEX).is_file() else [(d, None)]

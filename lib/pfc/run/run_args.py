@@ -82,7 +82,7 @@ FLAGS = (
          "stops) | single (one at a time)", choices=("batch", "single", "continuous")),
     Flag("--no-prefix-reuse", "backend_options.prefix_reuse",
          "hf: prefill every prompt from scratch (default: reuse the previous prompt's KV prefix)", store=False),
-    Flag("--adapter", "backend_options.adapter", "hf backend: a LoRA adapter directory (pfc.run.train) merged into --model"),
+    Flag("--adapter", "backend_options.adapter", "hf backend: a LoRA adapter directory (pfc.train.lora) merged into --model"),
     Flag("--force", "force", "start afresh: move this directory's run files to attic/", store=True),
     Flag("--no-cache", "use_cache", "neither read nor write the response cache", store=False),
     Flag("--out", "out_dir", "run directory, e.g. data/runs/<run_id>", required=True),

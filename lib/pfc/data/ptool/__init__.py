@@ -5,7 +5,7 @@ Stages, one module each: ``catalogue`` (tool generation: scenario -> platforms -
 ``profiles`` (top-down assignment of N = prod k_l profiles, behaviour histories),
 ``agents`` (user and assistant agents, rule-based validation, model-based verification,
 query/profile annotation) and ``build`` (trained/untrained/unseen split, official files,
-Table 5 statistics; the SFT chat file is ``pfc.run.sft``). With an LLM (``chat(messages) -> text``) the agents,
+Table 5 statistics; the SFT chat file is ``pfc.train.sft``). With an LLM (``chat(messages) -> text``) the agents,
 tool expansion and feature summaries go through it; without one, templates do the work.
 Every random choice comes from ``random.Random`` seeded by strings: same seed, same bytes,
 whatever PYTHONHASHSEED.

@@ -8,7 +8,7 @@ training), ``test_untrained_user`` (every query of the held-out users) and ``uns
 (new users on the unseen scenarios finance, lifestyle, knowledge) — PTBench §5.1, Table 5.
 ``write`` puts them on disk with the unified schema (``unified/<split>/examples.jsonl``),
 the feature tree and ``stats.json``; ``train.jsonl`` (chat messages for SFT, built with the
-run stage's prompts) is ``pfc.run.sft``.
+run stage's prompts) is ``pfc.train.sft``.
 
     >>> r = synthesize(seed=0, ks=(2, 2, 2), per_user=5, unseen_ks=(1, 2, 1), unseen_per_user=3, held_out=2)
     >>> sorted(r["splits"])
@@ -192,7 +192,7 @@ def _dump(obj) -> str:
 
 def write(result: dict, out) -> dict:
     """Official files per split, unified schema, feature trees, ``stats.json`` (``train.jsonl``, the SFT chat
-    records, needs the run stage's prompts: ``pfc.run.sft.write_train``)."""
+    records, needs the run stage's prompts: ``pfc.train.sft.write_train``)."""
     from pfc.benchmarks.ptbench import load_official
     from pfc.schema import write_examples
     out = Path(out)

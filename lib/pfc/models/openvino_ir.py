@@ -3,7 +3,7 @@
 An IR sits beside its transformers directory, ``<models dir>/<name>-openvino``, with an install
 record ``<name>-openvino.json`` naming the source model's fingerprint and the exporter's versions.
 An IR whose source has changed (a new GGUF or conversion recipe) is not current and is refused.
-:func:`export` runs ``ov_export.py`` in the export environment (``.venv-openvino``, whose
+:func:`export` runs ``openvino_export.py`` in the export environment (``.venv-openvino``, whose
 optimum-intel pins an older transformers) into a temporary directory and renames it into place,
 so a killed export leaves no half IR. ``make models-openvino`` calls it for every installed
 registered model. This module does not load or run a model (``pfc.run.backends.openvino`` does).
@@ -21,9 +21,9 @@ from pathlib import Path
 from pfc import paths
 from pfc.errors import UserError, entry
 from pfc.io import atomic
-from pfc.run import models
+from pfc.models import registry
 
-EXPORTER = Path(__file__).with_name("ov_export.py")
+EXPORTER = Path(__file__).with_name("openvino_export.py")
 EXPORT_PYTHON = paths.ROOT / ".venv-openvino" / "bin" / "python"
 
 
@@ -38,25 +38,25 @@ def record_path(name: str, root: Path | None = None) -> Path:
 def current(name: str, root: Path | None = None) -> dict | None:
     """The IR's install record when it is complete and exported from the installed model as it is now."""
     rec_p, d = record_path(name, root), ir_dir(name, root)
-    if not rec_p.exists() or not (d / "openvino_model.xml").exists() or models.installed(name, root) is None:
+    if not rec_p.exists() or not (d / "openvino_model.xml").exists() or registry.installed(name, root) is None:
         return None
     try:
         rec = json.loads(rec_p.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return None
-    return rec if rec.get("source_fingerprint") == models.fingerprint(str(models.model_dir(name, root))) else None
+    return rec if rec.get("source_fingerprint") == registry.fingerprint(str(registry.model_dir(name, root))) else None
 
 
 def resolve(model: str) -> tuple[Path, Path]:
     """``model`` (a registry name, or an IR directory holding its tokenizer files) -> (IR dir, tokenizer dir)."""
-    if model in models.REGISTRY:
+    if model in registry.REGISTRY:
         if current(model) is None:
-            raise models.ModelError(f"model {model!r} has no current OpenVINO IR in {paths.models_dir()}: run "
+            raise registry.ModelError(f"model {model!r} has no current OpenVINO IR in {paths.models_dir()}: run "
                                     f"`make models-openvino` (after `make models`)")
-        return ir_dir(model), models.model_dir(model)
+        return ir_dir(model), registry.model_dir(model)
     p = Path(model)
     if not (p / "openvino_model.xml").is_file():
-        raise models.ModelError(f"--model {model!r} is neither a registered model ({', '.join(models.REGISTRY)}) "
+        raise registry.ModelError(f"--model {model!r} is neither a registered model ({', '.join(registry.REGISTRY)}) "
                                 f"nor a directory with openvino_model.xml")
     return p, p
 
@@ -66,23 +66,23 @@ def export(name: str, python: Path = EXPORT_PYTHON, root: Path | None = None, fo
     if not force and (rec := current(name, root)) is not None:
         print(f"[pfc models] {name}-openvino: current", file=sys.stderr)
         return rec
-    if models.installed(name, root) is None:
-        raise models.ModelError(f"model {name!r} is not installed: run `make models` first")
+    if registry.installed(name, root) is None:
+        raise registry.ModelError(f"model {name!r} is not installed: run `make models` first")
     if not Path(python).exists():
-        raise models.ModelError(f"no export environment at {paths.relative(Path(python))}: run `make models-openvino`")
-    src, dest = models.model_dir(name, root), ir_dir(name, root)
+        raise registry.ModelError(f"no export environment at {paths.relative(Path(python))}: run `make models-openvino`")
+    src, dest = registry.model_dir(name, root), ir_dir(name, root)
     print(f"[pfc models] exporting {name} to OpenVINO IR ...", file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=f".{dest.name}-") as tmp:
         out = Path(tmp) / "ir"
         p = subprocess.run([str(python), "-I", str(EXPORTER), str(src), str(out)], capture_output=True, text=True)
         if p.returncode != 0:
             tail = (p.stderr.strip().splitlines() or ["(no output)"])[-1]
-            raise models.ModelError(f"OpenVINO export of {name} failed: {tail}")
+            raise registry.ModelError(f"OpenVINO export of {name} failed: {tail}")
         info = json.loads(p.stdout.strip().splitlines()[-1])
         if dest.exists():
             shutil.rmtree(dest)
         out.rename(dest)
-    rec = {"name": name, "source_fingerprint": models.fingerprint(str(src)), **info}
+    rec = {"name": name, "source_fingerprint": registry.fingerprint(str(src)), **info}
     atomic.write_text(record_path(name, root), json.dumps(rec, indent=1) + "\n")
     print(f"[pfc models] {name}-openvino: exported in {info['seconds']} s", file=sys.stderr)
     return rec
@@ -91,14 +91,14 @@ def export(name: str, python: Path = EXPORT_PYTHON, root: Path | None = None, fo
 def fingerprint(ir: Path) -> str:
     """Identity of an IR. With its install record: the source model's fingerprint, the exporter's versions and
     each file's name and size (the same export on another machine keeps it); else the files' names, sizes and
-    modification times (:func:`pfc.run.models.fingerprint`)."""
+    modification times (:func:`pfc.models.registry.fingerprint`)."""
     rec_p = ir.parent / f"{ir.name}.json"
     try:
         rec = json.loads(rec_p.read_text(encoding="utf-8")) if rec_p.exists() else None
     except (OSError, json.JSONDecodeError):
         rec = None
     if not isinstance(rec, dict):
-        return models.fingerprint(str(ir))
+        return registry.fingerprint(str(ir))
     h = hashlib.sha256(json.dumps({k: v for k, v in rec.items() if k != "seconds"}, sort_keys=True).encode())
     for f in sorted(f for f in ir.rglob("*") if f.is_file()):
         h.update(f"{f.relative_to(ir)}\0{f.stat().st_size}\n".encode())
@@ -112,14 +112,14 @@ def main(argv=None) -> int:
 
 
 def _main(argv: list[str] | None = None) -> int:
-    """``python -m pfc.run.ov_models NAME...``: export each (``make models-openvino``); a failure is one line, exit 2."""
+    """``python -m pfc.models.openvino_ir NAME...``: export each (``make models-openvino``); a failure is one line, exit 2."""
     names = sys.argv[1:] if argv is None else argv
     try:
         for n in names:
-            models.spec(n)  # an unknown name fails before any export
+            registry.spec(n)  # an unknown name fails before any export
         for n in names:
             export(n)
-    except models.ModelError as e:
+    except registry.ModelError as e:
         raise UserError(str(e)) from None
     return 0
 

@@ -2,7 +2,7 @@
 
 Data only: which packages and versions hold the GGUF, in which member files and order, its size and
 sha256 (whole and per piece), license, role (scored or smoke) and what was measured about its chat
-template. Installing, resolving and fingerprinting a model is :mod:`pfc.run.models`.
+template. Installing, resolving and fingerprinting a model is :mod:`pfc.models.registry`.
 """
 from __future__ import annotations
 

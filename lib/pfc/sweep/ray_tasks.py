@@ -3,17 +3,18 @@
 :func:`connect` joins a running cluster (``address`` or ``RAY_ADDRESS``) or starts Ray on
 this machine with its cores, bound to loopback only (Ray's single-node mode,
 ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``) in a private temporary folder. :func:`submit_all`
-sends each :class:`pfc.run.sweep.PlannedRun` as a Ray task with the model's declared
+sends each :class:`pfc.sweep.plan.PlannedRun` as a Ray task with the model's declared
 resources (``num_cpus``, ``num_gpus``, custom resources); a model marked ``keep_loaded``
 gets one actor that holds the backend across its runs. Each task calls
-:func:`pfc.run.sweep_run.execute`. A process or node that dies is retried by Ray
+:func:`pfc.sweep.one_run.execute`. A process or node that dies is retried by Ray
 (``max_retries``; actors ``max_restarts``); what still fails comes back as a ``failed``
 result naming Ray's reason. A cluster address is probed first (:func:`_reachable`: one line in
 seconds when nothing answers), and :func:`infeasible` names a run no live node can hold (Ray would
 wait for one forever). On a cluster the API settings (:data:`SECRET_ENV`, read from this environment)
 reach every task as an argument held in Ray's object store, never as ``runtime_env`` ``env_vars``
 (Ray's runtime_env agent writes those, the key included, to its log on every node).
-This module plans nothing and writes no run files itself.
+This module plans nothing and writes no run files itself; it imports Ray inside its functions only, and only
+:mod:`pfc.sweep.command` (``pfc sweep``) calls it.
 """
 from __future__ import annotations
 
@@ -131,7 +132,7 @@ def _options(r) -> dict:
 
 
 def _run_task(planned, out, cache_path, env=None):
-    from pfc.run.sweep_run import execute
+    from pfc.sweep.one_run import execute
     apply_env(env)
     return execute(planned, out, cache_path)
 
@@ -145,7 +146,7 @@ class _ModelHolder:
     def run(self, planned, out, cache_path, env=None):
         import json
         from pfc.run.backends import builtin, get
-        from pfc.run.sweep_run import execute
+        from pfc.sweep.one_run import execute
         apply_env(env)  # before the backend is built: the openai backend reads the key then
         backend = None
         cfg = planned.config

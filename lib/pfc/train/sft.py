@@ -6,7 +6,7 @@ Table 2: "the input in evaluation remains consistent with the training input"). 
 answer is the gold solution in PTBench's bracket format, first acceptable value of each
 parameter. :func:`write_train` puts them beside a synthesized PTBench as ``train.jsonl``;
 :func:`build_ptbench` is the synthesis (``pfc.data.ptool.build.build_once``) plus that file.
-This module does not train (``pfc.run.train``) nor synthesize data (``pfc.data.ptool``).
+This module does not train (``pfc.train.lora``) nor synthesize data (``pfc.data.ptool``).
 
     >>> answer_text(["Shop", [{"buy": {"n": [2, 3]}}]])
     'Shop:[buy(n=2)]'

@@ -1,0 +1,192 @@
+"""Supervised LoRA fine-tuning of any Hugging Face causal LM on chat records (PTBench §5.1).
+
+The paper's settings are the defaults (``PAPER``): LoRA rank 8, alpha 16, learning rate
+1e-4, cosine schedule with warm-up ratio 0.1, one epoch, adapters on all linear modules.
+Loss is on the assistant answer only (prompt tokens masked). Records are
+``{"messages": [..., {"role": "assistant", "content": answer}]}`` (``train.jsonl`` of
+``pfc build ptbench``, or :func:`pfc.train.sft.chat_records`).
+
+Crash safety: every ``checkpoint_every`` steps the adapter, optimizer, scheduler, RNG and
+step go to ``<out>/checkpoint``; a rerun with the same configuration resumes there, a rerun
+with a different one is refused (runs never mix). The finished adapter is
+``<out>/adapter`` (load it with ``pfc run --backend hf --model BASE --adapter <out>/adapter``);
+``<out>/train_log.jsonl`` has the loss of every step. Needs torch, transformers, peft.
+This module does not evaluate (see ``benchmarks/bench_finetune.py``).
+
+    >>> PAPER["r"], PAPER["lora_alpha"], PAPER["lr"]
+    (8, 16, 0.0001)
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import time
+from pathlib import Path
+
+from pfc.errors import UserError
+from pfc.io import atomic
+
+PAPER = {"r": 8, "lora_alpha": 16, "lr": 1e-4, "scheduler": "cosine", "warmup_ratio": 0.1, "epochs": 1,
+         "target_modules": "all-linear", "lora_dropout": 0.0}
+
+
+def tokenize(tok, messages: list[dict], max_len: int) -> tuple[list[int], int] | None:
+    """(input ids, number of prompt tokens) with the answer and end-of-turn appended; None if too long."""
+    prompt = tok.apply_chat_template(messages[:-1], add_generation_prompt=True, tokenize=False)
+    answer = messages[-1]["content"] + (tok.eos_token or "")
+    p_ids = tok(prompt, add_special_tokens=False)["input_ids"]
+    a_ids = tok(answer, add_special_tokens=False)["input_ids"]
+    if len(p_ids) + len(a_ids) > max_len:
+        return None
+    return p_ids + a_ids, len(p_ids)
+
+
+def _config_hash(cfg: dict) -> str:
+    return hashlib.sha256(json.dumps(cfg, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], lora_alpha: int = PAPER["lora_alpha"],
+               lr: float = PAPER["lr"], warmup_ratio: float = PAPER["warmup_ratio"], epochs: int = PAPER["epochs"],
+               target_modules=PAPER["target_modules"], lora_dropout: float = PAPER["lora_dropout"],
+               grad_accum: int = 1, max_len: int = 4096, seed: int = 0, dtype: str = "auto",
+               modules_to_save: list[str] | None = None,
+               checkpoint_every: int = 20, progress: bool = True, device: str = "cpu") -> dict:
+    """Train a LoRA adapter; returns a summary (steps, first/last loss, seconds, skipped records).
+
+    ``device``: a torch device (``cuda`` on a GPU machine); checkpoints are saved on the CPU side.
+    ``modules_to_save``: modules trained in full beside the adapter (peft's option; none in the paper's
+    setting — the tiny test model uses ``["lm_head"]`` because its output layer is untrained)."""
+    import peft  # noqa: F401 - imported before the seed is set, as it always was
+    import torch
+    from transformers import get_cosine_schedule_with_warmup
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _write_config(out, model_dir, records, {
+        "r": r, "lora_alpha": lora_alpha, "lr": lr, "warmup_ratio": warmup_ratio, "epochs": epochs,
+        "target_modules": target_modules, "lora_dropout": lora_dropout, "grad_accum": grad_accum,
+        "max_len": max_len, "seed": seed, "dtype": dtype}, modules_to_save)
+    torch.manual_seed(seed)
+    tok, model = _load(model_dir, dtype, device, r, lora_alpha, target_modules, lora_dropout, modules_to_save)
+    data = [t for t in (tokenize(tok, rec["messages"], max_len) for rec in records) if t is not None]
+    skipped = len(records) - len(data)
+    order = [i for _ in range(epochs) for i in random.Random(f"train:{seed}").sample(range(len(data)), len(data))]
+    steps = math.ceil(len(order) / grad_accum)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr)
+    sched = get_cosine_schedule_with_warmup(opt, math.ceil(warmup_ratio * steps), steps)
+    step = _resume(out / "checkpoint", model, opt, sched, device)
+    t0 = time.perf_counter()
+    losses = _train(model, data, order, opt, sched, out, step=step, steps=steps, grad_accum=grad_accum,
+                    checkpoint_every=checkpoint_every, progress=progress, device=device, t0=t0)
+    _save_adapter(model, out, model_dir)
+    summary = {"steps": steps, "skipped_too_long": skipped, "first_loss": losses[0] if losses else None,
+               "last_loss": losses[-1] if losses else None, "seconds": round(time.perf_counter() - t0, 1),
+               "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad), "device": device}
+    atomic.write_text(out / "train_summary.json", json.dumps(summary, indent=1) + "\n")
+    return summary
+
+
+def _write_config(out: Path, model_dir, records: list[dict], settings: dict, modules_to_save) -> None:
+    """``<out>/train_config.json``: the model (by name and fingerprint), the settings, the data's hash; a
+    directory holding a run of another configuration is refused (runs never mix)."""
+    from pfc.models.registry import fingerprint
+    data_hash = hashlib.sha256(json.dumps([rec["messages"] for rec in records], sort_keys=True).encode()).hexdigest()[:16]
+    # the model by name and content (never its absolute path: this file may be committed beside the adapter)
+    cfg = {"model": Path(model_dir).name, "model_fingerprint": fingerprint(str(model_dir)), **settings,
+           "records": len(records), "data": data_hash,
+           **({"modules_to_save": list(modules_to_save)} if modules_to_save else {}),
+           "scheduler": "cosine"}
+    if (out / "train_config.json").exists():
+        old = json.loads((out / "train_config.json").read_text())
+        if _config_hash(old) != _config_hash(cfg):
+            raise UserError(f"{out} holds a run with another configuration; use a new directory")
+    atomic.write_text(out / "train_config.json", json.dumps(cfg, indent=1) + "\n")
+
+
+def _load(model_dir, dtype: str, device: str, r: int, lora_alpha: int, target_modules, lora_dropout: float,
+          modules_to_save):
+    """(tokenizer, the base model on ``device`` with fresh LoRA adapters)."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    kw = {} if dtype == "auto" else {"dtype": getattr(torch, dtype)}
+    base = AutoModelForCausalLM.from_pretrained(model_dir, **kw).to(device)
+    return tok, get_peft_model(base, LoraConfig(r=r, lora_alpha=lora_alpha, target_modules=target_modules,
+                                                lora_dropout=lora_dropout, task_type="CAUSAL_LM",
+                                                modules_to_save=list(modules_to_save) if modules_to_save else None))
+
+
+def _resume(ck: Path, model, opt, sched, device: str) -> int:
+    """The step a checkpoint in ``ck`` reached, its adapter, optimizer, scheduler and RNG restored; 0 without one."""
+    import torch
+    from peft import set_peft_model_state_dict
+    if not (ck / "state.pt").exists():
+        return 0
+    state = torch.load(ck / "state.pt", weights_only=False)
+    set_peft_model_state_dict(model, {k: v.to(device) for k, v in state["adapter"].items()})
+    opt.load_state_dict(state["optimizer"])
+    sched.load_state_dict(state["scheduler"])
+    torch.set_rng_state(state["rng"])
+    return state["step"]
+
+
+def _checkpoint(ck: Path, model, opt, sched, step: int) -> None:
+    """Adapter, optimizer, scheduler, RNG and step into ``ck/state.pt``; a kill never leaves a half checkpoint."""
+    import torch
+    from peft.utils import get_peft_model_state_dict
+    ck.mkdir(exist_ok=True)
+    with atomic.staged(ck / "state.pt") as tmp:
+        torch.save({"adapter": get_peft_model_state_dict(model), "optimizer": opt.state_dict(),
+                    "scheduler": sched.state_dict(), "rng": torch.get_rng_state(), "step": step}, tmp)
+
+
+def _train(model, data, order, opt, sched, out: Path, *, step: int, steps: int, grad_accum: int,
+           checkpoint_every: int, progress: bool, device: str, t0: float) -> list[float]:
+    """The optimizer steps from ``step`` to ``steps``, the loss on the answer tokens only; each step's loss
+    appended to ``<out>/train_log.jsonl``, a checkpoint every ``checkpoint_every`` steps and at the end.
+    Returns the losses of the steps run here."""
+    import torch
+    from tqdm import tqdm
+    from pfc.progress import stream as progress_stream
+    model.train()
+    losses = []
+    bar = tqdm(total=steps, initial=step, desc="LoRA", unit="step", disable=not progress, file=progress_stream())
+    with (out / "train_log.jsonl").open("a", encoding="utf-8") as log:
+        while step < steps:
+            total = 0.0
+            for i in order[step * grad_accum:(step + 1) * grad_accum]:
+                ids, n_prompt = data[i]
+                x = torch.tensor([ids], device=device)
+                y = x.clone()
+                y[0, :n_prompt] = -100
+                loss = model(input_ids=x, labels=y).loss / grad_accum
+                loss.backward()
+                total += float(loss.detach())
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+            step += 1
+            losses.append(total)
+            log.write(json.dumps({"step": step, "loss": round(total, 5), "lr": sched.get_last_lr()[0],
+                                  "elapsed_s": round(time.perf_counter() - t0, 2)}) + "\n")
+            log.flush()
+            bar.update(1)
+            if step % checkpoint_every == 0 or step == steps:
+                _checkpoint(out / "checkpoint", model, opt, sched, step)
+    bar.close()
+    return losses
+
+
+def _save_adapter(model, out: Path, model_dir) -> None:
+    """``<out>/adapter``, naming the base model by its folder's name (never the local absolute path)."""
+    model.peft_config["default"].base_model_name_or_path = Path(model_dir).name  # not the local absolute path
+    model.save_pretrained(out / "adapter")
+    card = out / "adapter" / "README.md"  # peft's model card names the base model by its local path
+    if card.exists():
+        text = card.read_text(encoding="utf-8")
+        for local in {str(model_dir), str(Path(model_dir).resolve())}:
+            text = text.replace(local, Path(model_dir).name)
+        atomic.write_text(card, text)
