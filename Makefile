@@ -96,7 +96,7 @@ test-fast: $(STAMP) ## the fast tier on the core stack (requirements.txt + pfc):
 
 REPRO_DEPS := $(STAMP) $(if $(filter none,$(REAL_MODEL)),,$(STAMP_MODELS) models)
 reproduce: $(REPRO_DEPS) ## papermill pipeline: build TRACEBench, baselines + the packaged real model (REAL_MODEL=none: without), BACKEND=/MODEL= runs, committed reference runs re-scored (REGENERATE=1: resumed first), tables, taxonomy, figures -> reports/index.html
-	$(if $(REGENERATE),$(BIN)/python -c "from pfc.report.real_models import tracebench_data; tracebench_data()" && $(BIN)/python -m pfc.run.reference)
+	$(if $(REGENERATE),$(BIN)/python -c "from pfc.report.real_models import tracebench_data; tracebench_data()" && $(BIN)/python -m pfc.plans.reference)
 	$(BIN)/python -m pfc.report.pipeline $(if $(BACKEND),--backend '$(BACKEND)') $(if $(MODEL),--model '$(MODEL)') $(if $(REAL_MODEL),--real-model '$(REAL_MODEL)')
 
 bench-models: $(STAMP_MODELS) models ## real models on this CPU: load, memory, prefill/decode tok/s, prefix reuse -> reports/perf_models.md

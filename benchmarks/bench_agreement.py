@@ -7,7 +7,7 @@ Issue 18 asks the throughput engine for greedy outputs equal to the one-at-a-tim
 95% of a fixed sample, with the metrics inside that path's bootstrap interval. On each benchmark's
 sample (``bench_throughput.samples``: PTBench seeded from the trained-user split, TRACEBench
 consecutive examples in run order — here with ``last_k`` history, k = 10, as the reference runs —
-ToolSpectrum seeded from the ``both`` subset), both paths run through ``pfc.run.runner.run`` with
+ToolSpectrum seeded from the ``both`` subset), both paths run through ``pfc.run.runner.execute`` with
 the response cache off, greedy decoding (temperature 0, up to 512 new tokens), paper layout:
 
 - ``single``: ``engine="single"`` (one sequence at a time, prefix reuse from the previous prompt);
@@ -44,7 +44,8 @@ from pfc import benchmarks  # noqa: E402
 from pfc.eval.bootstrap import estimates  # noqa: E402
 from pfc.eval.scoring import score  # noqa: E402
 from pfc.run.backends import get  # noqa: E402
-from pfc.run.runner import run  # noqa: E402
+from pfc.run.config import RunConfig  # noqa: E402
+from pfc.run.runner import execute  # noqa: E402
 from pfc.errors import script_main, existing, out_dir  # noqa: E402
 
 HISTORY = {"tracebench": ("last_k", 10)}
@@ -57,8 +58,8 @@ def answers(bench: str, parts, backend, workdir: Path, name: str) -> dict:
     out = {}
     for j, (path, ids) in enumerate(parts):
         d = workdir / f"{bench}-{name}-{j}"
-        run(bench, path, backend, d, history=history, k=k, ids=ids, use_cache=False, progress=False,
-            sampling=GREEDY, force=True)
+        execute(RunConfig(bench, path, backend, d, history=history, k=k, ids=ids, use_cache=False, progress=False,
+            sampling=GREEDY, force=True))
         for line in (d / "predictions.jsonl").read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             out[row["id"]] = row["output"]

@@ -63,10 +63,11 @@ def eval_sets(d: Path, work: Path, n: int, seed: int) -> dict[str, Path]:
 
 
 def run_and_score(backend, data: Path, run_dir: Path, max_tokens: int) -> dict:
-    from pfc.run.runner import run
+    from pfc.run.config import RunConfig
+    from pfc.run.runner import execute
     from pfc.eval.scoring import score_files
-    usage = run("ptbench", data, backend, run_dir, sampling={"temperature": 0.0, "max_tokens": max_tokens},
-        cache_path=run_dir / "cache.sqlite")
+    usage = execute(RunConfig("ptbench", data, backend, run_dir, sampling={"temperature": 0.0, "max_tokens": max_tokens},
+        cache_path=run_dir / "cache.sqlite"))
     rep = score_files("ptbench", data, run_dir / "predictions.jsonl")
     robust = rep.metrics
     official = score_files("ptbench", data, run_dir / "predictions.jsonl", compat="official").metrics

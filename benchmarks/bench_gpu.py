@@ -27,12 +27,13 @@ from pfc.errors import script_main, out_file  # noqa: E402
 
 
 def run_hf(bench: Path, model: str, device: str, n: int, reuse: bool, tmp: Path) -> tuple[dict, dict]:
-    from pfc.run.runner import run
+    from pfc.run.config import RunConfig
+    from pfc.run.runner import execute
     out = tmp / f"run-{'reuse' if reuse else 'fresh'}"
     t0 = time.perf_counter()
-    usage = run("tracebench", bench, "hf", out, model=model, limit=n, history="full", use_cache=False,
+    usage = execute(RunConfig("tracebench", bench, "hf", out, model=model, limit=n, history="full", use_cache=False,
                 progress=False, sampling={"temperature": 0, "max_tokens": 32},
-                backend_options={"device": device, "dtype": "bfloat16", "prefix_reuse": reuse})
+                backend_options={"device": device, "dtype": "bfloat16", "prefix_reuse": reuse}))
     usage["wall_s"] = time.perf_counter() - t0
     preds = {json.loads(x)["id"]: json.loads(x)["output"] for x in (out / "predictions.jsonl").read_text().splitlines()}
     return usage, preds

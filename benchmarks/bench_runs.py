@@ -79,7 +79,8 @@ def main(argv=None) -> int:
     from pfc.run.backends import get
     from pfc.data.build import build_tracebench
     from pfc.run.prompts.tracebench import build
-    from pfc.run.runner import _ordered, run
+    from pfc.run.config import RunConfig
+    from pfc.run.runner import _ordered, execute
     from pfc.schema import load_examples, load_tools
 
     bench = paths.BENCHMARKS / "tracebench"
@@ -117,10 +118,10 @@ def main(argv=None) -> int:
                 resp = be.generate(batch)
                 assert not any(r.error for r in resp), [r.error for r in resp if r.error][:1]
                 rows.append(("pfc openai backend (async)", conc, time.perf_counter() - t))
-            run("tracebench", bench, get("openai", str(model), concurrency=4), tmp / "c4", limit=args.requests,
-                history="last_k", k=5, cache_path=tmp / "cache4.sqlite", progress=False, sampling=sampling)
-            again = run("tracebench", bench, get("openai", str(model), concurrency=4), tmp / "c4", limit=args.requests,
-                        history="last_k", k=5, cache_path=tmp / "cache4.sqlite", progress=False, sampling=sampling)
+            execute(RunConfig("tracebench", bench, get("openai", str(model), concurrency=4), tmp / "c4", limit=args.requests,
+                history="last_k", k=5, cache_path=tmp / "cache4.sqlite", progress=False, sampling=sampling))
+            again = execute(RunConfig("tracebench", bench, get("openai", str(model), concurrency=4), tmp / "c4", limit=args.requests,
+                        history="last_k", k=5, cache_path=tmp / "cache4.sqlite", progress=False, sampling=sampling))
         finally:
             srv.terminate()
             srv.wait()

@@ -4,7 +4,7 @@
                                           [--before-from reports/perf_throughput.json]
 
 Per benchmark (ToolSpectrum zero-shot, TRACEBench full history, PTBench), on the same
-examples, through ``pfc.run.runner.run`` with the response cache off (model loading excluded:
+examples, through ``pfc.run.runner.execute`` with the response cache off (model loading excluded:
 each backend is loaded once beforehand; so is reading and hashing the benchmark's examples file,
 which a run does once whatever its length: it is timed once per benchmark, ``read_s``), the
 papers' sampling (temperature 0.1, top-p 0.1):
@@ -55,7 +55,8 @@ sys.path.insert(0, str(ROOT / "lib"))
 from pfc import benchmarks, paths  # noqa: E402
 from pfc.io import atomic  # noqa: E402
 from pfc.run.backends import get  # noqa: E402
-from pfc.run.runner import run  # noqa: E402
+from pfc.run.config import RunConfig  # noqa: E402
+from pfc.run.runner import execute  # noqa: E402
 from pfc.errors import UserError, script_main, out_file  # noqa: E402
 
 # Issue 18's starting point ("today" in its table, this machine, before the engine), s/example, as the issue
@@ -69,7 +70,7 @@ SUBSETS = {"profile": "dataset_persona.json", "environment": "dataset_environmen
 def samples(n: int) -> dict[str, list[tuple[Path, list[str]]]]:
     """Per benchmark: [(examples file, ids)] (ToolSpectrum: one entry per subset)."""
     from pfc.report.real_models import tracebench_data
-    from pfc.run.realruns import ptbench_data
+    from pfc.plans.real_models import ptbench_data
     from pfc.run.runner import _ordered
     out: dict = {}
     ts = paths.toolspectrum_dir()
@@ -112,13 +113,13 @@ def measure(bench: str, parts, backend, layout: str, limit: int | None, workdir:
         out = workdir / f"{bench}-{backend.name}-{getattr(backend, 'engine', '')}-{layout}-{j}"
         if (limit and limit < len(ids)) or warm:  # one untimed example first: the cache is warm as in a long run
             t0 = time.perf_counter()
-            run(bench, path, backend, out, history="full", ids=ids[:1], use_cache=False, progress=False,
-                layout=layout, force=True)
+            execute(RunConfig(bench, path, backend, out, history="full", ids=ids[:1], use_cache=False, progress=False,
+                layout=layout, force=True))
             warmup += time.perf_counter() - t0
             ids = ids[1:limit + 1] if limit and limit < len(ids) else ids
         t0 = time.perf_counter()
-        run(bench, path, backend, out, history="full", ids=ids, use_cache=False, progress=False, layout=layout,
-            force=True, batch_size=max(16, len(ids)))
+        execute(RunConfig(bench, path, backend, out, history="full", ids=ids, use_cache=False, progress=False, layout=layout,
+            force=True, batch_size=max(16, len(ids))))
         secs += time.perf_counter() - t0
         n += len(ids)
         for line in (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines():

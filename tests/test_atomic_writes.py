@@ -19,7 +19,7 @@ from pfc.io import atomic
 LIB = Path(__file__).resolve().parents[1] / "lib"
 EXEMPT = {
     "pfc/run/vllm_server.py": "the server's log, streamed while the server runs (not a whole file)",
-    "pfc/run/reference.py": "the LoRA adapter folder is copied into a temporary directory that is renamed whole",
+    "pfc/plans/reference.py": "the LoRA adapter folder is copied into a temporary directory that is renamed whole",
 }
 METHODS = {"write_text", "write_bytes", "to_parquet", "savefig", "write_table"}
 WRITE_MODES = ("w", "x")  # appending ("a") is a stream, not a whole file: predictions, failures, a training log

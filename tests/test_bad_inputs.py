@@ -19,7 +19,8 @@ import pytest
 from openai_stub import Endpoint, completion, serve
 from pfc import paths
 from pfc.render import render_json
-from pfc.run.runner import finished_ids, run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute, finished_ids
 from pfc.schema import load_examples
 
 pytestmark = pytest.mark.slow  # each test runs `python -m pfc` in a subprocess, as a user would: not in make test-fast
@@ -62,7 +63,7 @@ def oracle_preds(examples, tmp_path):
 def prior_run(tiny_tracebench, tmp_path):
     """A finished 10-example oracle run: the earlier result that a refused command must not touch."""
     out = tmp_path / "run"
-    run("tracebench", tiny_tracebench, "oracle", out, limit=10, cache_path=tmp_path / "c.sqlite", progress=False)
+    execute(RunConfig("tracebench", tiny_tracebench, "oracle", out, limit=10, cache_path=tmp_path / "c.sqlite", progress=False))
     return out
 
 

@@ -181,12 +181,13 @@ def test_answered_only_scores_exactly_the_variants_both_runs_answered(tiny_trace
     from pfc.data.counterfactual import build_variants
     from pfc.eval.metrics import METRICS, aggregate
     from pfc.report.counterfactual import PERSONALIZATION, evaluate_pairs
-    from pfc.run.runner import run
+    from pfc.run.config import RunConfig
+    from pfc.run.runner import execute
     var = tmp_path / "variants"
     build_variants(tiny_tracebench, var, "swap-user", seed=0)
     orig_run, var_run = tmp_path / "orig", tmp_path / "var"
-    run("tracebench", tiny_tracebench, "history-prior", orig_run, progress=False)
-    run("tracebench", var, "history-prior", var_run, progress=False)
+    execute(RunConfig("tracebench", tiny_tracebench, "history-prior", orig_run, progress=False))
+    execute(RunConfig("tracebench", var, "history-prior", var_run, progress=False))
     _, _, full = evaluate_pairs("tracebench", tiny_tracebench, var, {"hp": (orig_run, var_run)}, n_boot=0)
     rows = (var_run / "predictions.jsonl").read_text().splitlines()
     (var_run / "predictions.jsonl").write_text("\n".join(rows[:5]) + "\n")  # 5 variants answered so far

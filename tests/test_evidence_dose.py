@@ -13,14 +13,17 @@ from pfc.errors import UserError
 from pfc.render import render
 from pfc.report import evidence_dose as ed
 from pfc.report import pipeline_studies as P
-from pfc.run import reference as R
+from pfc.plans import reference as R
 from pfc.schema import Call
 
 
-def _run(d: Path, outputs: dict, model="m", backend="hf") -> Path:
+def _run(d: Path, outputs: dict, model="m", backend="hf", planned: str | None = None) -> Path:
+    """A fake run directory; ``planned``: its name in the reference plan, recorded in its run.json."""
     d.mkdir(parents=True)
     (d / "predictions.jsonl").write_text("".join(json.dumps({"id": i, "output": o}) + "\n" for i, o in outputs.items()))
     (d / "config.json").write_text(json.dumps({"benchmark": "tracebench", "model": model, "backend": backend}))
+    if planned:
+        (d / "run.json").write_text(json.dumps({"identity": {}, "plan": R.record(planned, model, backend)}))
     return d
 
 
@@ -31,10 +34,11 @@ def _where(spec: str) -> Path:
 
 def test_real_runs_name_each_model_folder_and_pair_the_stated_run_with_its_originals(tmp_path):
     root = tmp_path / "reference_runs"
-    _run(root / "tracebench-last_k", {}, "m0", "hf")  # the top-level runs: named by their config
-    _run(root / "m1-openvino" / "tracebench-last_k", {}, "m1", "openvino")
-    _run(root / "m1-openvino" / R.DOSE_RUN, {}, "m1", "openvino")
-    (root / "layout").mkdir()  # a side folder: never a model
+    _run(root / "tracebench-last_k", {}, "m0", "hf", "tracebench-last_k")  # the top-level runs: named by their config
+    _run(root / "m1-openvino" / "tracebench-last_k", {}, "m1", "openvino", "tracebench-last_k")
+    _run(root / "m1-openvino" / R.DOSE_RUN, {}, "m1", "openvino", R.DOSE_RUN)
+    _run(root / "layout" / "x", {}, "m2", "openvino", "layout/x")  # a side run at the top: the top root's
+    _run(root / "m3-hf" / "tracebench-last_k", {}, "m3", "hf")  # a run no plan recorded: no root of the plan
     dose, override, dirs = P.evidence_real_runs(root)
     doses = ed.parse_runs(dose)
     assert list(doses) == ["m0 · hf (reference runs)", "m1 · openvino (reference runs)"]

@@ -19,7 +19,8 @@ from pfc.run.backends import Backend, Request, Response
 from pfc.run.config import RUN_STRATEGIES
 from pfc.run.prompts.ptbench import VARIANTS
 from pfc.run.requests import RequestBuilder
-from pfc.run.runner import run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute
 from pfc.schema import load_examples, load_tools, write_examples, write_tools
 
 
@@ -110,7 +111,7 @@ def test_a_model_backend_in_a_run_receives_no_gold(tiny_tracebench, tmp_path):
     write_examples([e for e, _ in canaried], tmp_path / "examples.jsonl")
     write_tools(load_tools(tiny_tracebench / "tools.json"), tmp_path / "tools.json")
     be = _Recorder()
-    run("tracebench", tmp_path, be, tmp_path / "run", strategy="hierarchical", use_cache=False, progress=False)
+    execute(RunConfig("tracebench", tmp_path, be, tmp_path / "run", strategy="hierarchical", use_cache=False, progress=False))
     assert len(be.received) == 12  # step 1 and step 2 for each example
     assert all(type(r) is Request for r in be.received)
     text = json.dumps([dataclasses.asdict(r) for r in be.received], ensure_ascii=False)

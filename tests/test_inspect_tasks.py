@@ -16,7 +16,8 @@ from inspect_ai.tool import ToolCall  # noqa: E402
 from pfc import paths  # noqa: E402
 from pfc.eval.parsing import parse  # noqa: E402
 from pfc.integrations import inspect_tasks  # noqa: E402
-from pfc.run.runner import run  # noqa: E402
+from pfc.run.config import RunConfig  # noqa: E402
+from pfc.run.runner import execute  # noqa: E402
 
 pytestmark = pytest.mark.slow  # several baseline runs and inspect evals
 
@@ -73,7 +74,7 @@ def tracebench(tmp_path_factory):
     from pfc.data.build import build_tracebench
     root = tmp_path_factory.mktemp("inspect-tb")
     build_tracebench(root / "tb", users=2, seed=1, records=150, progress=False)
-    run("tracebench", root / "tb", "history-prior", root / "run", cache_path=root / "cache.sqlite", progress=False)
+    execute(RunConfig("tracebench", root / "tb", "history-prior", root / "run", cache_path=root / "cache.sqlite", progress=False))
     return root
 
 
@@ -98,7 +99,7 @@ def test_ptbench_task_scores_the_baselines_outputs_as_pfc_score_does(tmp_path):
     from pfc.data.ptool.build import synthesize, write
     write(synthesize(seed=0, ks=(2, 2, 2), per_user=5, unseen_ks=(1, 2, 1), unseen_per_user=3, held_out=2),
           tmp_path / "pt")
-    run("ptbench", tmp_path / "pt", "history-prior", tmp_path / "run", cache_path=tmp_path / "c.sqlite", progress=False)
+    execute(RunConfig("ptbench", tmp_path / "pt", "history-prior", tmp_path / "run", cache_path=tmp_path / "c.sqlite", progress=False))
     seen = []
     _, metrics = evaluate("ptbench", tmp_path / "pt", tmp_path / "run" / "predictions.jsonl", tmp_path, seen)
     same(pfc_score("ptbench", tmp_path / "pt", tmp_path / "run" / "predictions.jsonl", tmp_path / "s"), metrics)
@@ -111,8 +112,8 @@ def test_toolspectrum_task_scores_the_baselines_outputs_as_pfc_score_does(releas
     examples, tools = load(release)
     write_examples(examples[::25], tmp_path / "ts" / "examples.jsonl")  # every subset, 41 examples
     write_tools(tools, tmp_path / "ts" / "tools.json")
-    run("toolspectrum", tmp_path / "ts", "history-prior", tmp_path / "run", cache_path=tmp_path / "c.sqlite",
-        progress=False)
+    execute(RunConfig("toolspectrum", tmp_path / "ts", "history-prior", tmp_path / "run", cache_path=tmp_path / "c.sqlite",
+        progress=False))
     seen = []
     _, metrics = evaluate("toolspectrum", tmp_path / "ts", tmp_path / "run" / "predictions.jsonl", tmp_path, seen)
     same(pfc_score("toolspectrum", tmp_path / "ts", tmp_path / "run" / "predictions.jsonl", tmp_path / "s"), metrics)

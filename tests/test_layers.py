@@ -1,9 +1,9 @@
 """The library's import order (README, "The library follows the path raw data → report").
 
 Stages, lowest first: ``eval`` (parsing, matching, metrics: what every later stage uses) → ``data`` →
-``models`` (the model registry, install, OpenVINO IR: what the backends load) → ``run`` (backends,
-prompts, the runner) → ``train`` (SFT records, LoRA) → ``sweep`` (``pfc sweep``) → ``plans`` (the
-real-model run plans; a room another change creates: its absence is fine) → ``report``. A module in a
+``models`` (the model registry, install, OpenVINO IR: what the backends load) → ``run`` (the typed run,
+backends, prompts, the runner) → ``train`` (SFT records, LoRA) → ``sweep`` (``pfc sweep``) → ``plans`` (the
+real-model run plans, each step one ``RunConfig``) → ``report``. A module in a
 stage imports only its own stage and lower ones; the modules below the stages (``pfc/*.py`` other than
 the command line on top: ``cli`` and its command groups ``cli_*``; and ``pfc/io``) import no stage at all. Every ``import`` statement counts, lazy ones
 inside functions included. Beside the path, checked too: ``benchmarks/`` (the adapters) import only
@@ -20,10 +20,6 @@ import pytest
 
 LIB = Path(__file__).resolve().parents[1] / "lib" / "pfc"
 STAGES = ("eval", "data", "models", "run", "train", "sweep", "plans", "report")   # lowest first
-NOT_YET = {"plans"}  # stages in the order whose folder may not exist yet (issue 36: the run plans' own room)
-# modules on their way to a stage's folder, checked as that stage while they wait: the reference runs call
-# LoRA training (``train``), which sits above ``run``; they move to ``plans/`` in the change that creates it
-MOVING = {"run/reference.py": "plans", "run/realruns.py": "plans"}
 ON_TOP = {"cli.py", "__main__.py"} | {f.name for f in LIB.glob("cli_*.py")}  # the command line and its command groups
 BESIDE = {"benchmarks": {"eval"}, "integrations": set(STAGES[:STAGES.index("report")])}  # folder -> stages it may import
 CALLS_INTEGRATIONS = {"cli.py"}  # the command line
@@ -62,28 +58,11 @@ def test_checker_sees_a_stage_imported_by_name_from_pfc():
     assert violations(None, "from pfc import eval as e\n") == {"eval"}
 
 
-def stage_files(stage: str, lib: Path = LIB) -> list[Path]:
-    """The modules checked as ``stage``: its folder's (none while the folder does not exist) and those
-    :data:`MOVING` to it, without the ones moving elsewhere."""
-    inside = sorted((lib / stage).rglob("*.py")) if (lib / stage).is_dir() else []
-    moving_in = [lib / rel for rel, to in MOVING.items() if to == stage and (lib / rel).exists()]
-    return [f for f in inside if f.relative_to(lib).as_posix() not in MOVING] + moving_in
-
-
 @pytest.mark.parametrize("stage", STAGES)
 def test_no_module_imports_a_higher_stage(stage):
-    bad = {str(f.relative_to(LIB)): sorted(v) for f in stage_files(stage)
+    bad = {str(f.relative_to(LIB)): sorted(v) for f in sorted((LIB / stage).rglob("*.py"))
            if (v := violations(stage, f.read_text(encoding="utf-8")))}
     assert bad == {}
-
-
-def test_a_stage_without_its_folder_yet_holds_only_the_modules_moving_to_it(tmp_path):
-    assert stage_files("plans", tmp_path) == []
-    (tmp_path / "run").mkdir()
-    for name in ("reference.py", "runner.py"):
-        (tmp_path / "run" / name).write_text("")
-    assert stage_files("plans", tmp_path) == [tmp_path / "run" / "reference.py"]
-    assert stage_files("run", tmp_path) == [tmp_path / "run" / "runner.py"]
 
 
 def test_modules_below_the_stages_import_no_stage():
@@ -110,8 +89,7 @@ def test_only_the_command_line_imports_the_integrations():
 
 def test_every_folder_is_a_stage_an_adapter_folder_or_the_foundation():
     folders = {p.name for p in LIB.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert folders <= set(STAGES) | set(BESIDE) | {"io"}
-    assert set(STAGES) - NOT_YET <= folders
+    assert folders == set(STAGES) | set(BESIDE) | {"io"}
 
 
 # ------------------------------------------------------------------ import cycles between modules

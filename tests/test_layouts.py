@@ -10,7 +10,8 @@ from pfc.errors import UserError
 from pfc.benchmarks.ptbench import load_official
 from pfc.run.prompts import ptbench as pp
 from pfc.run.prompts.toolspectrum import ToolSpectrumPrompter
-from pfc.run.runner import run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute
 
 
 @pytest.fixture(scope="module")
@@ -78,14 +79,14 @@ def tb(tiny_tracebench):
 
 
 def test_layout_is_recorded_and_resuming_with_another_layout_is_refused(tb, tmp_path):
-    run("tracebench", tb, "oracle", tmp_path / "r", cache_path=tmp_path / "c", progress=False, limit=3,
-        layout="prefix")
+    execute(RunConfig("tracebench", tb, "oracle", tmp_path / "r", cache_path=tmp_path / "c", progress=False, limit=3,
+        layout="prefix"))
     assert json.loads((tmp_path / "r" / "run.json").read_text())["identity"]["layout"] == "prefix"
     assert json.loads((tmp_path / "r" / "config.json").read_text())["layout"] == "prefix"
     with pytest.raises(UserError, match=r'layout: "prefix" -> \(absent\)'):
-        run("tracebench", tb, "oracle", tmp_path / "r", cache_path=tmp_path / "c", progress=False, limit=3)
+        execute(RunConfig("tracebench", tb, "oracle", tmp_path / "r", cache_path=tmp_path / "c", progress=False, limit=3))
 
 
 def test_paper_layout_keeps_the_identity_of_runs_made_before_layouts(tb, tmp_path):
-    run("tracebench", tb, "oracle", tmp_path / "r", cache_path=tmp_path / "c", progress=False, limit=3)
+    execute(RunConfig("tracebench", tb, "oracle", tmp_path / "r", cache_path=tmp_path / "c", progress=False, limit=3))
     assert "layout" not in json.loads((tmp_path / "r" / "run.json").read_text())["identity"]

@@ -17,7 +17,8 @@ from pfc.errors import MissingDependency, UserError
 from pfc import paths
 from pfc.run.backends import Request, get
 from pfc.eval.parsing import parse
-from pfc.run.runner import finished_ids, run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute, finished_ids
 
 WANT = {"app": "Luckin", "function": "order_coffee", "arguments": {"drink": "Latte"}}
 # tiny_model: tests/conftest.py (built once per session, shared with the sweep tests)
@@ -101,13 +102,13 @@ def test_hf_backend_greedy_output_is_a_deterministic_tool_call(tiny_model, tiny_
 
 @pytest.mark.model
 def test_openai_backend_with_native_tools_against_a_real_server(server, tiny_model, tiny_tracebench, tmp_path):
-    u = run("tracebench", tiny_tracebench, "openai", tmp_path / "r", model=str(tiny_model), limit=4, history="last_k", k=5,
-            cache_path=tmp_path / "c.sqlite", progress=False, sampling={"temperature": 0, "max_tokens": 48})
+    u = execute(RunConfig("tracebench", tiny_tracebench, "openai", tmp_path / "r", model=str(tiny_model), limit=4, history="last_k", k=5,
+            cache_path=tmp_path / "c.sqlite", progress=False, sampling={"temperature": 0, "max_tokens": 48}))
     rows = [json.loads(l) for l in (tmp_path / "r" / "predictions.jsonl").read_text().splitlines()]
     assert u["failures"] == 0 and len(rows) == 4 and all(_calls(r["output"]) == [WANT] for r in rows)
     assert u["prompt_tokens"] > 0 and u["completion_tokens"] > 0 and "p90" in u["latency_s"]
-    again = run("tracebench", tiny_tracebench, "openai", tmp_path / "r", model=str(tiny_model), limit=4, history="last_k", k=5,
-                cache_path=tmp_path / "c.sqlite", progress=False, sampling={"temperature": 0, "max_tokens": 48})
+    again = execute(RunConfig("tracebench", tiny_tracebench, "openai", tmp_path / "r", model=str(tiny_model), limit=4, history="last_k", k=5,
+                cache_path=tmp_path / "c.sqlite", progress=False, sampling={"temperature": 0, "max_tokens": 48}))
     assert again["backend_calls"] == 0  # resume: nothing left; cache would have answered anyway
     for f in (tmp_path / "r").iterdir():  # the key lives in the environment only
         assert "sk-local-test-key" not in f.read_text()
@@ -119,10 +120,10 @@ def test_openai_backend_retries_across_a_server_restart(server, tiny_model, tiny
     result = {}
 
     def go():
-        result["usage"] = run("tracebench", tiny_tracebench, get("openai", str(tiny_model), concurrency=1, max_retries=8,
+        result["usage"] = execute(RunConfig("tracebench", tiny_tracebench, get("openai", str(tiny_model), concurrency=1, max_retries=8,
                                                        backoff=0.5, backoff_max=4),
                               out, limit=12, history="last_k", k=5, batch_size=2, cache_path=tmp_path / "c.sqlite",
-                              progress=False, sampling={"temperature": 0, "max_tokens": 48})
+                              progress=False, sampling={"temperature": 0, "max_tokens": 48}))
 
     t = threading.Thread(target=go)
     t.start()

@@ -10,7 +10,8 @@ import pytest
 from pfc.models import registry
 from pfc.run.backends import Backend, Baseline, Response
 from pfc.cli import main
-from pfc.run.runner import latency_summary, run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute, latency_summary
 
 
 def _fake_spec(tmp_path, parts: list[bytes], sha: str | None = None):
@@ -178,13 +179,13 @@ class _Counts(Backend):
 def test_a_response_is_cached_and_written_as_soon_as_it_returns_not_per_batch(tiny_tracebench, tmp_path):
     # trap: caching only when a whole batch returns loses the finished requests of a killed batch
     with pytest.raises(KeyboardInterrupt):
-        run("tracebench", tiny_tracebench, _DiesAfterOne(), tmp_path / "r", cache_path=tmp_path / "c.sqlite",
-            limit=4, batch_size=4, progress=False)
+        execute(RunConfig("tracebench", tiny_tracebench, _DiesAfterOne(), tmp_path / "r", cache_path=tmp_path / "c.sqlite",
+            limit=4, batch_size=4, progress=False))
     rows = (tmp_path / "r" / "predictions.jsonl").read_text().splitlines()
     assert len(rows) == 1
     be = _Counts()
-    usage = run("tracebench", tiny_tracebench, be, tmp_path / "r", cache_path=tmp_path / "c.sqlite", limit=4,
-                batch_size=4, progress=False)
+    usage = execute(RunConfig("tracebench", tiny_tracebench, be, tmp_path / "r", cache_path=tmp_path / "c.sqlite", limit=4,
+                batch_size=4, progress=False))
     assert usage["already_done"] == 1 and be.calls == 3
     assert len((tmp_path / "r" / "predictions.jsonl").read_text().splitlines()) == 4
 
@@ -230,8 +231,8 @@ class _NoDomain(Baseline):
 def test_hierarchical_step_one_is_recorded_and_its_fallback_stated(tiny_tracebench, tmp_path):
     # trap: a step 1 that names no domain silently widened step 2 to every tool, unrecorded
     be = _NoDomain()
-    run("tracebench", tiny_tracebench, be, tmp_path / "h", strategy="hierarchical", limit=3,
-        cache_path=tmp_path / "c.sqlite", progress=False)
+    execute(RunConfig("tracebench", tiny_tracebench, be, tmp_path / "h", strategy="hierarchical", limit=3,
+        cache_path=tmp_path / "c.sqlite", progress=False))
     rows = [json.loads(x) for x in (tmp_path / "h" / "predictions.jsonl").read_text().splitlines()]
     assert len(rows) == 3
     for row in rows:

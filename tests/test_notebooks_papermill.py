@@ -59,7 +59,8 @@ def test_evidence_dose_notebook_draws_given_runs_and_names_a_real_run_not_commit
     import csv
 
     from pfc.data.counterfactual import sample, write
-    from pfc.run.runner import run
+    from pfc.run.config import RunConfig
+    from pfc.run.runner import execute
     exs, tools = benchmarks.get("tracebench").load(tiny_tracebench, None)
     sets, runs = {}, {}
     for kind, n in (("dose:0,2,8", 4), ("contradict-stated", 6)):
@@ -67,9 +68,9 @@ def test_evidence_dose_notebook_draws_given_runs_and_names_a_real_run_not_commit
         sets[kind] = tmp_path / kind.split(":")[0]
         write(sets[kind], tiny_tracebench, "tracebench", kind, 0, variants, skipped, tools, len(exs), exs)
         runs[kind] = tmp_path / "runs" / kind.split(":")[0]
-        run("tracebench", sets[kind], "history-prior", runs[kind], cache_path=tmp_path / "c.sqlite", progress=False)
+        execute(RunConfig("tracebench", sets[kind], "history-prior", runs[kind], cache_path=tmp_path / "c.sqlite", progress=False))
     orig = tmp_path / "runs" / "orig"
-    run("tracebench", tiny_tracebench, "history-prior", orig, cache_path=tmp_path / "c.sqlite", progress=False)
+    execute(RunConfig("tracebench", tiny_tracebench, "history-prior", orig, cache_path=tmp_path / "c.sqlite", progress=False))
     out = tmp_path / "o.ipynb"
     pm.execute_notebook(str(paths.NOTEBOOKS / "09_evidence_dose.ipynb"), str(out), kernel_name="python3",
                         progress_bar=False, parameters={

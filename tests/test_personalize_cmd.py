@@ -7,7 +7,8 @@ import pytest
 
 from pfc.cli import main
 from pfc.data.counterfactual import build_variants
-from pfc.run.runner import run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute
 
 
 @pytest.fixture(scope="module")
@@ -17,9 +18,9 @@ def pairs(tiny_tracebench, tmp_path_factory):
     for kind in ("swap-user", "dose:0,2,8", "contradict-stated"):
         var = root / kind.replace(":", "_").replace(",", "-")
         build_variants(tiny_tracebench, var, kind, seed=0)
-        run("tracebench", var, "history-prior", root / f"run-{var.name}", cache_path=root / "c.sqlite", progress=False)
+        execute(RunConfig("tracebench", var, "history-prior", root / f"run-{var.name}", cache_path=root / "c.sqlite", progress=False))
         out[kind] = (var, root / f"run-{var.name}")
-    run("tracebench", tiny_tracebench, "history-prior", root / "run-orig", cache_path=root / "c.sqlite", progress=False)
+    execute(RunConfig("tracebench", tiny_tracebench, "history-prior", root / "run-orig", cache_path=root / "c.sqlite", progress=False))
     return root / "run-orig", out
 
 

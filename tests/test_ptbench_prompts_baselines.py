@@ -8,7 +8,8 @@ from pfc.errors import UserError
 from pfc.benchmarks.ptbench import load_official
 from pfc.run.prompts import ptbench as pp
 from pfc.data.ptool.build import synthesize, write
-from pfc.run.runner import run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute
 from pfc.eval.scoring import score_files
 
 # Our own stand-in for a PTBench checkout's src/template.py: same structure (string constants
@@ -85,7 +86,7 @@ def test_prompt_variant_is_refused_for_other_benchmarks(tmp_path):
 
 def _score(data, backend, tmp_path, split="test_untrained_user"):
     f = data / split / "data.json"
-    run("ptbench", f, backend, tmp_path / backend, cache_path=tmp_path / "c.sqlite", progress=False)
+    execute(RunConfig("ptbench", f, backend, tmp_path / backend, cache_path=tmp_path / "c.sqlite", progress=False))
     return score_files("ptbench", f, tmp_path / backend / "predictions.jsonl").metrics
 
 

@@ -121,15 +121,16 @@ def _rec(i, query, platform, fn, args):
 
 
 def test_nearest_train_copies_the_call_of_the_most_similar_training_request(tmp_path):
-    from pfc.run.runner import run
+    from pfc.run.config import RunConfig
+    from pfc.run.runner import execute
     train = _official(tmp_path / "b" / "train" / "data.json", [
         _rec("t0", "find hotels in Oslo for the weekend", "SkyTrip", "searchHotels", {"city": "Oslo"}),
         _rec("t1", "book a flight to Lima next week", "BudgetJet", "bookFlight", {"city": "Lima"})])
     test = _official(tmp_path / "b" / "test" / "data.json", [
         _rec("x0", "please book me a flight to Rome", "SkyTrip", "bookFlight", {"city": "Rome"}),
         _rec("x1", "any hotels in Rome this weekend?", "SkyTrip", "searchHotels", {"city": "Rome"})])
-    run("ptbench", test, "nearest-train", tmp_path / "run", model=str(train), progress=False,
-        cache_path=tmp_path / "c.sqlite")
+    execute(RunConfig("ptbench", test, "nearest-train", tmp_path / "run", model=str(train), progress=False,
+        cache_path=tmp_path / "c.sqlite"))
     rows = [json.loads(x) for x in (tmp_path / "run" / "predictions.jsonl").read_text().splitlines()]
     got = {r["id"]: r["output"] for r in rows}
     assert "BudgetJet" in got["x0"] and "bookFlight" in got["x0"] and "Lima" in got["x0"]

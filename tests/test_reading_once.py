@@ -51,7 +51,8 @@ def test_a_directory_is_unchanged_only_while_every_file_in_it_is(tmp_path):
 def test_runs_inside_the_block_hash_an_unchanged_build_once(tiny_tracebench, tmp_path, monkeypatch):
     from pfc import benchmarks
     from pfc.run import identity
-    from pfc.run.runner import run
+    from pfc.run.config import RunConfig
+    from pfc.run.runner import execute
     # the independent route: the build's hash computed directly, outside any block
     want = identity.content_hash(*benchmarks.get("tracebench").load(tiny_tracebench, None))
     calls = []
@@ -59,9 +60,9 @@ def test_runs_inside_the_block_hash_an_unchanged_build_once(tiny_tracebench, tmp
     monkeypatch.setattr(identity, "content_hash", lambda *a: calls.append(1) or real(*a))
     with reading_once():
         for name in ("a", "b"):
-            run("tracebench", tiny_tracebench, "oracle", tmp_path / name, limit=2, use_cache=False, progress=False)
+            execute(RunConfig("tracebench", tiny_tracebench, "oracle", tmp_path / name, limit=2, use_cache=False, progress=False))
     assert len(calls) == 1
     for name in ("a", "b"):
         assert json.loads((tmp_path / name / "run.json").read_text())["identity"]["examples_sha256"] == want
-    run("tracebench", tiny_tracebench, "oracle", tmp_path / "c", limit=2, use_cache=False, progress=False)
+    execute(RunConfig("tracebench", tiny_tracebench, "oracle", tmp_path / "c", limit=2, use_cache=False, progress=False))
     assert len(calls) == 2                                      # outside the block: hashed anew

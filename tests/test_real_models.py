@@ -9,7 +9,8 @@ import pytest
 from pfc.models import registry
 from pfc.run.backends import Request, get
 from pfc.eval.parsing import parse
-from pfc.run.runner import run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute
 from pfc.schema import load_examples
 from pfc.eval.scoring import score
 
@@ -26,8 +27,8 @@ def _require(name):
 def test_qwen_answers_with_a_candidate_tool_that_parses_and_is_scored(tiny_tracebench, tmp_path):
     _require(QWEN)
     out = tmp_path / "qwen"
-    usage = run("tracebench", tiny_tracebench, "hf", out, model=QWEN, history="last_k", k=5, limit=2,
-                sampling={"temperature": 0, "max_tokens": 192}, cache_path=tmp_path / "c.sqlite", progress=False)
+    usage = execute(RunConfig("tracebench", tiny_tracebench, "hf", out, model=QWEN, history="last_k", k=5, limit=2,
+                sampling={"temperature": 0, "max_tokens": 192}, cache_path=tmp_path / "c.sqlite", progress=False))
     # 192 tokens: Qwen pretty-prints its JSON; at 96 a call with 6 arguments was cut off (seen in `make test`)
     assert usage["written"] == 2 and usage["failures"] == 0
     examples = {e.id: e for e in load_examples(tiny_tracebench / "examples.jsonl")}
@@ -51,8 +52,8 @@ def test_qwen_answers_with_a_candidate_tool_that_parses_and_is_scored(tiny_trace
 
 def test_smollm2_template_dropping_the_tools_is_reported(tiny_tracebench, tmp_path, capsys):
     _require(SMOL)
-    usage = run("tracebench", tiny_tracebench, "hf", tmp_path / "smol", model=SMOL, history="last_k", k=3, limit=1,
-                sampling={"temperature": 0, "max_tokens": 8}, cache_path=tmp_path / "c.sqlite", progress=False)
+    usage = execute(RunConfig("tracebench", tiny_tracebench, "hf", tmp_path / "smol", model=SMOL, history="last_k", k=3, limit=1,
+                sampling={"temperature": 0, "max_tokens": 8}, cache_path=tmp_path / "c.sqlite", progress=False))
     assert any("ignores `tools`" in w for w in usage["warnings"])
     assert "ignores `tools`" in capsys.readouterr().err
 

@@ -1,8 +1,10 @@
-"""pfc.run.realruns and pfc.report.real_models: the plan is the authority over its run directories, and the report scores them."""
+"""pfc.plans.real_models and pfc.report.real_models: the plan is the authority over its run directories, and the report scores them."""
 import json
 
+from pfc.plans import Planned
+from pfc.plans import real_models as realruns
 from pfc.report import real_models
-from pfc.run import realruns
+from pfc.run.config import RunConfig
 
 
 def test_a_changed_sample_moves_the_old_run_aside_instead_of_skipping_it(tiny_tracebench, tmp_path):
@@ -10,12 +12,11 @@ def test_a_changed_sample_moves_the_old_run_aside_instead_of_skipping_it(tiny_tr
     # recorded that refusal as "unsupported" and reported a stale, smaller run
     bench = tiny_tracebench
     ids = sorted(json.loads(x)["id"] for x in (bench / "examples.jsonl").read_text().splitlines())
-    plan = {"name": "t", "benchmark": "tracebench", "examples": bench, "strategy": "zero_shot", "history": "full",
-            "k": 10}
-    realruns.execute([{**plan, "ids": ids[:3]}], "", {}, backends=("history-prior",), progress=False,
-                     cache_path=tmp_path / "c.sqlite")
-    realruns.execute([{**plan, "ids": ids[2:6]}], "", {}, backends=("history-prior",), progress=False,
-                     cache_path=tmp_path / "c.sqlite")
+    def plan(sample):
+        return [Planned("t", RunConfig("tracebench", bench, "hf", realruns.run_dir("t", "hf"), model="m", k=10,
+                                       ids=tuple(sample)))]
+    realruns.execute(plan(ids[:3]), backends=("history-prior",), progress=False, cache_path=tmp_path / "c.sqlite")
+    realruns.execute(plan(ids[2:6]), backends=("history-prior",), progress=False, cache_path=tmp_path / "c.sqlite")
     out = realruns.run_dir("t", "history-prior")
     got = sorted(json.loads(x)["id"] for x in (out / "predictions.jsonl").read_text().splitlines())
     assert got == ids[2:6]
@@ -30,11 +31,12 @@ def test_tracebench_sample_covers_levels_and_bins_and_is_stable_across_sizes():
     exs = [Example(id=f"e{i:03d}", benchmark="tracebench", gold=None, query="q", meta={"vagueness": lv, "history_length": h})
            for i, (lv, h) in enumerate((lv, h) for lv in ("most_clear", "relevant_clear", "relevant_vague", "most_vague")
                                       for h in (120, 250, 350, 450) for _ in range(3))]
-    four = realruns.tracebench_sample(exs, 4, seed=0)
+    from pfc.plans.sampling import tracebench_sample
+    four = tracebench_sample(exs, 0, n=4)
     by_id = {e.id: e for e in exs}
     assert {by_id[i].meta["vagueness"] for i in four} == {"most_clear", "relevant_clear", "relevant_vague", "most_vague"}
     assert {by_id[i].meta["history_length"] // 100 for i in four} == {1, 2, 3, 4}
-    assert set(four) <= set(realruns.tracebench_sample(exs, 8, seed=0))
+    assert set(four) <= set(tracebench_sample(exs, 0, n=8))
 
 
 def test_seconds_per_example_sum_both_hierarchical_calls_as_recorded_per_row(tmp_path):
@@ -84,7 +86,7 @@ def test_ctrl_c_during_the_plan_is_one_line_and_exit_130(monkeypatch, tmp_path, 
         raise RunInterrupted(3, 16, "data/runs/real/x--hf")
     monkeypatch.setattr(realruns, "execute", interrupted)
     monkeypatch.setattr(real_models, "tracebench_data", lambda: None)
-    monkeypatch.setattr(realruns, "plan", lambda *a, **k: [{"name": "tracebench-last_k", "benchmark": "tracebench"}])
+    monkeypatch.setattr(realruns, "plan", lambda *a, **k: [Planned("tracebench-last_k", None)])
     assert real_models.main(["--only", "tracebench-last_k", "--out", str(tmp_path / "r.md")]) == 130
     err = capsys.readouterr().err
     assert "3 of 16 saved" in err and "resumes" in err and "Traceback" not in err

@@ -4,7 +4,8 @@ import json
 import pytest
 
 from pfc.report import reference_pairs as P
-from pfc.run.runner import run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute
 
 A, B = "tracebench-retrieved", "tracebench-last_k"  # the history-mode pair, on the tiny TRACEBench
 
@@ -16,8 +17,8 @@ def root(tmp_path, monkeypatch):
 
 
 def _runs(root, tiny, a_backend, b_backend):
-    run("tracebench", tiny, a_backend, root / A, history="retrieved", k=5)
-    run("tracebench", tiny, b_backend, root / B, history="last_k", k=5)
+    execute(RunConfig("tracebench", tiny, a_backend, root / A, history="retrieved", k=5))
+    execute(RunConfig("tracebench", tiny, b_backend, root / B, history="last_k", k=5))
 
 
 def _metric(entry, key):
@@ -51,7 +52,7 @@ def test_pairs_are_scored_on_the_ids_both_runs_answered(root, tiny_tracebench):
 
 
 def test_a_missing_run_is_pending_not_zero(root, tiny_tracebench):
-    run("tracebench", tiny_tracebench, "oracle", root / B, history="last_k", k=5)
+    execute(RunConfig("tracebench", tiny_tracebench, "oracle", root / B, history="last_k", k=5))
     result = P.compute(root)
     assert result["pairs"][0]["pending"] and "metrics" not in result["pairs"][0]
     assert "pending" in P.markdown(result)
@@ -66,7 +67,7 @@ def test_the_planned_pairs_ask_the_three_questions():
 
 def test_tracebench_layouts_build_the_same_requests_on_every_planned_example(tmp_path, tiny_tracebench):
     out = tmp_path / "reference_runs" / "tracebench-last_k"
-    run("tracebench", tiny_tracebench, "oracle", out, history="last_k", k=5)
+    execute(RunConfig("tracebench", tiny_tracebench, "oracle", out, history="last_k", k=5))
     check = P.tracebench_check(out.parent)
     n = sum(1 for _ in (tiny_tracebench / "examples.jsonl").open())
     assert check == {"run": "tracebench-last_k", "pending": False, "compared": n, "differ": 0}
@@ -75,7 +76,7 @@ def test_tracebench_layouts_build_the_same_requests_on_every_planned_example(tmp
 def test_tracebench_check_counts_requests_that_differ(tmp_path, tiny_tracebench, monkeypatch):
     from pfc.run import requests
     out = tmp_path / "reference_runs" / "tracebench-last_k"
-    run("tracebench", tiny_tracebench, "oracle", out, history="last_k", k=5)
+    execute(RunConfig("tracebench", tiny_tracebench, "oracle", out, history="last_k", k=5))
     answer = requests.RequestBuilder.answer
 
     def layout_in_request(self, example, domain=None):  # as if the prompt module honoured the layout
@@ -125,7 +126,7 @@ def test_a_table_of_f1_rows_only_keeps_its_missing_counts_missing():
 
 
 def test_the_planned_pairs_compare_the_two_models_on_one_engine_run_for_run():
-    from pfc.run.reference import PAIRED_RUNS, SWAP_RUN
+    from pfc.plans.reference import PAIRED_RUNS, SWAP_RUN
     got = [(a, b) for q, a, b in P.pairs() if q == "model"]
     assert len(got) == len(PAIRED_RUNS)
     assert ("qwen2.5-coder-1.5b-openvino/tracebench-last_k", "qwen2.5-coder-0.5b-openvino/tracebench-last_k") in got
@@ -138,8 +139,8 @@ def test_two_model_folders_pair_run_for_run(tmp_path, tiny_tracebench, monkeypat
     root = tmp_path / "reference_runs"
     a, b = "big-openvino/tracebench-last_k", "small-openvino/tracebench-last_k"
     monkeypatch.setattr(P, "pairs", lambda: [("model", a, b)])
-    run("tracebench", tiny_tracebench, "oracle", root / a, history="last_k", k=5)
-    run("tracebench", tiny_tracebench, "no-history", root / b, history="last_k", k=5)
+    execute(RunConfig("tracebench", tiny_tracebench, "oracle", root / a, history="last_k", k=5))
+    execute(RunConfig("tracebench", tiny_tracebench, "no-history", root / b, history="last_k", k=5))
     entry = P.compute(root)["pairs"][0]
     assert not entry["pending"] and entry["n"] > 0 and _metric(entry, "overall")["a"] == 1
     assert f"`{a}` (oracle) − `{b}` (no-history)" in P.markdown(P.compute(root))
@@ -162,9 +163,9 @@ def test_runs_on_different_builds_are_not_compared(tmp_path, tiny_tracebench, mo
 
 def test_a_pending_model_folder_run_names_the_command_that_makes_it():
     assert P._command("qwen2.5-coder-1.5b-openvino/toolspectrum") == (
-        "python -m pfc.run.reference --model qwen2.5-coder-1.5b --backend openvino --only toolspectrum")
-    assert P._command("layout/toolspectrum-paper") == "python -m pfc.run.reference --only layout/toolspectrum-paper"
-    assert P._command("ptbench-trained") == "python -m pfc.run.reference --only ptbench-trained"
+        "python -m pfc.plans.reference --model qwen2.5-coder-1.5b --backend openvino --only toolspectrum")
+    assert P._command("layout/toolspectrum-paper") == "python -m pfc.plans.reference --only layout/toolspectrum-paper"
+    assert P._command("ptbench-trained") == "python -m pfc.plans.reference --only ptbench-trained"
 
 
 def test_an_interval_over_too_few_users_is_flagged_rough(root, tiny_tracebench):

@@ -1,4 +1,4 @@
-"""The reference-run plan (``pfc.run.reference``): which runs, on which examples, with which settings.
+"""The reference-run plan (``pfc.plans.reference``): which runs, on which examples, with which settings.
 
 Planning only: no model runs here (the runs themselves take hours; their rows are checked by
 ``tests/test_reference_report.py``)."""
@@ -6,9 +6,9 @@ from collections import Counter
 
 import pytest
 
-from pfc import benchmarks
+from pfc import benchmarks, paths
 from pfc.groups import history_bin
-from pfc.run import reference as R
+from pfc.plans import reference as R
 
 
 def _ids(bench, path):
@@ -24,31 +24,50 @@ def test_tracebench_sample_holds_at_most_its_quota_per_vagueness_and_history_bin
     assert R.tracebench_ids(exs, per_cell=2) == ids  # seeded by a string: the same in every process
 
 
+def _plan(tb, pt, ts=None, **kw):
+    return {p.name: p for p in R.plan(tb, pt, ts, **kw)}
+
+
 def test_each_ptbench_split_has_a_lora_run_on_the_same_data(tiny_tracebench, golden):
     pt = golden / "ptbench_official"
-    runs = {r["name"]: r for r in R.plan(tiny_tracebench, pt, None)}
+    runs = _plan(tiny_tracebench, pt)
     for split in ("trained", "untrained"):
-        base, lora = runs[f"ptbench-{split}"], runs[f"ptbench-{split}-lora"]
-        assert lora["examples"] == base["examples"] and lora["ids"] == base["ids"] and lora["layout"] == "paper"
-        assert lora["adapter"] == R.ADAPTER and "adapter" not in base
-    assert runs["lora-adapter"]["train"] == pt / "train" / "data.json"
+        base, lora = runs[f"ptbench-{split}"].config, runs[f"ptbench-{split}-lora"].config
+        assert lora.examples == base.examples and lora.ids == base.ids and lora.layout == "paper"
+        assert lora.backend_options == {"adapter": paths.relative(R.OUT / "lora-adapter")} and base.backend_options == {}
+    assert runs["lora-adapter"].train == pt / "train" / "data.json" and runs["lora-adapter"].config is None
+
+
+def test_every_run_lives_under_its_models_root_and_records_the_plan(tiny_tracebench, golden, release):
+    for model, backend in (("qwen2.5-coder-0.5b", "hf"), ("qwen2.5-coder-1.5b", "openvino")):
+        root = R.out_root(model, backend)
+        for name, p in _plan(tiny_tracebench, golden / "ptbench_official", release, model=model,
+                             backend=backend, batch=16).items():
+            if p.config is None:
+                continue
+            c = p.config
+            assert c.out_dir == root / name and (c.model, c.backend, c.batch_size) == (model, backend, 16)
+            assert c.plan == R.record(name, model, backend)
+            assert c.plan["tables"] == ("/" not in name) and c.plan["names_engine"] == (backend != "hf")
+        adapter = _plan(tiny_tracebench, golden / "ptbench_official", model=model, backend=backend)
+        assert adapter["ptbench-trained-lora"].config.backend_options["adapter"] == \
+            paths.relative(root / "lora-adapter")  # each model its own adapter
 
 
 def test_layout_ablation_runs_take_a_seeded_subset_of_their_run_under_the_other_layout(tiny_tracebench, golden, release):
-    runs = R.with_ablation(R.plan(tiny_tracebench, golden / "ptbench_official", release))
-    by = {r["name"]: r for r in runs}
+    by = _plan(tiny_tracebench, golden / "ptbench_official", release)
     for base, other in R.LAYOUT_ABLATION.items():
-        ab = by[f"layout/{base}-{other}"]
-        pool = _ids(by[base]["benchmark"], by[base]["examples"])
-        assert ab["layout"] == other != by[base]["layout"] and ab["examples"] == by[base]["examples"]
-        assert set(ab["ids"]) <= pool and len(ab["ids"]) == min(R.ABLATION_N, len(pool))
-    again = R.with_ablation(R.plan(tiny_tracebench, golden / "ptbench_official", release))
-    assert [r.get("ids") for r in again] == [r.get("ids") for r in runs]
+        ab, run = by[f"layout/{base}-{other}"].config, by[base].config
+        pool = _ids(run.benchmark, run.examples)
+        assert ab.layout == other != run.layout and ab.examples == run.examples
+        assert set(ab.ids) <= pool and len(ab.ids) == min(R.ABLATION_N, len(pool))
+    again = R.plan(tiny_tracebench, golden / "ptbench_official", release)
+    assert [p.config and p.config.ids for p in again] == [p.config and p.config.ids for p in by.values()]
 
 
 def test_no_tracebench_ablation_run_is_planned(tiny_tracebench, golden, release):
     """Both layouts build the same TRACEBench requests (checked by pfc.report.reference_pairs instead)."""
-    names = [r["name"] for r in R.with_ablation(R.plan(tiny_tracebench, golden / "ptbench_official", release))]
+    names = list(_plan(tiny_tracebench, golden / "ptbench_official", release))
     assert not any(n.startswith("layout/tracebench") for n in names)
 
 
@@ -58,35 +77,34 @@ def test_dose_run_holds_every_k_of_the_same_requests_one_per_anchor(tiny_tracebe
     from pfc.data.counterfactual_dose import DOSES
     exs, _ = benchmarks.get("tracebench").load(tiny_tracebench, None)
     anchor = {e.id: e.meta["anchor_id"] for e in exs}
-    run = {r["name"]: r for r in R.plan(tiny_tracebench, golden / "ptbench_official", None)}[R.DOSE_RUN]
-    originals = {i.split("~")[0] for i in run["ids"]}
-    assert run["examples"] == tiny_tracebench.parent / f"{tiny_tracebench.name}_dose"
-    assert originals and sorted(run["ids"]) == sorted(f"{o}~dose-{k}" for o in originals for k in DOSES)
+    run = _plan(tiny_tracebench, golden / "ptbench_official")[R.DOSE_RUN].config
+    originals = {i.split("~")[0] for i in run.ids}
+    assert run.examples == tiny_tracebench.parent / f"{tiny_tracebench.name}_dose"
+    assert originals and sorted(run.ids) == sorted(f"{o}~dose-{k}" for o in originals for k in DOSES)
     assert len({anchor[o] for o in originals}) == len(originals) <= R.DOSE_ANCHORS
-    assert (run["history"], run["k"]) == ("last_k", 10)  # tracebench-last_k's settings
-    again = {r["name"]: r for r in R.plan(tiny_tracebench, golden / "ptbench_official", None)}[R.DOSE_RUN]
-    assert again["ids"] == run["ids"]
+    assert (run.history, run.k) == ("last_k", 10)  # tracebench-last_k's settings
+    assert _plan(tiny_tracebench, golden / "ptbench_official")[R.DOSE_RUN].config.ids == run.ids
 
 
 def test_dose_build_writes_exactly_the_planned_variants(tiny_tracebench, golden, tmp_path):
     import shutil
     bench = tmp_path / "tracebench"
     shutil.copytree(tiny_tracebench, bench)
-    runs = {r["name"]: r for r in R.plan(bench, golden / "ptbench_official", None)}
+    runs = _plan(bench, golden / "ptbench_official")
     for name in (R.DOSE_RUN, R.STATED_RUN):
-        runs[name]["build"]()
-        assert _ids("tracebench", runs[name]["examples"]) == set(runs[name]["ids"])
+        runs[name].build()
+        assert _ids("tracebench", runs[name].config.examples) == set(runs[name].config.ids)
 
 
 def test_contradict_stated_runs_pair_variants_with_their_originals(tiny_tracebench, golden):
     exs, _ = benchmarks.get("tracebench").load(tiny_tracebench, None)
-    runs = {r["name"]: r for r in R.plan(tiny_tracebench, golden / "ptbench_official", None)}
-    var, orig = runs[R.STATED_RUN], runs[R.STATED_ORIGINALS_RUN]
-    assert var["ids"] and all(i.endswith("~contradict-stated-8") for i in var["ids"])
-    assert len(var["ids"]) <= R.STATED_ANCHORS
-    assert orig["ids"] == sorted(i.split("~")[0] for i in var["ids"]) and orig["examples"] == tiny_tracebench
-    assert set(orig["ids"]) <= {e.id for e in exs}
-    assert {n: (r["history"], r["k"]) for n, r in runs.items() if n in (R.STATED_RUN, R.STATED_ORIGINALS_RUN)} \
+    runs = _plan(tiny_tracebench, golden / "ptbench_official")
+    var, orig = runs[R.STATED_RUN].config, runs[R.STATED_ORIGINALS_RUN].config
+    assert var.ids and all(i.endswith("~contradict-stated-8") for i in var.ids)
+    assert len(var.ids) <= R.STATED_ANCHORS
+    assert list(orig.ids) == sorted(i.split("~")[0] for i in var.ids) and orig.examples == tiny_tracebench
+    assert set(orig.ids) <= {e.id for e in exs}
+    assert {n: (r.config.history, r.config.k) for n, r in runs.items() if n in (R.STATED_RUN, R.STATED_ORIGINALS_RUN)} \
         == {R.STATED_RUN: ("last_k", 10), R.STATED_ORIGINALS_RUN: ("last_k", 10)}
 
 
@@ -95,9 +113,11 @@ def test_evidence_runs_on_the_default_build_have_100_dose_requests_and_200_overr
     """On the embedded TRACEBench (the default build, made here: a test never depends on what another left in
     the checkout) the counts are the issue's: 100 requests x 6 K and 200 variants."""
     from pfc.data.build import build_tracebench
+    from pfc.run.config import RunConfig
     tb = tmp_path / "tracebench"
     build_tracebench(tb, progress=False)
     exs, _ = benchmarks.get("tracebench").load(tb, None)
-    runs = {r["name"]: r for r in R.evidence_runs(tb, exs)}
-    assert len(runs[R.DOSE_RUN]["ids"]) == 600 and len(runs[R.STATED_RUN]["ids"]) == 200
-    assert len(runs[R.STATED_ORIGINALS_RUN]["ids"]) == 200
+    like = RunConfig("tracebench", tb, "hf", tmp_path / "out" / "tracebench-last_k", history="last_k", k=10)
+    runs = {r.name: r.config for r in R.evidence_runs(tb, exs, like)}
+    assert len(runs[R.DOSE_RUN].ids) == 600 and len(runs[R.STATED_RUN].ids) == 200
+    assert len(runs[R.STATED_ORIGINALS_RUN].ids) == 200

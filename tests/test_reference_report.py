@@ -4,15 +4,21 @@ from pathlib import Path
 
 import pytest
 
+from pfc.plans.reference import record
 from pfc.report import reference
-from pfc.run.runner import run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute
+
+
+TOP = ("qwen2.5-coder-0.5b", "hf")  # the plan's first model and engine: runs at the top, labels without the engine
 
 
 @pytest.fixture
 def oracle_run(tiny_tracebench, tmp_path):
     """A complete run of the gold-reading oracle: every metric is 1 on every row, by construction."""
     out = tmp_path / "reference_runs" / "tracebench-last_k"
-    run("tracebench", tiny_tracebench, "oracle", out, history="last_k", k=5)
+    execute(RunConfig("tracebench", tiny_tracebench, "oracle", out, history="last_k", k=5,
+                      plan=record("tracebench-last_k", *TOP)))
     return out
 
 
@@ -33,7 +39,7 @@ def committed_data(tmp_path, monkeypatch):
         build_ptbench(tmp_path / "data" / "benchmarks" / "ptbench", 0)
         if any(reference.is_history(d) for d in reference.run_dirs()):  # runs made on the first synthesis
             build_ptbench(tmp_path / "data" / "benchmarks" / reference.PTBENCH_HISTORY["ptool-v1"], 0, 1)
-    from pfc.run.reference import SWAP_RUN
+    from pfc.plans.reference import SWAP_RUN
     if any((d / "predictions.jsonl").is_file() for d in reference.ROOT.glob(f"*/{SWAP_RUN}")):  # a model pair on them
         from pfc.data.counterfactual import build_variants
         tb = tmp_path / "data" / "benchmarks" / "tracebench"
@@ -67,7 +73,8 @@ def test_complete_run_scores_as_pfc_score_does(tiny_tracebench, tmp_path):
     """An independent route: a complete history-prior run through ``score_files`` (what ``pfc score`` uses)."""
     from pfc.eval.scoring import score_files
     out = tmp_path / "reference_runs" / "tracebench-last_k"
-    run("tracebench", tiny_tracebench, "history-prior", out, history="last_k", k=5)
+    execute(RunConfig("tracebench", tiny_tracebench, "history-prior", out, history="last_k", k=5,
+                      plan=record("tracebench-last_k", *TOP)))
     entry = reference.metrics(out.parent)["tracebench-last_k"]
     rep = score_files("tracebench", tiny_tracebench, out / "predictions.jsonl")
     for k in ("format", "app", "overall"):
@@ -127,8 +134,8 @@ def test_figures_draw_a_models_reference_run_instead_of_its_other_runs(oracle_ru
     import json
     from pfc.report import runs as report, tables as T
     sample, other = tmp_path / "runs" / "oracle-sample", tmp_path / "runs" / "hp"
-    run("tracebench", tiny_tracebench, "oracle", sample)  # the same model, another run (full history)
-    run("tracebench", tiny_tracebench, "history-prior", other)
+    execute(RunConfig("tracebench", tiny_tracebench, "oracle", sample))  # the same model, another run (full history)
+    execute(RunConfig("tracebench", tiny_tracebench, "history-prior", other))
     n = len((tiny_tracebench / "examples.jsonl").read_text().splitlines())
     loaded = T.unique_names([T.load_run(d) for d in (sample, oracle_run, other)])
     drawn, left_out = T.figure_runs(loaded)
@@ -185,7 +192,7 @@ def test_a_missing_root_is_refused_in_one_line(tmp_path, capsys):
 
 def test_notebook_08_reads_back_the_committed_reference_pairs_the_pipeline_names():
     from pfc.report import counterfactual as cf, pipeline_studies
-    from pfc.run.reference import SWAP_RUN
+    from pfc.plans.reference import SWAP_RUN
     pairs = cf.parse_pairs(pipeline_studies.real_pair(None))
     (name, (orig, var)) = next(iter(pairs.items()))  # the top-level (0.5B hf) pair first, then each model folder's
     assert "k=10" in name and name.endswith("(reference runs)")  # the label keeps its '=' (parse splits on the last)
@@ -199,8 +206,12 @@ def test_notebook_08_reads_back_the_committed_reference_pairs_the_pipeline_names
 
 def test_model_folder_runs_join_the_report_under_their_path_and_engine(tiny_tracebench, tmp_path):
     root = tmp_path / "reference_runs"
-    for sub in ("tracebench-last_k", "m-openvino/tracebench-last_k", "layout/tracebench-x", "m-openvino/layout/y"):
-        run("tracebench", tiny_tracebench, "oracle", root / sub, history="last_k", k=5)
+    for sub, rec in (("tracebench-last_k", record("tracebench-last_k", *TOP)),
+                     ("m-openvino/tracebench-last_k", record("tracebench-last_k", "m", "openvino")),
+                     ("layout/tracebench-x", record("layout/tracebench-x", *TOP)),
+                     ("m-openvino/layout/y", record("layout/y", "m", "openvino")),
+                     ("elsewhere/tracebench-last_k", None)):  # a run no plan recorded: not a reference run
+        execute(RunConfig("tracebench", tiny_tracebench, "oracle", root / sub, history="last_k", k=5, plan=rec))
     assert [reference.run_key(d, root) for d in reference.run_dirs(root)] == [
         "tracebench-last_k", "m-openvino/tracebench-last_k"]  # side folders' runs are the paired comparisons'
     m = reference.metrics(root)
@@ -210,6 +221,7 @@ def test_model_folder_runs_join_the_report_under_their_path_and_engine(tiny_trac
     assert reference.is_reference(root / "m-openvino" / "tracebench-last_k")
     assert not reference.is_reference(root / "layout" / "tracebench-x")
     assert not reference.is_reference(root / "m-openvino" / "layout" / "y")
+    assert not reference.is_reference(root / "elsewhere" / "tracebench-last_k")
 
 
 def test_committed_reference_runs_carry_the_prompt_template_of_the_current_code():
@@ -227,12 +239,13 @@ def test_the_toolspectrum_reference_run_is_one_table3_row_across_the_three_subse
     """The plan runs the whole release as one run, so Table 3 gets one row with every subset's cells,
     labelled with the prefix layout it used."""
     from pfc.report import tables as T
-    from pfc.run.reference import plan
-    ts = next(r for r in plan(tiny_tracebench, golden / "ptbench_official", release) if r.get("benchmark") == "toolspectrum")
-    out = tmp_path / "reference_runs" / ts["name"]
-    ids = ["profile-0", "profile-1", "environment-0", "environment-1", "both-0", "both-1"]
-    run("toolspectrum", ts["examples"], "oracle", out, ids=ids, layout=ts["layout"], progress=False,
-        cache_path=tmp_path / "c.sqlite")
+    from dataclasses import replace
+    from pfc.plans.reference import plan
+    ts = next(p for p in plan(tiny_tracebench, golden / "ptbench_official", release) if p.name == "toolspectrum")
+    out = tmp_path / "reference_runs" / ts.name
+    ids = ("profile-0", "profile-1", "environment-0", "environment-1", "both-0", "both-1")
+    execute(replace(ts.config, backend="oracle", model="", out_dir=out, ids=ids, progress=False,
+                    cache_path=tmp_path / "c.sqlite"))
     r = T.load_run(out)
     wide = T.layout(T.toolspectrum_levels([r], 0, 0), T.TS_ORDER, with_ci=False)
     assert list(wide.index) == ["oracle [prefix layout] (reference run, n=6)"]
@@ -263,7 +276,8 @@ def test_toolspectrum_entry_has_table_3s_both_f1_definitions_per_subset(release,
     """Table 3's columns (subset x level) in both F1 definitions; an independent route: ``score_files``."""
     from pfc.eval.scoring import score_files
     out = tmp_path / "reference_runs" / "toolspectrum"
-    run("toolspectrum", release, "history-prior", out, progress=False, cache_path=tmp_path / "cache.sqlite")
+    execute(RunConfig("toolspectrum", release, "history-prior", out, progress=False, cache_path=tmp_path / "cache.sqlite",
+                      plan=record("toolspectrum", *TOP)))
     entry = reference.metrics(out.parent)["toolspectrum"]
     rep = score_files("toolspectrum", release, out / "predictions.jsonl")
     assert set(entry["by_subset"]) == {"profile", "environment", "both"}

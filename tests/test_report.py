@@ -8,14 +8,15 @@ import pytest
 from pfc.report import tables as T
 from pfc.cli import main
 from pfc.data.querygen import LEVELS
-from pfc.run.runner import run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute
 
 
 @pytest.fixture(scope="module")
 def two_runs(tmp_path_factory, tiny_tracebench):
     d = tmp_path_factory.mktemp("rep")
     for backend in ("oracle", "no-history"):
-        run("tracebench", tiny_tracebench, backend, d / "runs" / backend, cache_path=d / "cache.sqlite", progress=False)
+        execute(RunConfig("tracebench", tiny_tracebench, backend, d / "runs" / backend, cache_path=d / "cache.sqlite", progress=False))
     return d
 
 

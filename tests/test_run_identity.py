@@ -7,12 +7,13 @@ import pytest
 
 from pfc import paths
 from pfc.errors import UserError
-from pfc.run.runner import finished_ids, run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute, finished_ids
 from pfc.benchmarks.shape import looks_like
 
 
 def go(tiny_tracebench, out, cache, backend="oracle", **kw):
-    return run("tracebench", tiny_tracebench, backend, out, cache_path=cache, progress=False, **kw)
+    return execute(RunConfig("tracebench", tiny_tracebench, backend, out, cache_path=cache, progress=False, **kw))
 
 
 def test_a_differing_seed_is_refused_naming_both_seed_fields(tiny_tracebench, tmp_path):

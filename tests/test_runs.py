@@ -11,7 +11,8 @@ import pytest
 from pfc import paths
 from pfc.errors import UserError
 from pfc.run.backends import Baseline, Response, get
-from pfc.run.runner import finished_ids, run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute, finished_ids
 from pfc.schema import load_examples
 from pfc.eval.scoring import score_files
 
@@ -21,22 +22,22 @@ pytestmark = pytest.mark.slow  # whole runs, some in subprocesses: not in make t
 def test_history_prior_beats_no_history_beats_random(tiny_tracebench, tmp_path):
     overall = {}
     for name in ("random", "no-history", "history-prior", "oracle"):
-        run("tracebench", tiny_tracebench, name, tmp_path / name, cache_path=tmp_path / "c.sqlite", progress=False)
+        execute(RunConfig("tracebench", tiny_tracebench, name, tmp_path / name, cache_path=tmp_path / "c.sqlite", progress=False))
         overall[name] = score_files("tracebench", tiny_tracebench, tmp_path / name / "predictions.jsonl").metrics["overall"]
     assert overall["oracle"] == 1.0
     assert overall["history-prior"] > overall["no-history"] >= overall["random"]
 
 
 def test_rerunning_a_finished_run_makes_no_backend_call(tiny_tracebench, tmp_path):
-    first = run("tracebench", tiny_tracebench, "history-prior", tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
-    again = run("tracebench", tiny_tracebench, "history-prior", tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
-    fresh_dir = run("tracebench", tiny_tracebench, "history-prior", tmp_path / "r2", cache_path=tmp_path / "c.sqlite", progress=False)
+    first = execute(RunConfig("tracebench", tiny_tracebench, "history-prior", tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False))
+    again = execute(RunConfig("tracebench", tiny_tracebench, "history-prior", tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False))
+    fresh_dir = execute(RunConfig("tracebench", tiny_tracebench, "history-prior", tmp_path / "r2", cache_path=tmp_path / "c.sqlite", progress=False))
     assert first["backend_calls"] > 0 and again["backend_calls"] == 0 and again["written"] == 0
     assert fresh_dir["backend_calls"] == 0 and fresh_dir["cache_hits"] == first["backend_calls"]  # served by the cache
 
 
 def test_run_directory_files(tiny_tracebench, tmp_path):
-    run("tracebench", tiny_tracebench, "oracle", tmp_path / "r", limit=20, cache_path=tmp_path / "c.sqlite", progress=False)
+    execute(RunConfig("tracebench", tiny_tracebench, "oracle", tmp_path / "r", limit=20, cache_path=tmp_path / "c.sqlite", progress=False))
     cfg = json.loads((tmp_path / "r" / "config.json").read_text())
     assert cfg["backend"] == "oracle" and cfg["seed"] == 0 and cfg["sampling"]["temperature"] == 0.1
     assert "python" in cfg["versions"] and "git_commit" in cfg
@@ -47,10 +48,10 @@ def test_run_directory_files(tiny_tracebench, tmp_path):
 
 
 def test_torn_last_line_is_cut_and_the_run_completes(tiny_tracebench, tmp_path):
-    run("tracebench", tiny_tracebench, "oracle", tmp_path / "r", limit=30, cache_path=tmp_path / "c.sqlite", progress=False)
+    execute(RunConfig("tracebench", tiny_tracebench, "oracle", tmp_path / "r", limit=30, cache_path=tmp_path / "c.sqlite", progress=False))
     pred = tmp_path / "r" / "predictions.jsonl"
     pred.write_bytes(pred.read_bytes() + b'{"id": "a0000')  # a write cut by a crash
-    run("tracebench", tiny_tracebench, "oracle", tmp_path / "r", limit=40, cache_path=tmp_path / "c.sqlite", progress=False)
+    execute(RunConfig("tracebench", tiny_tracebench, "oracle", tmp_path / "r", limit=40, cache_path=tmp_path / "c.sqlite", progress=False))
     ids = [json.loads(l)["id"] for l in pred.read_text().splitlines()]
     assert len(ids) == 40 == len(set(ids))
 
@@ -94,10 +95,10 @@ class Flaky(Baseline):
 
 def test_failures_are_recorded_retried_and_never_cached(tiny_tracebench, tmp_path):
     be = Flaky()
-    first = run("tracebench", tiny_tracebench, be, tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
+    first = execute(RunConfig("tracebench", tiny_tracebench, be, tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False))
     fails = (tmp_path / "r" / "failures.jsonl").read_text().splitlines()
     assert first["failures"] == len(fails) > 0 and "429" in fails[0]
-    second = run("tracebench", tiny_tracebench, be, tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
+    second = execute(RunConfig("tracebench", tiny_tracebench, be, tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False))
     assert second["backend_calls"] == first["failures"] and second["failures"] == 0
     m = score_files("tracebench", tiny_tracebench, tmp_path / "r" / "predictions.jsonl").metrics
     assert m["overall"] == 1.0
@@ -105,7 +106,7 @@ def test_failures_are_recorded_retried_and_never_cached(tiny_tracebench, tmp_pat
 
 def test_no_secret_lands_in_run_files(tiny_tracebench, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-should-never-appear-0123456789")
-    run("tracebench", tiny_tracebench, "oracle", tmp_path / "r", limit=5, cache_path=tmp_path / "c.sqlite", progress=False)
+    execute(RunConfig("tracebench", tiny_tracebench, "oracle", tmp_path / "r", limit=5, cache_path=tmp_path / "c.sqlite", progress=False))
     for f in (tmp_path / "r").iterdir():
         assert "sk-test-secret" not in f.read_text()
 
@@ -113,7 +114,7 @@ def test_no_secret_lands_in_run_files(tiny_tracebench, tmp_path, monkeypatch):
 def test_builtin_baselines_run_on_the_toolspectrum_release(release, tmp_path):
     data = release / "data" / "dataset_persona.json"
     for name in ("history-prior", "no-history", "random"):
-        run("toolspectrum", data, name, tmp_path / name, cache_path=tmp_path / "c.sqlite", progress=False)
+        execute(RunConfig("toolspectrum", data, name, tmp_path / name, cache_path=tmp_path / "c.sqlite", progress=False))
         m = score_files("toolspectrum", data, tmp_path / name / "predictions.jsonl").metrics
         assert 0.0 <= m["APP"] <= 1.0 and m["format"] == 1.0
 
@@ -125,7 +126,7 @@ def test_unknown_backend_is_a_clear_error():
 
 def test_oracle_runs_on_ptbench_official_data_in_its_own_format(tmp_path):
     data = paths.GOLDEN / "ptbench_official" / "test_trained_user" / "data.json"
-    run("ptbench", data, "oracle", tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False)
+    execute(RunConfig("ptbench", data, "oracle", tmp_path / "r", cache_path=tmp_path / "c.sqlite", progress=False))
     first = json.loads((tmp_path / "r" / "predictions.jsonl").read_text().splitlines()[0])["output"]
     assert ":[" in first  # PTBench's bracket format, not JSON
     assert score_files("ptbench", data, tmp_path / "r" / "predictions.jsonl").metrics["overall"] == 1.0
@@ -146,8 +147,8 @@ def test_few_shot_prompts_use_other_anchors_only(tiny_tracebench):
 
 def test_a_strategy_run_cannot_do_is_refused_not_substituted(tiny_tracebench, tmp_path):
     with pytest.raises(UserError, match="not 'hierarchical'"):
-        run("ptbench", paths.GOLDEN / "ptbench_official" / "test_trained_user" / "data.json", "oracle",
-            tmp_path / "r", strategy="hierarchical", cache_path=tmp_path / "c.sqlite", progress=False)
+        execute(RunConfig("ptbench", paths.GOLDEN / "ptbench_official" / "test_trained_user" / "data.json", "oracle",
+            tmp_path / "r", strategy="hierarchical", cache_path=tmp_path / "c.sqlite", progress=False))
 
 
 class DomainAware(Baseline):
@@ -172,8 +173,8 @@ class DomainAware(Baseline):
 
 def test_hierarchical_run_asks_the_domain_then_shows_only_its_tools(tiny_tracebench, tmp_path):
     be = DomainAware()
-    u = run("tracebench", tiny_tracebench, be, tmp_path / "r", strategy="hierarchical", limit=12,
-            cache_path=tmp_path / "c.sqlite", progress=False)
+    u = execute(RunConfig("tracebench", tiny_tracebench, be, tmp_path / "r", strategy="hierarchical", limit=12,
+            cache_path=tmp_path / "c.sqlite", progress=False))
     assert u["backend_calls"] == 24  # two calls per example
     from pfc.schema import load_tools
     by_desc = {f"[{t.app}] {t.description}" + (f" ({t.app_description})" if t.app_description else ""): t.domain
@@ -219,8 +220,8 @@ def test_each_row_keeps_what_its_answer_cost_even_when_served_from_the_cache(tin
     # trap: usage.json counts only this invocation's backend calls, so a run refilled from the
     # response cache reported no timing at all ("–" in reports/real_models.md)
     be = Metered()
-    run("tracebench", tiny_tracebench, be, tmp_path / "a", limit=3, cache_path=tmp_path / "c.sqlite", progress=False)
-    u = run("tracebench", tiny_tracebench, be, tmp_path / "b", limit=3, cache_path=tmp_path / "c.sqlite", progress=False)
+    execute(RunConfig("tracebench", tiny_tracebench, be, tmp_path / "a", limit=3, cache_path=tmp_path / "c.sqlite", progress=False))
+    u = execute(RunConfig("tracebench", tiny_tracebench, be, tmp_path / "b", limit=3, cache_path=tmp_path / "c.sqlite", progress=False))
     assert u["backend_calls"] == 0 and u["cache_hits"] == 3
     rows = [json.loads(x) for x in (tmp_path / "b" / "predictions.jsonl").read_text().splitlines()]
     assert [r["cached"] for r in rows] == [True] * 3
@@ -230,7 +231,7 @@ def test_each_row_keeps_what_its_answer_cost_even_when_served_from_the_cache(tin
 
 def test_baseline_rows_carry_no_generation_cost(tiny_tracebench, tmp_path):
     # a baseline generates nothing: its rows must not claim zero-second "generations"
-    run("tracebench", tiny_tracebench, "history-prior", tmp_path / "r", limit=3, progress=False, use_cache=False)
+    execute(RunConfig("tracebench", tiny_tracebench, "history-prior", tmp_path / "r", limit=3, progress=False, use_cache=False))
     rows = [json.loads(x) for x in (tmp_path / "r" / "predictions.jsonl").read_text().splitlines()]
     assert rows and not any("generation" in r for r in rows)
 
@@ -239,5 +240,5 @@ def test_a_baseline_built_without_tools_is_refused_before_any_request(tiny_trace
     # trap: get("history-prior") without tools failed all requests with "empty vocabulary" and wrote nothing
     from pfc.errors import UserError
     with pytest.raises(UserError, match="built without the candidate tools"):
-        run("tracebench", tiny_tracebench, get("history-prior"), tmp_path / "r", limit=3, progress=False, use_cache=False)
+        execute(RunConfig("tracebench", tiny_tracebench, get("history-prior"), tmp_path / "r", limit=3, progress=False, use_cache=False))
     assert not (tmp_path / "r" / "predictions.jsonl").exists()

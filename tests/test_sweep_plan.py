@@ -41,7 +41,7 @@ def test_plan_crosses_history_and_k_for_tracebench_only(tmp_path):
     # by hand: tracebench {full, last_k-k5, last_k-k10} x 2 strategies x 2 seeds = 12 per model (both models);
     # ptbench: zero_shot only (no hierarchical), no history axis, 2 seeds = 2 for oracle, 0 for query-oracle
     assert len(p.runs) == 12 + 12 + 2
-    assert sorted(r.name for r in p.runs if r.benchmark == "ptbench") == ["oracle__pt__zero_shot__s0",
+    assert sorted(r.name for r in p.runs if r.config.benchmark == "ptbench") == ["oracle__pt__zero_shot__s0",
                                                                            "oracle__pt__zero_shot__s1"]
     assert "oracle__tb__hierarchical__last_k-k10__s1" in {r.name for r in p.runs}
 
@@ -57,7 +57,7 @@ def test_plan_lists_combinations_pfc_run_would_refuse_as_skipped(tmp_path):
 def test_relative_paths_in_a_spec_are_relative_to_the_spec_file(tmp_path):
     spec = write_spec(tmp_path, SPEC)
     p = sweep_plan.plan(sweep_spec.load_spec(spec), spec, tmp_path / "out")
-    assert {r.examples for r in p.runs if r.benchmark == "tracebench"} == {str(tmp_path / "tb_dir")}
+    assert {r.config.examples for r in p.runs if r.config.benchmark == "tracebench"} == {str(tmp_path / "tb_dir")}
 
 
 def test_spec_hash_ignores_key_order():
@@ -78,6 +78,9 @@ def test_each_planned_run_is_exactly_a_pfc_run_command(tmp_path, monkeypatch):
     assert (a.benchmark, a.backend, a.strategy, a.history, a.k, a.seed, a.temperature) == \
         ("tracebench", "query-oracle", "zero_shot", "last_k", 5, 1, 0.0)
     assert a.out == str(tmp_path / "out" / "runs" / "qo__tb__zero_shot__last_k-k5__s1")
+    from dataclasses import replace
+    from pfc.run.run_args import config_from_args
+    assert config_from_args(a) == replace(r.config, sampling={"temperature": 0.0}, progress=True, out_dir=a.out)
 
 
 @pytest.mark.parametrize("text,where", [

@@ -102,7 +102,7 @@ def test_missing_adapter_is_a_clear_error(tiny, tmp_path):
 
 @pytest.mark.model
 def test_reference_adapter_is_copied_whole_and_names_no_absolute_path(tiny, golden, tmp_path, monkeypatch):
-    from pfc.run import reference
+    from pfc.plans import reference
     monkeypatch.setitem(reference.LORA, "train_n", 3)
     train_json = golden / "ptbench_official" / "test_trained_user" / "data.json"
     out = reference.train_adapter(str(tiny), train_json, out=tmp_path / "lora-adapter", work=tmp_path / "work")

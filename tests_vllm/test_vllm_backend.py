@@ -19,7 +19,8 @@ from pfc.run.backends import Request, get
 from pfc.data.build import build_tracebench
 from pfc.eval.parsing import parse
 from pfc.run.prompts.tracebench import build
-from pfc.run.runner import run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute
 from pfc.schema import load_examples, load_tools
 
 WANT = {"app": "Luckin", "function": "order_coffee", "arguments": {"drink": "Latte"}}
@@ -80,8 +81,8 @@ def test_openai_backend_against_a_vllm_server(tiny, bench, tmp_path):
                 time.sleep(1)
         os.environ["OPENAI_BASE_URL"] = f"http://127.0.0.1:{port}/v1"
         os.environ["OPENAI_API_KEY"] = "local"
-        u = run("tracebench", bench, "openai", tmp_path / "r", model="tiny", limit=4, history="last_k", k=5,
-                cache_path=tmp_path / "c.sqlite", progress=False, sampling={"temperature": 0, "max_tokens": 48})
+        u = execute(RunConfig("tracebench", bench, "openai", tmp_path / "r", model="tiny", limit=4, history="last_k", k=5,
+                cache_path=tmp_path / "c.sqlite", progress=False, sampling={"temperature": 0, "max_tokens": 48}))
         rows = [json.loads(l) for l in (tmp_path / "r" / "predictions.jsonl").read_text().splitlines()]
         assert u["failures"] == 0 and len(rows) == 4
         assert all([c.to_dict() for c in parse(r["output"]).calls] == [WANT] for r in rows)
@@ -101,9 +102,9 @@ def test_real_packaged_model_on_a_vllm_server_reuses_the_shared_history_prefix(b
     with serve(registry.model_dir("qwen2.5-coder-0.5b"), "qwen", tmp_path / "server.log", dtype="bfloat16") as url:
         os.environ["OPENAI_BASE_URL"], os.environ["OPENAI_API_KEY"] = url, "local"
         before = prefix_cache(url)
-        u = run("tracebench", bench, "openai", tmp_path / "r", model="qwen", limit=4, history="full",
+        u = execute(RunConfig("tracebench", bench, "openai", tmp_path / "r", model="qwen", limit=4, history="full",
                 cache_path=tmp_path / "c.sqlite", progress=False, backend_options={"concurrency": 1, "timeout": 600},
-                sampling={"temperature": 0, "max_tokens": 96})
+                sampling={"temperature": 0, "max_tokens": 96}))
         after = prefix_cache(url)
     assert u["failures"] == 0 and u["written"] == 4
     rows = [json.loads(x) for x in (tmp_path / "r" / "predictions.jsonl").read_text().splitlines()]

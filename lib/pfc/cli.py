@@ -10,7 +10,7 @@ commands live with their group: ``parse``/``score`` in :mod:`pfc.cli_score`, ``s
 ``build`` in :mod:`pfc.cli_build`, ``models`` in :mod:`pfc.cli_models`, ``report``/``compare`` in
 :mod:`pfc.report.runs`, ``sweep`` in :mod:`pfc.sweep.command`, ``export`` in :mod:`pfc.integrations.hf_datasets`,
 ``perturb`` in :mod:`pfc.data.perturb_cli`, ``personalize`` in :mod:`pfc.report.personalize`; ``run`` is here
-(its arguments: :func:`pfc.run.run_args.add_run_parser`).
+(its flags: :data:`pfc.run.run_args.FLAGS`, one per field of ``RunConfig``).
 
     $ echo "Shop:[buy(n=2)]" | pfc parse --style ptbench
 """
@@ -25,26 +25,19 @@ from pfc.errors import EXIT_RUN_FAILED, UserError, entry, existing, out_dir
 
 
 def _run_cmd(args) -> int:
+    from dataclasses import replace
     from pfc.models.registry import ModelError
     from pfc.run.checks import failure_summary
-    from pfc.run.runner import run
-    sampling = {k: v for k, v in (("max_tokens", args.max_tokens), ("temperature", args.temperature),
-                                  ("top_p", args.top_p)) if v is not None}
-    options = {k: v for k, v in (("concurrency", args.concurrency), ("timeout", args.timeout),
-                                 ("max_retries", args.retries), ("dtype", args.dtype), ("device", args.device),
-                                 ("engine", args.engine)) if v is not None}
-    if args.no_prefix_reuse:
-        options["prefix_reuse"] = False
-    if args.adapter:
-        options["adapter"] = str(existing(args.adapter, "--adapter"))
+    from pfc.run.run_args import config_from_args
+    from pfc.run.runner import execute
+    cfg = config_from_args(args)  # the flag table (pfc.run.run_args); then the paths it names are checked
+    options = dict(cfg.backend_options)
+    if options.get("adapter"):
+        options["adapter"] = str(existing(options["adapter"], "--adapter"))
+    cfg = replace(cfg, examples=existing(cfg.examples, "--examples"), out_dir=out_dir(cfg.out_dir),
+                  tools=cfg.tools and existing(cfg.tools, "--tools"), backend_options=options)
     try:
-        usage = run(args.benchmark, existing(args.examples, "--examples"), args.backend, out_dir(args.out),
-                    model=args.model or "", strategy=args.strategy, history=args.history, k=args.k,
-                    limit=args.limit, native=not args.prompt_format, seed=args.seed,
-                    tools_path=args.tools and existing(args.tools, "--tools"), sampling=sampling,
-                    batch_size=args.batch_size, backend_options=options, force=args.force,
-                    use_cache=not args.no_cache, prompt_variant=args.prompt_variant,
-                    layout=args.layout)
+        usage = execute(cfg)
     except ModelError as e:
         raise UserError(str(e)) from None
     print(json.dumps(usage))
@@ -93,7 +86,8 @@ def _examples(sub) -> None:
 
 
 def _add_run(sub) -> None:
-    """``pfc run``: its arguments are :func:`pfc.run.run_args.add_run_parser` (``pfc sweep`` checks with them too)."""
+    """``pfc run``: its flags are :data:`pfc.run.run_args.FLAGS`, one per field of ``RunConfig`` (``pfc sweep``
+    writes and checks its runs' command lines with the same table)."""
     from pfc.run.run_args import add_run_parser
     add_run_parser(sub).set_defaults(func=_run_cmd)
 

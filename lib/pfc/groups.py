@@ -2,7 +2,7 @@
 
 The bins count the records before an example's anchor: ``<100``, ``100-199``, ``200-299``,
 ``300-399``, ``400+``. The builder (``pfc.data.anchors``, ``pfc.data.build``) balances queries
-over them, the reference planner (``pfc.run.reference``) samples by them and the scorer
+over them, the run plans' sampler (``pfc.plans.sampling``) samples by them and the scorer
 (``pfc.eval.scoring``) reports metrics by them, so the module sits below the stages, beside
 ``pfc.schema``. It holds no other grouping (vagueness levels are ``pfc.data.querygen.LEVELS``).
 

@@ -5,7 +5,8 @@ import pytest
 from faultkit import last_line, pfc, tree
 
 from pfc.render import render_json
-from pfc.run.runner import run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute
 from pfc.schema import load_examples
 
 pytestmark = pytest.mark.slow  # subprocess runs on malformed inputs: not in make test-fast
@@ -14,7 +15,7 @@ pytestmark = pytest.mark.slow  # subprocess runs on malformed inputs: not in mak
 @pytest.fixture
 def oracle_run(bench, tmp_path):
     out = tmp_path / "run"
-    run("tracebench", bench, "oracle", out, limit=3, cache_path=tmp_path / "c.sqlite", progress=False)
+    execute(RunConfig("tracebench", bench, "oracle", out, limit=3, cache_path=tmp_path / "c.sqlite", progress=False))
     return out
 
 

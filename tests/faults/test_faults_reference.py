@@ -1,10 +1,11 @@
-"""Reference runs (``python -m pfc.run.reference``) stopped or refused before their first row: one line and
+"""Reference runs (``python -m pfc.plans.reference``) stopped or refused before their first row: one line and
 an exit status, never a traceback (issue 39, case 13)."""
 from pathlib import Path
 
 from pfc import paths
 from pfc.errors import UserError
-from pfc.run import reference
+from pfc.plans import Planned, reference
+from pfc.run.config import RunConfig
 
 
 def _one_run(monkeypatch, tmp_path):
@@ -13,10 +14,9 @@ def _one_run(monkeypatch, tmp_path):
     tb = paths.BENCHMARKS / "tracebench"
     tb.mkdir(parents=True, exist_ok=True)
     (tb / "examples.jsonl").touch()
-    monkeypatch.setattr("pfc.run.realruns.ptbench_data", lambda seed: tmp_path / "pt")
-    monkeypatch.setattr(reference, "plan", lambda *a: [{"name": "tracebench-last_k", "benchmark": "tracebench",
-                                                         "examples": tb, "ids": None, "history": "last_k", "k": 10,
-                                                         "layout": "paper"}])
+    monkeypatch.setattr("pfc.plans.real_models.ptbench_data", lambda seed: tmp_path / "pt")
+    monkeypatch.setattr(reference, "plan", lambda *a, **k: [Planned("tracebench-last_k", RunConfig(
+        "tracebench", tb, "hf", tmp_path / "out", history="last_k", k=10))])
 
 
 def test_ctrl_c_while_a_reference_run_loads_its_model_is_one_line_and_130(monkeypatch, tmp_path, capsys):
@@ -25,7 +25,7 @@ def test_ctrl_c_while_a_reference_run_loads_its_model_is_one_line_and_130(monkey
     def loading(*a, **kw):  # Ctrl-C arrives while the backend loads, before the runner writes anything
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("pfc.run.runner.run", loading)
+    monkeypatch.setattr("pfc.run.runner.execute", loading)
     assert reference.main(["--only", "tracebench-last_k"]) == 130
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1] == "tracebench-last_k: interrupted before its first row; the same command resumes every run"
@@ -39,7 +39,7 @@ def test_a_data_build_the_plan_refuses_is_one_line_and_2(monkeypatch, tmp_path, 
         raise UserError("a PTBench build of another synthesis", file="data/benchmarks/ptbench/stats.json",
                         field="synthesis")
 
-    monkeypatch.setattr("pfc.run.realruns.ptbench_data", other_synthesis)
+    monkeypatch.setattr("pfc.plans.real_models.ptbench_data", other_synthesis)
     assert reference.main([]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: data/benchmarks/ptbench/stats.json") and "synthesis" in err[0]
@@ -55,13 +55,13 @@ def test_a_variant_set_without_its_manifest_is_rebuilt_not_used(monkeypatch, tmp
     variants.mkdir()
     (variants / "examples.jsonl").write_text("")             # left by a stop: no manifest
     built = []
-    monkeypatch.setattr("pfc.run.realruns.ptbench_data", lambda seed: tmp_path / "pt")
-    monkeypatch.setattr(reference, "plan", lambda *a: [{"name": "counterfactual/tracebench-swap-user",
-                                                         "benchmark": "tracebench", "examples": variants,
-                                                         "ids": [], "history": "last_k", "k": 10, "layout": "paper",
-                                                         "build": lambda: built.append(Path(variants))}])
+    monkeypatch.setattr("pfc.plans.real_models.ptbench_data", lambda seed: tmp_path / "pt")
+    monkeypatch.setattr(reference, "plan", lambda *a, **k: [Planned(
+        "counterfactual/tracebench-swap-user", RunConfig("tracebench", variants, "hf", tmp_path / "out", ids=(),
+                                                         history="last_k", k=10),
+        build=lambda: built.append(Path(variants)))])
     from types import SimpleNamespace
     monkeypatch.setattr(reference.benchmarks, "get", lambda name: SimpleNamespace(load=lambda p, t: ([], None)))
-    monkeypatch.setattr("pfc.run.runner.run", lambda *a, **kw: None)
+    monkeypatch.setattr("pfc.run.runner.execute", lambda *a, **kw: None)
     reference.main(["--only", "counterfactual/tracebench-swap-user"])
     assert built == [variants]

@@ -10,7 +10,8 @@ import subprocess
 import pytest
 from faultkit import last_line, pfc
 
-from pfc.run.runner import run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute
 
 pytestmark = pytest.mark.slow  # runs, reports and a browser: not in make test-fast
 
@@ -19,7 +20,7 @@ HOSTILE = "m\n\n<script>document.body.setAttribute('data-pwned','1')</script>\n\
 
 
 def oracle(bench, out, limit=None):
-    run("tracebench", bench, "oracle", out, limit=limit, cache_path=out.parent / f"{out.name}.sqlite", progress=False)
+    execute(RunConfig("tracebench", bench, "oracle", out, limit=limit, cache_path=out.parent / f"{out.name}.sqlite", progress=False))
     return out
 
 

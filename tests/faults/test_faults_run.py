@@ -13,7 +13,8 @@ from stub_server import serve
 from pfc import paths
 from pfc.io.lock import writer_lock
 from pfc.run.identity import RunIdentityError
-from pfc.run.runner import finished_ids, run
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute, finished_ids
 
 pytestmark = pytest.mark.slow  # subprocess runs killed, raced and starved of disk: not in make test-fast
 
@@ -52,7 +53,7 @@ def test_two_racing_pfc_runs_on_one_directory_one_writes_the_other_is_refused(be
 
 def test_a_run_directory_held_by_another_process_is_refused_and_left_alone(bench, tmp_path):
     out = tmp_path / "r"
-    run("tracebench", bench, "oracle", out, limit=3, cache_path=tmp_path / "c.sqlite", progress=False)
+    execute(RunConfig("tracebench", bench, "oracle", out, limit=3, cache_path=tmp_path / "c.sqlite", progress=False))
     before = tree(out)
     with writer_lock(out, "run directory"):
         p = pfc("run", "--benchmark", "tracebench", "--examples", bench, "--backend", "oracle", "--limit", 5,
@@ -87,7 +88,7 @@ def test_a_run_killed_with_sigkill_resumes_with_no_row_lost_or_doubled(bench, tm
 def test_resuming_a_ptbench_run_after_the_prompt_source_changed_is_refused_naming_the_field(tmp_path, monkeypatch):
     monkeypatch.delenv("PFC_PTBENCH_DIR", raising=False)
     out = tmp_path / "r"
-    run("ptbench", PT, "oracle", out, limit=2, cache_path=tmp_path / "c.sqlite", progress=False)
+    execute(RunConfig("ptbench", PT, "oracle", out, limit=2, cache_path=tmp_path / "c.sqlite", progress=False))
     before = tree(out)
     (tmp_path / "ptb" / "src").mkdir(parents=True)
     (tmp_path / "ptb" / "src" / "template.py").write_text('prompt = "P={profile} {platforms} {tools} {format}"\n'
@@ -95,17 +96,17 @@ def test_resuming_a_ptbench_run_after_the_prompt_source_changed_is_refused_namin
     monkeypatch.setenv("PFC_PTBENCH_DIR", str(tmp_path / "ptb"))
     with pytest.raises(RunIdentityError, match=r'\(prompt_template.sha256: [0-9a-f]{12}… -> [0-9a-f]{12}…; '
                                                r'prompt_template.source: "own" -> "official"\)'):
-        run("ptbench", PT, "oracle", out, limit=4, cache_path=tmp_path / "c.sqlite", progress=False)
+        execute(RunConfig("ptbench", PT, "oracle", out, limit=4, cache_path=tmp_path / "c.sqlite", progress=False))
     assert tree(out) == before
 
 
 def test_a_run_json_recorded_before_the_prompt_template_field_resumes_and_is_upgraded(bench, tmp_path):
     out = tmp_path / "r"
-    run("tracebench", bench, "oracle", out, limit=2, cache_path=tmp_path / "c.sqlite", progress=False)
+    execute(RunConfig("tracebench", bench, "oracle", out, limit=2, cache_path=tmp_path / "c.sqlite", progress=False))
     rec = json.loads((out / "run.json").read_text())
     template = rec["identity"].pop("prompt_template")
     (out / "run.json").write_text(json.dumps(rec))
-    run("tracebench", bench, "oracle", out, limit=2, cache_path=tmp_path / "c.sqlite", progress=False)
+    execute(RunConfig("tracebench", bench, "oracle", out, limit=2, cache_path=tmp_path / "c.sqlite", progress=False))
     assert json.loads((out / "run.json").read_text())["identity"]["prompt_template"] == template
     assert digest(out / "predictions.jsonl") and len(rows(out)) == 2
 

@@ -71,8 +71,9 @@ def test_a_rescore_replaces_every_file_of_the_set_with_the_stamp_last(bench, sco
 
 
 def test_a_report_directory_held_by_another_writer_is_refused_and_left_alone(bench, tmp_path):
-    from pfc.run.runner import run
-    run("tracebench", bench, "oracle", tmp_path / "run", limit=3, cache_path=tmp_path / "c.sqlite", progress=False)
+    from pfc.run.config import RunConfig
+    from pfc.run.runner import execute
+    execute(RunConfig("tracebench", bench, "oracle", tmp_path / "run", limit=3, cache_path=tmp_path / "c.sqlite", progress=False))
     rep = tmp_path / "rep"
     rep.mkdir()
     (rep / "report.md").write_text("earlier\n")
@@ -83,8 +84,9 @@ def test_a_report_directory_held_by_another_writer_is_refused_and_left_alone(ben
 
 
 def test_compare_and_report_on_a_partial_run_say_how_much_it_covers(bench, tmp_path):
-    from pfc.run.runner import run
-    run("tracebench", bench, "oracle", tmp_path / "run", limit=3, cache_path=tmp_path / "c.sqlite", progress=False)
+    from pfc.run.config import RunConfig
+    from pfc.run.runner import execute
+    execute(RunConfig("tracebench", bench, "oracle", tmp_path / "run", limit=3, cache_path=tmp_path / "c.sqlite", progress=False))
     n = len(load_examples(bench / "examples.jsonl"))
     want = f"matched 3 of {n} examples; {n - 3} missing, 0 unknown, 0 duplicate; missing examples are scored as failures"
     p = pfc("compare", tmp_path / "run", "--n-boot", 10)

@@ -100,7 +100,7 @@ def test_a_dry_run_names_a_missing_examples_path(bench, tmp_path):
 
 
 def test_the_dry_run_prints_only_run_lines_pfc_run_accepts(bench, tmp_path):
-    from pfc.run.run_args import check_run_args
+    from pfc.run.run_args import parse_run_args
     p = spec(tmp_path, bench, models=[{"name": "o", "backend": "oracle", "sampling": {"temperature": 0.5,
                                                                                        "max_tokens": 64}}],
              settings={"history": ["full", "last_k"], "k": [5]})
@@ -110,8 +110,8 @@ def test_the_dry_run_prints_only_run_lines_pfc_run_accepts(bench, tmp_path):
     assert len(lines) == 2
     import shlex
     for ln in lines:
-        ns = check_run_args(shlex.split(ln))  # pfc run's own parser: raises on anything it refuses
-        assert ns.temperature == 0.5 and ns.max_tokens == 64
+        cfg = parse_run_args(shlex.split(ln))  # pfc run's own parser: raises on anything it refuses
+        assert cfg.sampling == {"max_tokens": 64, "temperature": 0.5}
 
 
 def test_the_index_is_appended_per_result_not_rewritten(bench, tmp_path):
@@ -195,9 +195,9 @@ class FakeRay(types.ModuleType):
 
 
 def _planned(resources):
-    return sweep_plan.PlannedRun(name="r", model_name="m", backend="oracle", model="", benchmark_name="tb",
-                        benchmark="tracebench", examples="x", tools=None, limit=None, strategy="zero_shot",
-                        history="full", k=50, layout=None, seed=0, resources=resources)
+    from pfc.run.config import RunConfig
+    return sweep_plan.PlannedRun(name="r", model_name="m", benchmark_name="tb",
+                                 config=RunConfig("tracebench", "x", "oracle", "out/runs/r"), resources=resources)
 
 
 @pytest.mark.parametrize("resources, missing", [

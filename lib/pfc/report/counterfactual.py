@@ -123,7 +123,8 @@ def demo(root, users: int = 3, records: int = 150, seed: int = 1,
     """
     from pfc.data.build import build_tracebench
     from pfc.data.counterfactual import build_variants
-    from pfc.run.runner import run
+    from pfc.run.config import RunConfig
+    from pfc.run.runner import execute
     root = Path(root)
     bench, var = root / "tracebench", root / "tracebench_swap-user"
     if not (bench / "examples.jsonl").exists():
@@ -138,7 +139,7 @@ def demo(root, users: int = 3, records: int = 150, seed: int = 1,
                 dirs.append(None)
                 continue
             d = root / "runs" / f"{tag}-{b}"
-            run("tracebench", ex, b, d, cache_path=root / "cache.sqlite", progress=False)
+            execute(RunConfig("tracebench", ex, b, d, cache_path=root / "cache.sqlite", progress=False))
             dirs.append(d)
         pairs[b] = tuple(dirs)
     return bench, var, pairs

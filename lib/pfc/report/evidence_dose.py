@@ -186,7 +186,8 @@ def demo(root, users: int = 3, records: int = 150, seed: int = 1, backends=BASEL
     contradict-stated variants, {backend: dose run}, {backend: (originals run, contradict-stated run)})."""
     from pfc.data.build import build_tracebench
     from pfc.data.counterfactual import MANIFEST, build_variants
-    from pfc.run.runner import run
+    from pfc.run.config import RunConfig
+    from pfc.run.runner import execute
     root = Path(root)
     bench = root / "originals"
     if not (bench / "examples.jsonl").exists():
@@ -201,7 +202,7 @@ def demo(root, users: int = 3, records: int = 150, seed: int = 1, backends=BASEL
         made = {}
         for tag, ex in (("orig", bench), *sets.items()):
             made[tag] = root / "runs" / f"{tag}-{b}"
-            run(name, ex, b, made[tag], cache_path=root / "cache.sqlite", progress=False)
+            execute(RunConfig(name, ex, b, made[tag], cache_path=root / "cache.sqlite", progress=False))
         dose_runs[b] = made["dose"]
         override_runs[b] = (made["orig"], made["contradict-stated"])
     return bench, sets["dose"], sets["contradict-stated"], dose_runs, override_runs

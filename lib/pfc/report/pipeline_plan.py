@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from pfc import paths
-from pfc.report.notebook_helpers import REAL_MODEL_NAME, real_model_dir, stratified_sample
+from pfc.plans import sample_run
 from pfc.report.pipeline_step import Step, rel, run_step
 from pfc.report.pipeline_studies import (counterfactual_steps, evidence_real_runs, evidence_steps, real_pair,
                                          reading_once, reference_pairs, reference_usable)
@@ -42,9 +42,9 @@ def _tracebench(bench: Path, baselines) -> tuple[list[Step], list[Path]]:
 
 
 def _real_model(bench: Path, real_model: str, sample: int) -> tuple[list[Step], tuple[str, Path] | None]:
-    """The real small model on a stratified sample of TRACEBench: the sample's and the run's steps, and
-    ``(model name, run dir)``; none when the model or torch is missing."""
-    real = real_model_dir(real_model)
+    """The real small model on a stratified sample of TRACEBench (the sample run's plan, ``pfc.plans.sample_run``):
+    the sample's and the run's steps, and ``(model name, run dir)``; none when the model or torch is missing."""
+    real = sample_run.real_model_dir(real_model)
     if real is not None and not _has_torch():
         print(f"reproduce: a real model is at {real} but torch/transformers are missing "
               "(make venv-models); its run is left out", file=sys.stderr)
@@ -52,16 +52,17 @@ def _real_model(bench: Path, real_model: str, sample: int) -> tuple[list[Step], 
     if real is None:
         return [], None
     # the registry name when it is the registry's model (runs, tables and reports never carry a home path)
-    real_name = REAL_MODEL_NAME if real_model == "auto" else str(real)
+    real_name = sample_run.REAL_MODEL_NAME if real_model == "auto" else str(real)
     sample_dir = paths.PROCESSED / f"tracebench_sample{sample}"
     steps = [Step(f"stratified sample ({sample} + the walkthrough's)", None,
                   {"n": sample, "seed": 0, "walkthrough": True}, [bench / "examples.jsonl"],
                   [sample_dir / "examples.jsonl"],
-                  fn=lambda: stratified_sample(bench, sample_dir, sample, seed=0, walkthrough=True))]
-    d, st = run_step(f"run real model {real.name} (hf, {sample} + the walkthrough's examples)",
-                     f"tb-hf-{real.name}-sample{sample}", [sample_dir / "examples.jsonl", real / "config.json"],
-                     benchmark="tracebench", examples=rel(sample_dir), backend="hf", model=real_name,
-                     history="last_k", k=5)
+                  fn=lambda: sample_run.stratified_sample(bench, sample_dir, sample, seed=0, walkthrough=True))]
+    be = sample_run.BACKEND
+    d, st = run_step(f"run real model {real.name} ({be}, {sample} + the walkthrough's examples)",
+                     f"tb-{be}-{real.name}-sample{sample}", [sample_dir / "examples.jsonl", real / "config.json"],
+                     benchmark="tracebench", examples=rel(sample_dir), backend=be, model=real_name,
+                     **sample_run.SETTINGS)
     return steps + [st], (real_name, d)
 
 
@@ -153,7 +154,8 @@ def _reference(planned: set[str]) -> tuple[list[Step], list[Path]]:
         steps.append(Step("build PTBench v1 (the earlier synthesis the history reference runs answered)", None,
                           {"seed": 0, "synthesis": 1}, [], [old / "stats.json"], fn=lambda: build_ptbench(old, 0, 1)))
     if refs:
-        ablations = [d for d in (reference.ROOT / "layout").glob("*/") if (d / "predictions.jsonl").is_file()]
+        ablations = [reference.ROOT / a for q, a, _ in pairs_report.pairs()  # the layout ablation's runs, as planned
+                     if q == "layout" and (reference.ROOT / a / "predictions.jsonl").is_file()]
         abl = f", {len(ablations)} layout ablation{'s' * (len(ablations) != 1)}" if ablations else ""
         steps.append(Step(f"reference runs: metrics.json, paired comparisons ({len(refs)} run{'s' * (len(refs) != 1)}{abl})", None, {},
                           [p for d in refs + ablations for p in (d / "predictions.jsonl", d / "config.json")],
@@ -184,7 +186,7 @@ def _counterfactuals(bench: Path, var: Path, cf_pairs: dict, real_run, n_boot: i
                 {"originals": rel(bench), "variants": rel(var),
                  "run_pairs": ",".join(f"{n}={rel(o)}:{rel(v) if v else '-'}" for n, (o, v) in cf_pairs.items()),
                  # the real model on the variants is never run here (CPU): the committed reference pair
-                 # (pfc.run.reference) when there is one, else the sample run, which the notebook says lacks them
+                 # (pfc.plans.reference) when there is one, else the sample run, which the notebook says lacks them
                  "real_run": real_pair(real_run),
                  "out_dir": rel(cf_out), "n_boot": n_boot, "seed": 0},
                 [var / "examples.jsonl", *[p / "predictions.jsonl" for o, v in cf_pairs.values() for p in (o, v) if p],
@@ -208,7 +210,7 @@ def _walkthrough(bench: Path, real_run) -> Step:
     """Notebook 00 with the real small model when it has a run, else the history-prior baseline."""
     walk = {"examples": rel(bench), "out_dir": rel(paths.REPORTS / "walkthrough"), "backend": "history-prior"}
     if real_run is not None:
-        walk.update(backend="hf", model=real_run[0], k=5)
+        walk.update(backend=sample_run.BACKEND, model=real_run[0], k=sample_run.SETTINGS["k"])  # the sample run's
     return Step("walkthrough", "00_walkthrough.ipynb", walk, [bench / "examples.jsonl"],
                 [paths.REPORTS / "walkthrough" / "run" / "predictions.jsonl"], copy_name="00_walkthrough")
 

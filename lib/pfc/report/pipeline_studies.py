@@ -45,19 +45,16 @@ def _run_replacing(examples, backend: str, out: Path, ids=None) -> None:
     """A baseline run into a pipeline-owned directory, as notebook 03 with ``replace_changed``: a run made by an older
     plan moves to ``attic/`` and is redone (cached answers reused); failed requests stop the step."""
     from pfc.run.checks import raise_if_failed
-    from pfc.run.identity import RunIdentityError
-    from pfc.run.reference_evidence import EVIDENCE_BENCHMARK
-    from pfc.run.runner import run
-    try:
-        usage = run(EVIDENCE_BENCHMARK, examples, backend, out, ids=ids, progress=False)
-    except RunIdentityError:
-        usage = run(EVIDENCE_BENCHMARK, examples, backend, out, ids=ids, progress=False, force=True)
+    from pfc.run.config import RunConfig
+    from pfc.plans.evidence import EVIDENCE_BENCHMARK
+    from pfc.run.runner import execute_or_replace
+    usage = execute_or_replace(RunConfig(EVIDENCE_BENCHMARK, examples, backend, out, ids=ids, progress=False))
     raise_if_failed(usage, paths.relative(out))
 
 
 def evidence_steps(bench: Path) -> tuple[list[Step], dict, list[Path]]:
     """Notebook 09's inputs: the dose and contradict-stated variants of the reference plan's sampled requests
-    (``pfc.run.reference_evidence.build_evidence``: the very sets the real models' reference runs answer, 600 and 200
+    (``pfc.plans.evidence.build_evidence``: the very sets the real models' reference runs answer, 600 and 200
     variants) and the three baselines' runs on them, in one Python step (seven runner calls; through notebook 03
     each would pay a kernel start). The originals runs of the override pairs are the pipeline's ``tb-<baseline>``
     runs, and for ``always-habit`` (not one of the table's baselines) a run on the sampled originals only.
@@ -65,7 +62,7 @@ def evidence_steps(bench: Path) -> tuple[list[Step], dict, list[Path]]:
     Returns (steps, notebook 09's run parameters, the prediction files they read)."""
     from pfc.report.evidence_dose import BASELINES as EVIDENCE_BASELINES
     from pfc.run.backends.builtin import BASELINES
-    from pfc.run.reference_evidence import build_evidence, evidence_dir
+    from pfc.plans.evidence import build_evidence, evidence_dir
     sets = {k: evidence_dir(bench, k) for k in EVIDENCE_KINDS}
     dose_runs = {b: paths.RUNS / f"tb-dose-{b}" for b in EVIDENCE_BASELINES}
     stated = {b: (paths.RUNS / (f"tb-{b}" if b in BASELINES else f"tb-contradict-stated-originals-{b}"),
@@ -98,13 +95,13 @@ def evidence_real_runs(root: Path | None = None) -> tuple[str, str, list[Path]]:
     """Notebook 09's ``real_dose_runs`` and ``real_override_runs``: each reference-run root's (the top one, each
     ``<model>-<backend>/`` folder of ``root``, default the committed runs) dose run and contradict-stated pair,
     committed or not (the notebook names those not committed yet and leaves them out), and the run directories
-    named; a root with no run config to name its model by is left out."""
+    named; a root with no run config to name its model by is left out. The roots are where the runs' own plan
+    records put them (``pfc.report.reference_run.plan_roots``)."""
     from pfc.report import reference
-    from pfc.run.reference import HISTORY_RUNS
-    from pfc.run.reference_evidence import DOSE_RUN, STATED_ORIGINALS_RUN, STATED_RUN
+    from pfc.plans.reference import DOSE_RUN, HISTORY_RUNS, STATED_ORIGINALS_RUN, STATED_RUN
     root = Path(root or reference.ROOT)
     dose, override, dirs = [], [], []
-    for base in (root, *reference.model_folders(root)):
+    for base in reference.plan_roots(root):
         cfg = next((base / r / "config.json" for r in (DOSE_RUN, STATED_RUN, HISTORY_RUNS["last_k"])
                     if (base / r / "config.json").is_file()), None)
         if cfg is None:
@@ -121,8 +118,8 @@ def reference_pairs() -> list[tuple[Path, Path]]:
     """The committed real-model runs on TRACEBench's originals and on their swap-user variants, for the top-level
     runs and each model folder (``<model>-<backend>/``) holding both."""
     from pfc.report import reference
-    from pfc.run.reference import SWAP_RUN
-    pairs = [(base / "tracebench-last_k", base / SWAP_RUN) for base in (reference.ROOT, *reference.model_folders(reference.ROOT))]
+    from pfc.plans.reference import HISTORY_RUNS, SWAP_RUN
+    pairs = [(base / HISTORY_RUNS["last_k"], base / SWAP_RUN) for base in reference.plan_roots(reference.ROOT)]
     return [p for p in pairs if all((d / "predictions.jsonl").is_file() for d in p)]
 
 

@@ -1,11 +1,11 @@
-"""The real-model reference report: ``reports/real_models.md`` from the runs ``pfc.run.realruns`` plans.
+"""The real-model reference report: ``reports/real_models.md`` from the runs ``pfc.plans.real_models`` plans.
 
 Scores each planned run directory (``data/runs/real/<run>--<backend>``) on the planned ids with
 bootstrap 95% intervals over examples (``pfc.eval.bootstrap.estimates``), beside the built-in
 baselines that never read the gold, and writes the report with the configuration, the recorded
 generation cost per example and the notes (a hand-written ``## Notes`` section at the end is
 kept when the report is regenerated). This module does not choose samples nor run anything
-(``pfc.run.realruns``); its command line runs what is missing, then reports.
+(``pfc.plans.real_models``); its command line runs what is missing, then reports.
 
     python -m pfc.report.real_models --model qwen2.5-coder-0.5b          # run what is missing, then report
     python -m pfc.report.real_models --report-only
@@ -22,10 +22,10 @@ from pfc import benchmarks, paths
 from pfc.errors import UserError, entry
 from pfc.eval.bootstrap import estimates
 from pfc.eval.scoring import score
-from pfc.run import realruns
-from pfc.run.backends.builtin import GOLD_FREE
 from pfc.io import atomic
-
+from pfc.plans import Planned
+from pfc.plans import real_models as plans
+from pfc.run.backends.builtin import GOLD_FREE
 
 
 def tracebench_data() -> Path:
@@ -39,18 +39,19 @@ def tracebench_data() -> Path:
     return tb
 
 
-def _score_run(r: dict, backend: str):
-    out = realruns.run_dir(r["name"], backend)
+def _score_run(r: Planned, backend: str):
+    out = plans.run_dir(r.name, backend)
     pred = out / "predictions.jsonl"
     if not pred.exists():
         return None
-    adapter = benchmarks.get(r["benchmark"])
-    exs, tools = adapter.load(r["examples"], None)
+    cfg = r.config
+    adapter = benchmarks.get(cfg.benchmark)
+    exs, tools = adapter.load(cfg.examples, None)
     outputs = adapter.load_predictions(pred, exs)
-    exs = [e for e in exs if e.id in set(r["ids"]) and e.id in outputs]
+    exs = [e for e in exs if e.id in set(cfg.ids) and e.id in outputs]
     if not exs:
         return None
-    rep = score(exs, outputs, r["benchmark"], tools)
+    rep = score(exs, outputs, cfg.benchmark, tools)
     usage = json.loads((out / "usage.json").read_text()) if (out / "usage.json").exists() else {}
     config = json.loads((out / "config.json").read_text()) if (out / "config.json").exists() else {}
     keys = {k: adapter.metric_keys[k] for k in adapter.headline if k in adapter.metric_keys}
@@ -84,7 +85,56 @@ def _fallbacks(pred: Path):
 NOTES_MARK = "## Notes"  # a hand-written section at the end of the report, kept when it is regenerated
 
 
-def report(runs: list[dict], model: str, out_path: Path, seconds: float | None = None) -> str:
+def _row(r: Planned, backend: str, model: str, keys: list, notes: list, total: list) -> str | None:
+    """One run's table row for one backend (None when it has no scored row); its notes appended to ``notes``,
+    the model's recorded seconds and examples added to ``total``."""
+    ids, model_row = r.config.ids, backend == plans.MODEL_BACKEND
+    res = _score_run(r, backend)
+    if res is None:
+        unsup = plans.run_dir(r.name, backend) / "unsupported.txt"
+        if unsup.exists():
+            notes.append(f"- {r.name} / {backend}: not run — {unsup.read_text().strip()}")
+        elif model_row:
+            notes.append(f"- {r.name}: planned ({len(ids)} examples), no model output yet — not reached in the time "
+                         "this report was made; `python -m pfc.report.real_models` resumes it.")
+        return None
+    cells = ["–" if v is None or v[0] != v[0] else f"{v[0]:.2f} [{v[1]:.2f}, {v[2]:.2f}]"
+             for v in (res["ci"].get(k) for k in keys)]
+    g = res["generation"]
+    if model_row:
+        if res["n"] < len(ids):
+            notes.append(f"- {r.name}: {res['n']} of {len(ids)} planned examples finished "
+                         "(scored over those; the run resumes where it stopped).")
+        if g:
+            total[0] += g["s"] * res["n"]
+            total[1] += res["n"]
+        if res["fallbacks"] and res["fallbacks"][0]:
+            f, t = res["fallbacks"]
+            notes.append(f"- {r.name}: hierarchical step 1 named no known domain in {f}/{t} examples "
+                         "(fell back to the full toolset; recorded per row as `domain_step`).")
+        notes += [f"- {r.name}: warning: {w}" for w in res["usage"].get("warnings") or ()]
+    sec = f"{g['s']:.1f}" if g else ("–" if model_row else "0")
+    ptok = f"{g['prompt_tokens']:.0f}" if g else "–"
+    name = f"**{model}**" if model_row else backend
+    return f"| {r.name} | {name} | {res['n']} | " + " | ".join(cells) + f" | {sec} | {ptok} |"
+
+
+def _benchmark_sections(runs: list[Planned], model: str, total: list) -> list[str]:
+    """One table per benchmark (in the plan's order): each run with the model and each baseline, then notes."""
+    lines = []
+    for bench in dict.fromkeys(r.config.benchmark for r in runs):
+        keys = list(benchmarks.get(bench).headline)
+        lines += [f"## {bench}", "", "| run | backend | n | " + " | ".join(keys) + " | s/example | prompt tok/example |",
+                  "|---|---|---:|" + "---:|" * (len(keys) + 2)]
+        notes: list = []
+        for r in (r for r in runs if r.config.benchmark == bench):
+            rows = (_row(r, backend, model, keys, notes, total) for backend in (plans.MODEL_BACKEND, *GOLD_FREE))
+            lines += [row for row in rows if row]
+        lines += [""] + notes + ([""] if notes else [])
+    return lines
+
+
+def report(runs: list[Planned], model: str, out_path: Path, seconds: float | None = None) -> str:
     lines = ["# Real model reference runs (CPU)", "",
              f"Model: `{model}` through the `hf` backend (bf16, prefix reuse on), beside the built-in baselines "
              "on the same examples. Every number is computed here; values are the metric on the sample with a "
@@ -93,53 +143,13 @@ def report(runs: list[dict], model: str, out_path: Path, seconds: float | None =
              "Reproduce: `python -m pfc.report.real_models --model qwen2.5-coder-0.5b` (after `make models`); run "
              "directories are under `data/runs/real/` (config.json has every parameter).", ""]
     total = [0.0, 0]  # the model's recorded generation seconds and examples, over every run
-    for bench in dict.fromkeys(r["benchmark"] for r in runs):  # in the plan's order
-        mine = [r for r in runs if r["benchmark"] == bench]
-        keys = list(benchmarks.get(bench).headline)
-        lines += [f"## {bench}", "", "| run | backend | n | " + " | ".join(keys) + " | s/example | prompt tok/example |",
-                  "|---|---|---:|" + "---:|" * (len(keys) + 2)]
-        notes = []
-        for r in mine:
-            for backend in ("hf", *GOLD_FREE):
-                res = _score_run(r, backend)
-                if res is None:
-                    unsup = realruns.run_dir(r["name"], backend) / "unsupported.txt"
-                    if unsup.exists():
-                        notes.append(f"- {r['name']} / {backend}: not run — {unsup.read_text().strip()}")
-                    elif backend == "hf":
-                        notes.append(f"- {r['name']}: planned ({len(r['ids'])} examples), no model output yet — "
-                                     "not reached in the time this report was made; `python -m pfc.report.real_models` "
-                                     "resumes it.")
-                    continue
-                cells = []
-                for k in keys:
-                    v = res["ci"].get(k)
-                    cells.append("–" if v is None or v[0] != v[0] else f"{v[0]:.2f} [{v[1]:.2f}, {v[2]:.2f}]")
-                u = res["usage"]
-                if backend == "hf" and res["n"] < len(r["ids"]):
-                    notes.append(f"- {r['name']}: {res['n']} of {len(r['ids'])} planned examples finished "
-                                 "(scored over those; the run resumes where it stopped).")
-                g = res["generation"]
-                if backend == "hf" and g:
-                    total[0] += g["s"] * res["n"]
-                    total[1] += res["n"]
-                sec = f"{g['s']:.1f}" if g else ("–" if backend == "hf" else "0")
-                ptok = f"{g['prompt_tokens']:.0f}" if g else "–"
-                name = backend if backend != "hf" else f"**{model}**"
-                lines.append(f"| {r['name']} | {name} | {res['n']} | " + " | ".join(cells) + f" | {sec} | {ptok} |")
-                if backend == "hf" and res["fallbacks"] and res["fallbacks"][0]:
-                    f, t = res["fallbacks"]
-                    notes.append(f"- {r['name']}: hierarchical step 1 named no known domain in {f}/{t} examples "
-                                 "(fell back to the full toolset; recorded per row as `domain_step`).")
-                if backend == "hf" and u.get("warnings"):
-                    notes += [f"- {r['name']}: warning: {w}" for w in u["warnings"]]
-        lines += [""] + notes + ([""] if notes else [])
+    lines += _benchmark_sections(runs, model, total)
     lines += ["## Configuration", "",
               "| run | benchmark | strategy | history | k | examples |", "|---|---|---|---|---:|---:|"]
-    lines += [f"| {r['name']} | {r['benchmark']} | {r['strategy']} | {r['history']} | {r['k']} | {len(r['ids'])} |"
-              for r in runs]
-    cfg = next((json.loads((realruns.run_dir(r["name"], "hf") / "config.json").read_text()) for r in runs
-                if (realruns.run_dir(r["name"], "hf") / "config.json").exists()), None)
+    lines += [f"| {r.name} | {r.config.benchmark} | {r.config.strategy} | {r.config.history} | {r.config.k} | "
+              f"{len(r.config.ids)} |" for r in runs]
+    model_dirs = (plans.run_dir(r.name, plans.MODEL_BACKEND) / "config.json" for r in runs)
+    cfg = next((json.loads(f.read_text()) for f in model_dirs if f.exists()), None)
     if cfg:
         lines += ["", f"Sampling: `{json.dumps(cfg['sampling'])}`; model identity: "
                       f"`{json.dumps(cfg.get('model_identity', {}))}`; versions: `{json.dumps(cfg['versions'])}`."]
@@ -186,21 +196,21 @@ def _main(argv=None) -> int:
         out_file(args.out)
     except UserError as e:
         ap.error(str(e))
-    runs = realruns.plan(args.n_tracebench, args.n_toolspectrum, args.n_ptbench, args.k, tracebench=tracebench_data())
+    runs = plans.plan(args.n_tracebench, args.n_toolspectrum, args.n_ptbench, args.k, tracebench=tracebench_data(),
+                      model=args.model, max_tokens=args.max_tokens, max_tokens_toolspectrum=args.max_tokens_toolspectrum)
     only = [x for x in (args.only or "").split(",") if x]
-    unknown = sorted(set(only) - {r["name"] for r in runs})
+    unknown = sorted(set(only) - {r.name for r in runs})
     if unknown:
-        ap.error(f"--only: unknown run name(s) {', '.join(unknown)}; planned: {', '.join(r['name'] for r in runs)}")
-    chosen = [r for r in runs if not only or r["name"] in only]
+        ap.error(f"--only: unknown run name(s) {', '.join(unknown)}; planned: {', '.join(r.name for r in runs)}")
+    chosen = [r for r in runs if not only or r.name in only]
     order = ["tracebench-last_k", "toolspectrum-profile-hierarchical", "toolspectrum-environment-hierarchical",
              "toolspectrum-both-hierarchical", "ptbench-trained", "ptbench-untrained", "toolspectrum-profile-zero_shot",
              "toolspectrum-environment-zero_shot", "toolspectrum-both-zero_shot", "tracebench-retrieved"]
-    chosen.sort(key=lambda r: order.index(r["name"]) if r["name"] in order else len(order))
+    chosen.sort(key=lambda r: order.index(r.name) if r.name in order else len(order))
     t0 = time.perf_counter()
     if not args.report_only:
         try:
-            realruns.execute(chosen, args.model, {"max_tokens": args.max_tokens},
-                    {"toolspectrum": {"max_tokens": args.max_tokens_toolspectrum}}, cache_path=args.cache)
+            plans.execute(chosen, cache_path=args.cache)
         except KeyboardInterrupt as e:  # every finished answer is in its run directory and the cache
             raise KeyboardInterrupt(f"{e or 'interrupted'}; the same command resumes every run") from None
     report(runs, args.model, Path(args.out), None if args.report_only else time.perf_counter() - t0)

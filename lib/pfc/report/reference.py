@@ -1,7 +1,7 @@
 """Score the reference runs under ``reports/reference_runs/`` and write their ``metrics.json``.
 
 Each subdirectory holding a ``pfc run`` output (``config.json``, ``run.json``,
-``predictions.jsonl``, ``usage.json``; written by ``python -m pfc.run.reference``) is scored on
+``predictions.jsonl``, ``usage.json``; written by ``python -m pfc.plans.reference``) is scored on
 exactly the rows it holds with the project's scorer (``pfc.eval.scoring.score``) and bootstrap 95%
 intervals over examples (``pfc.eval.bootstrap.estimates``): the headline metrics of
 each adapter's ``headline`` (``pfc.benchmarks``), TRACEBench per vagueness level and per history bin,
@@ -10,7 +10,7 @@ paper-compatible ``*_paper``; ``pfc.benchmarks.toolspectrum``), and its strict m
 metrics, ours only). A run whose ``usage.json`` says fewer rows
 ``done`` than ``n_examples`` is labelled ``partial`` with its n in every entry and label.
 
-It runs nothing (``pfc.run.reference`` does) and draws no table (the notebooks read ``label`` and
+It runs nothing (``pfc.plans.reference`` does) and draws no table (the notebooks read ``label`` and
 the intervals from here). A corrupt row is refused with a one-line error naming file, line and field.
 
     python -m pfc.report.reference            # writes reports/reference_runs/metrics.json
@@ -31,17 +31,17 @@ from pfc.eval.scoring import score
 from pfc.provenance import sha256_path
 from pfc.io import atomic
 from pfc.report.reference_run import (PTBENCH_HISTORY, ROOT, SPLIT_LABELS, _json, _label,  # noqa: F401  (re-exported)
-                                      history_examples, is_history, is_reference, is_run, model_folders, present,
-                                      run_key)
+                                      history_examples, is_history, is_reference, is_run, plan_roots, planned_runs,
+                                      present, run_key)
 from pfc.schema import SchemaError
 
 
 def run_dirs(root: Path | None = None) -> list[Path]:
-    """Every run directory of the accuracy tables under ``root`` (default: the committed ``ROOT``): the runs at
-    the top (the original 0.5B ``hf`` runs), then each model folder's (``<model>-<backend>/<run>``), by name.
-    The side folders' runs (layout ablation, variants) are the paired comparisons' and notebook 08's."""
-    root = Path(root or ROOT)
-    return [d for base in (root, *model_folders(root)) for d in sorted(base.glob("*/")) if is_run(d)]
+    """Every run directory of the accuracy tables under ``root`` (default: the committed ``ROOT``), as each run's
+    own plan record says (``pfc.report.reference_run.planned_runs``): the runs at the top (the original 0.5B
+    ``hf`` runs), then each model folder's (``<model>-<backend>/<run>``), by name. The side runs (layout
+    ablation, variants) are the paired comparisons' and notebook 08's."""
+    return [d for d, rec in planned_runs(Path(root or ROOT)) if rec.get("tables")]
 
 
 def _cells(ci: dict) -> dict:

@@ -3,11 +3,11 @@
 Five questions, each a pair of run directories under ``reports/reference_runs/`` (:func:`pairs`):
 
 - **prompt layout** (issue 18, item 2): each ``layout/<run>-<other layout>`` ablation run (100 seeded
-  examples of the run under the other layout; ``pfc.run.reference.LAYOUT_ABLATION``) against its run;
+  examples of the run under the other layout; ``pfc.plans.reference.LAYOUT_ABLATION``) against its run;
 - **history mode**: ``tracebench-retrieved`` against ``tracebench-last_k`` (the same 400 examples);
 - **LoRA**: ``ptbench-<split>-lora`` against the base model's ``ptbench-<split>`` (issue 19's base vs LoRA);
 - **model size**: each run of ``PAIRED_RUNS`` in the larger model's folder against the same run in the smaller
-  model's, on one engine (``pfc.run.reference.MODEL_PAIRS``: Qwen2.5-Coder-1.5B − 0.5B on ``openvino``);
+  model's, on one engine (``pfc.plans.reference.MODEL_PAIRS``: Qwen2.5-Coder-1.5B − 0.5B on ``openvino``);
 - **engine**: one model's rows on two engines (``ENGINE_PAIRS``: the 0.5B on ``openvino`` − on ``hf``), a
   check that the faster engine answers as the reference one does; PTBench's ``hf`` runs answered the earlier
   synthesis, so those pairs say "not compared" (the runs' examples hashes differ) rather than pair them.
@@ -35,8 +35,9 @@ from pfc.eval.paired import paired_table
 from pfc.eval.scoring import score
 from pfc.report import reference_run as reference
 from pfc.report.reference_run import present
-from pfc.run.reference import LAYOUT_ABLATION
 from pfc.io import atomic
+from pfc.plans.reference import (ENGINE_PAIRS, LAYOUT_ABLATION, MODEL_PAIRS, PAIRED_RUNS, ablation_run, command,
+                                 folder)
 
 
 COUNTS = ("a_only", "b_only", "n", "clusters")
@@ -61,14 +62,20 @@ def _rows(table) -> list[dict]:
     return [{k: _value(k, v) for k, v in rec.items() if k in keep} for rec in table.to_dict("records")]
 
 
+def _places() -> dict[str, tuple[str, str, str]]:
+    """``{path under the root: (run, model, backend)}`` of every run the model and engine questions compare (where
+    the plan puts each model's runs, ``pfc.plans.reference.folder``)."""
+    sides = [(m, eng) for a, b, eng in MODEL_PAIRS for m in (a, b)] + [(m, e) for m, ea, eb in ENGINE_PAIRS
+                                                                      for e in (ea, eb)]
+    return {f"{folder(m, e)}/{r}".lstrip("/"): (r, m, e) for m, e in sides for r in PAIRED_RUNS}
+
+
 def pairs() -> list[tuple[str, str, str]]:
     """``(question, run A, run B)``: A − B is reported. Runs are named by their path under the root."""
-    from pfc.run.reference import ENGINE_PAIRS, MODEL_PAIRS, PAIRED_RUNS, folder
-
     def at(model: str, backend: str, run: str) -> str:
         return f"{folder(model, backend)}/{run}".lstrip("/")
 
-    return ([("layout", f"layout/{b}-{o}", b) for b, o in LAYOUT_ABLATION.items()]
+    return ([("layout", ablation_run(b), b) for b in LAYOUT_ABLATION]
             + [("history", "tracebench-retrieved", "tracebench-last_k")]
             + [("lora", f"ptbench-{s}-lora", f"ptbench-{s}") for s in ("trained", "untrained")]
             + [("model", at(a, eng, r), at(b, eng, r)) for a, b, eng in MODEL_PAIRS for r in PAIRED_RUNS]
@@ -153,12 +160,9 @@ WHAT = {"layout": "layout", "history": "history", "lora": "model", "model": "mod
 
 
 def _command(run: str) -> str:
-    """The command that makes (or resumes) a pending run named by its path under the root."""
-    head, _, name = run.partition("/")
-    model, _, backend = head.rpartition("-")
-    if name and model and head not in ("layout", "counterfactual"):
-        return f"python -m pfc.run.reference --model {model} --backend {backend} --only {name}"
-    return f"python -m pfc.run.reference --only {run}"
+    """The command that makes (or resumes) a pending run named by its path under the root: the plan's own
+    (``pfc.plans.reference.command``) for the model and engine the pair compares there."""
+    return command(*_places().get(run, (run,)))
 
 
 MIN_USERS = 10  # fewer users than this: a user-clustered bootstrap interval is flagged as rough (it resamples a handful)

@@ -2,7 +2,9 @@
 
 :func:`present` reads a run's config, the rows it finished and the examples they answer (refusing a
 run whose examples are another build than the one it answered), and labels it with its n;
-:func:`is_reference` says whether a directory is such a run. It scores nothing
+:func:`is_reference` says whether a directory is such a run and :func:`planned_runs` finds them, both from
+the plan record each run keeps in its own ``run.json`` (``pfc.plans.reference.record``), never from where it
+sits or what its folders are called. It scores nothing
 (``pfc.report.reference``, ``pfc.report.reference_pairs``) and writes nothing.
 """
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 from pfc import benchmarks, paths
 from pfc.errors import UserError
 from pfc.report.labels import run_label
-from pfc.run.identity import examples_sha256
+from pfc.run.identity import examples_sha256, plan_record
 from pfc.schema import SchemaError
 
 ROOT = paths.ROOT / "reports" / "reference_runs"  # the committed runs (read); metrics.json goes to paths.REPORTS
@@ -31,12 +33,30 @@ def is_run(d: Path) -> bool:
     return (d / "predictions.jsonl").is_file() and (d / "config.json").is_file()
 
 
-def model_folders(root: Path) -> list[Path]:
-    """The ``<model>-<backend>/`` folders under a reference-run root (``pfc.run.reference.folder``), by name:
-    every subfolder that is not itself a run, not a side folder (layout ablation, variants) and holds runs."""
-    from pfc.run.reference import SIDE_FOLDERS
-    return sorted(d for d in Path(root).glob("*/") if d.name not in SIDE_FOLDERS and not is_run(d)
-                  and any(is_run(x) for x in d.glob("*/")))
+def planned_runs(root: Path) -> list[tuple[Path, dict]]:
+    """``(run directory, plan record)`` of every run under ``root`` that records the plan which made it
+    (``run.json``'s ``plan``, ``pfc.run.identity.plan_record``) and sits where that record says, at its run name
+    below a plan root (``root`` itself or a model's folder in it); by depth, then path (``root``'s own runs first)."""
+    root = Path(root)
+    found = []
+    for f in root.rglob("run.json"):
+        d, rec = f.parent, plan_record(f.parent)
+        if rec.get("run") and is_run(d) and d.as_posix().endswith("/" + rec["run"]):
+            found.append((d, rec))
+    return sorted(found, key=lambda x: (len(x[0].relative_to(root).parts), x[0].relative_to(root).as_posix()))
+
+
+def plan_root(run: Path, record: dict) -> Path:
+    """The plan root a recorded run sits in: its directory less its run name (``<root>`` or ``<root>/<folder>``)."""
+    base = Path(run)
+    for _ in Path(record["run"]).parts:
+        base = base.parent
+    return base
+
+
+def plan_roots(root: Path) -> list[Path]:
+    """The plan roots under ``root`` that hold runs (``root`` itself first, then each model's folder)."""
+    return list(dict.fromkeys(plan_root(d, rec) for d, rec in planned_runs(root)))
 
 
 def run_key(run: Path, root: Path) -> str:
@@ -45,24 +65,23 @@ def run_key(run: Path, root: Path) -> str:
     return Path(run).relative_to(Path(root)).as_posix()
 
 
-def in_model_folder(run) -> bool:
-    """True for a run directly in a model folder (``reference_runs/<model>-<backend>/<run>``), never a side
-    folder's run: its label names the engine, as two engines of one model share a table."""
-    from pfc.run.reference import SIDE_FOLDERS
-    p = Path(run).resolve()
-    return p.parent.parent.name == "reference_runs" and p.parent.name not in SIDE_FOLDERS
-
-
 def shown(config: dict, run) -> dict:
-    """The config a run's label is made from: a model folder's run names its engine after the model
-    (``qwen2.5-coder-0.5b · openvino``), as the top-level ``hf`` runs of the same model share its tables."""
-    return {**config, "model": f"{config.get('model')} · {config.get('backend')}"} if in_model_folder(run) else config
+    """The config a run's label is made from: a run whose plan says so names its engine after the model
+    (``qwen2.5-coder-0.5b · openvino``: every model folder's run of the reference plan, as the top-level ``hf``
+    runs of the same model share its tables)."""
+    named = plan_record(run).get("names_engine")
+    return {**config, "model": f"{config.get('model')} · {config.get('backend')}"} if named else config
+
+
+def joins_tables(record: dict) -> bool:
+    """True for the plan record of a reference run that joins the accuracy tables (the reference plan's runs;
+    its side runs, the layout ablation and the variants, do not)."""
+    return record.get("plan") == "reference" and bool(record.get("tables"))
 
 
 def is_reference(run_dir) -> bool:
-    """True for a run directly under a ``reference_runs/`` directory (the committed one, or a copy) or directly
-    in one of its model folders (:func:`in_model_folder`)."""
-    return Path(run_dir).resolve().parent.name == "reference_runs" or in_model_folder(run_dir)
+    """True for a reference run of the accuracy tables, as its own ``run.json`` records (:func:`joins_tables`)."""
+    return joins_tables(plan_record(run_dir))
 
 
 def present(run: Path):

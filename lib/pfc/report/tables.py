@@ -47,6 +47,7 @@ class Run:
     hashes: dict = field(default_factory=dict)
     run_dir: str | None = None
     coverage: dict = field(default_factory=dict)  # pfc.eval.coverage: matched/missing/unknown/duplicate
+    plan: dict = field(default_factory=dict)      # the record of the plan that made it (run.json), {} for none
 
 
 def _examples_path(run_dir: Path, config: dict, examples) -> Path:
@@ -79,8 +80,10 @@ def load_run(run_dir, examples=None, tools=None, name: str | None = None) -> Run
         raise UserError(f"{cfg_path}: field 'benchmark' is {bench!r}; expected one of {benchmarks.NAMES}")
     ex_path = _examples_path(d, config, examples)
     from pfc.report import reference_run as reference
-    if examples is None and tools is None and reference.is_reference(d):  # scored on the rows present, labelled
-        from pfc.eval.coverage import coverage
+    from pfc.run.identity import plan_record
+    plan = plan_record(d)
+    if examples is None and tools is None and reference.joins_tables(plan):  # as its run.json says: a reference
+        from pfc.eval.coverage import coverage  # run of the tables, scored on the rows it holds, labelled with its n
         from pfc.eval.scoring import score
         _, exs, outputs, ts, planned, label = reference.present(d)
         rep = score(exs, outputs, bench, ts)
@@ -93,7 +96,7 @@ def load_run(run_dir, examples=None, tools=None, name: str | None = None) -> Run
     if ex_file.is_file():
         hashes["examples"] = sha256_path(ex_file)
     return Run(name or run_label(config, d.name), bench, config, rep.per_example, rep.metrics, rep.errors,
-               hashes, paths.relative(d), rep.coverage)
+               hashes, paths.relative(d), rep.coverage, plan)
 
 
 def load_runs(run_dirs, examples=None, tools=None) -> list[Run]:
@@ -168,18 +171,19 @@ def toolspectrum_levels(runs: list[Run], n_boot: int = N_BOOT, seed: int = 0) ->
 
 
 def figure_runs(runs: list[Run]) -> tuple[list[Run], list[Run]]:
-    """(runs to draw, runs left out): a run of a model that also has a committed reference run on the same
-    benchmark is left out of figures, which draw the reference run instead (``make reproduce``'s 9-example
-    sample of the same model would add a line whose intervals span 0 to 1). Tables keep every run.
+    """(runs to draw, runs left out): a run of a model that also has a reference run of the tables on the same
+    benchmark (as its ``run.json`` records, ``Run.plan``) is left out of figures, which draw the reference run
+    instead (``make reproduce``'s 9-example sample of the same model would add a line whose intervals span 0
+    to 1). Tables keep every run.
 
-    >>> r = lambda name, d: Run(name, "tracebench", {"model": "m"}, None, {}, None, run_dir=d)
-    >>> [x.name for x in figure_runs([r("sample", "data/runs/s"), r("ref", "reports/reference_runs/x")])[0]]
+    >>> r = lambda name, plan: Run(name, "tracebench", {"model": "m"}, None, {}, None, plan=plan)
+    >>> [x.name for x in figure_runs([r("sample", {}), r("ref", {"plan": "reference", "tables": True})])[0]]
     ['ref']
     """
-    from pfc.report import reference_run as reference
+    from pfc.report.reference_run import joins_tables
 
     def is_ref(r: Run) -> bool:
-        return bool(r.run_dir) and reference.is_reference(r.run_dir)
+        return joins_tables(r.plan)
     covered = {(r.benchmark, r.config.get("model")) for r in runs if is_ref(r)}
     drawn, left_out = [], []
     for r in runs:  # a partition by position: runs are dataclasses holding DataFrames, never compared with ==

@@ -1,7 +1,9 @@
 """The typed configuration of one run, checked before anything runs.
 
 :class:`RunConfig` holds every choice of a run (benchmark, examples, backend and model,
-strategy, history, sampling, seed, sample, cache); :meth:`RunConfig.check` refuses a
+strategy, history, sampling, seed, sample, cache), whoever starts it: ``pfc run`` (its flags are a table of
+these fields, ``pfc.run.run_args``), a sweep, a plan of ``pfc.plans``, the pipeline, a notebook, a test;
+:meth:`RunConfig.check` refuses a
 configuration that cannot work with a :class:`pfc.errors.UserError` naming the option;
 :meth:`RunConfig.record` is what ``config.json`` says about it. This module runs nothing
 (``pfc.run.runner``) and reads no example beyond the shape check.
@@ -70,6 +72,7 @@ class RunConfig:
     ids: tuple | None = None               # run only these example ids (a sample)
     prompt_variant: str = "all"            # PTBench profile ablations
     layout: str = "paper"                  # prompt layout (pfc.run.prompts.LAYOUTS): paper | prefix
+    plan: dict | None = None               # the plan that made it (pfc.plans): kept in run.json, not its identity
 
     def check(self) -> None:
         """Refuse (UserError) an option that cannot work, before any example is read."""

@@ -7,7 +7,9 @@ prompt layout (``layout``, recorded when not ``paper``: a paper-layout run keeps
 it had before layouts existed, so it still resumes) and a content hash of the examples and the tools (independent of where they live).
 :func:`claim` writes it on a fresh directory, accepts the same identity on resume, and
 refuses a different one naming each differing field; ``force=True`` moves the old run's
-files into ``<out>/attic/<n>/`` and starts afresh. It does not run anything.
+files into ``<out>/attic/<n>/`` and starts afresh. Beside the identity, ``run.json`` may hold the record of
+the plan that made the run (``plan``: its name there, how reports show it; :func:`plan_record`), which is never
+compared. It does not run anything.
 
     >>> diff({"a": 1, "s": {"t": 0.1}}, {"a": 1, "s": {"t": 0.7}})
     ['s.t: 0.1 -> 0.7']
@@ -111,22 +113,25 @@ def move_aside(out: Path) -> Path | None:
     return dest
 
 
-def claim(out, ident: dict, force: bool = False, shown: str | None = None) -> Path | None:
-    """Make ``out`` a run directory of ``ident``; returns where old files went when ``force`` moved them."""
+def claim(out, ident: dict, force: bool = False, shown: str | None = None, plan: dict | None = None) -> Path | None:
+    """Make ``out`` a run directory of ``ident``; returns where old files went when ``force`` moved them.
+    ``plan``: the record of the plan that made the run (``RunConfig.plan``), kept in ``run.json`` beside the
+    identity and never part of it (a run without one keeps the record it has)."""
     out = Path(out)
     shown = shown or str(out)
     rec = out / RUN_JSON
     pred = out / "predictions.jsonl"
-    moved, upgrade = None, False
+    moved, upgrade, doc = None, False, {}
     if force:
         moved = move_aside(out)
     elif rec.exists():
         try:
-            old = json.loads(rec.read_text(encoding="utf-8"))["identity"]
+            doc = json.loads(rec.read_text(encoding="utf-8"))
+            old = doc["identity"]
         except (ValueError, KeyError, TypeError):
             old = None
         if not isinstance(old, dict):
-            old = None
+            old, doc = None, {}
         added = [] if old is None else [f for f in LATER_FIELDS if f not in old and f in ident]
         changes = ["run.json: unreadable"] if old is None else diff({**old, **{f: ident[f] for f in added}}, ident)
         upgrade = bool(added)  # the same run, recorded before the added fields existed
@@ -138,6 +143,26 @@ def claim(out, ident: dict, force: bool = False, shown: str | None = None) -> Pa
         raise RunIdentityError("has predictions but no run.json, so what made them is unknown; "
                                "use --force to move them to attic/ and start afresh, or another --out", file=shown)
     out.mkdir(parents=True, exist_ok=True)
-    if not rec.exists() or upgrade:
-        atomic.write_json(rec, {"identity": ident})
+    plan = plan if plan is not None else doc.get("plan")
+    if not rec.exists() or upgrade or plan != doc.get("plan"):
+        atomic.write_json(rec, {"identity": ident, **({"plan": plan} if plan is not None else {})})
     return moved
+
+
+def write_plan(out, plan: dict) -> None:
+    """Record ``plan`` in an existing run's ``run.json``, its identity kept as it is (a run made before plans
+    recorded themselves)."""
+    rec = Path(out) / RUN_JSON
+    doc = json.loads(rec.read_text(encoding="utf-8"))
+    if doc.get("plan") != plan:
+        atomic.write_json(rec, {"identity": doc["identity"], "plan": plan})
+
+
+def plan_record(run_dir) -> dict:
+    """The record of the plan that made a run (``run.json``'s ``plan``), ``{}`` for a run made by hand."""
+    try:
+        doc = json.loads((Path(run_dir) / RUN_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    plan = doc.get("plan") if isinstance(doc, dict) else None
+    return plan if isinstance(plan, dict) else {}

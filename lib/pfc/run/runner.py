@@ -16,12 +16,14 @@ examples are adjacent and grow in history length (shared prompt prefixes).
 The parts: the typed configuration (``pfc.run.config.RunConfig``), the request builder
 (``pfc.run.requests``), the strategy (``pfc.run.strategies``), the cached, metered backend
 (``pfc.run.cached``) and the run directory writer with its typed rows (``pfc.run.writer``);
-this module joins them (:func:`execute`) and keeps :func:`run`, the keyword form.
+this module joins them (:func:`execute`; :func:`execute_or_replace` for a directory a plan owns). Every caller
+describes its run as one ``RunConfig`` (``pfc run`` builds it from its flags, ``pfc.run.run_args``).
 
     python -m pfc run --benchmark tracebench --examples data/benchmarks/tracebench --backend history-prior --out data/runs/hp
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from pfc import benchmarks, paths
@@ -61,20 +63,6 @@ def _ordered(examples, requests: RequestBuilder | None = None):
     return sorted(examples, key=lambda e: (e.user_id or "", len(e.history), e.id))
 
 
-def run(benchmark: str, examples_path, backend, out_dir, model: str = "", strategy: str = "zero_shot",
-        history: str = "full", k: int = 50, limit: int | None = None, native: bool = True, seed: int = 0,
-        batch_size: int = 16, sampling: dict | None = None, cache_path=None, tools_path=None,
-        backend_options: dict | None = None, progress: bool = True, force: bool = False,
-        use_cache: bool = True, ids=None, prompt_variant: str = "all", layout: str = "paper") -> dict:
-    """Run (or resume) one run directory; returns this invocation's usage (keyword form of :func:`execute`)."""
-    return execute(RunConfig(benchmark, examples_path, backend, out_dir, model=model, strategy=strategy,
-                             history=history, k=k, limit=limit, native=native, seed=seed, batch_size=batch_size,
-                             sampling=dict(sampling or {}), cache_path=cache_path, tools=tools_path,
-                             backend_options=dict(backend_options or {}), progress=progress, force=force,
-                             use_cache=use_cache, ids=None if ids is None else tuple(ids),
-                             prompt_variant=prompt_variant, layout=layout))
-
-
 def _select(cfg: RunConfig, examples: list) -> tuple[list, list]:
     """The examples to run (``ids``, then ``limit``) and the few-shot pool."""
     if cfg.ids is not None:
@@ -103,34 +91,21 @@ def execute(cfg: RunConfig) -> dict:
     Re-running a finished run changes nothing on disk: its ``config.json`` and ``usage.json`` keep
     describing the invocations that made it.
     """
-    from tqdm import tqdm
-    from pfc.progress import stream as progress_stream
     cfg.check()
     adapter = benchmarks.get(cfg.benchmark)
     check_examples(cfg.benchmark, cfg.examples)
     all_examples, tools = adapter.load(cfg.examples, cfg.tools)
     examples, pool = _select(cfg, all_examples)
-    sampling = cfg.full_sampling()
     be = cfg.backend if not isinstance(cfg.backend, str) else get(cfg.backend, cfg.model, tools=tools, seed=cfg.seed,
                                                                   **(cfg.backend_options or {}))
     preflight(cfg.benchmark, adapter, be, examples, tools, cfg.examples, cfg.tools)
     # one writer per run directory, from reading run.json to the last row (pfc.io.lock): a second
     # `pfc run`, a sweep worker or the pipeline on the same --out is refused naming the holder
     with writer_lock(cfg.out_dir, "run directory"):
-        ids = cfg.sample_ids()
-        ident = run_identity.build(benchmark=cfg.benchmark, backend=be.name, backend_version=getattr(be, "version", ""),
-                                   model=be.model, strategy=cfg.strategy, history=cfg.history, k=cfg.k,
-                                   native_tools=cfg.native, sampling=sampling, seed=cfg.seed,
-                                   model_identity=be.identity(), prompt_variant=cfg.prompt_variant,
-                                   prompt_template=template_identity(cfg.benchmark),
-                                   examples_sha256=run_identity.examples_sha256(cfg.benchmark, cfg.examples,
-                                                                                cfg.tools, all_examples, tools),
-                                   sample_sha256=None if ids is None else run_identity.text_hash(ids),
-                                   **({"layout": cfg.layout} if cfg.layout != "paper" else {}))
-        moved = run_identity.claim(Path(cfg.out_dir), ident, force=cfg.force, shown=str(cfg.out_dir))
+        moved = run_identity.claim(Path(cfg.out_dir), _identity(cfg, be, all_examples, tools), force=cfg.force,
+                                   shown=str(cfg.out_dir), plan=cfg.plan)
         writer = RunWriter(cfg.out_dir)
-        done = writer.finished()
-        wanted = {e.id for e in examples}
+        done, wanted = writer.finished(), {e.id for e in examples}
         if wanted and wanted <= done and moved is None and (Path(cfg.out_dir) / "config.json").is_file() \
                 and writer.usage_done() == len(wanted):
             # a finished run: nothing to do, and its config.json and usage.json (what made it) stay as they are.
@@ -143,53 +118,87 @@ def execute(cfg: RunConfig) -> dict:
         if all_examples and all_examples[0].meta.get("synthesis"):  # our PTBench synthesis' version (reports keep
             record["synthesis"] = all_examples[0].meta["synthesis"]  # runs on an earlier one out of the tables)
         writer.write_config(record)
-        requests = RequestBuilder(cfg.benchmark, tools, cfg.strategy, cfg.history, cfg.k, cfg.native, sampling,
-                                  pool, cfg.prompt_variant, cfg.layout)
+        requests = RequestBuilder(cfg.benchmark, tools, cfg.strategy, cfg.history, cfg.k, cfg.native,
+                                  cfg.full_sampling(), pool, cfg.prompt_variant, cfg.layout)
         todo = _ordered([e for e in examples if e.id not in done], requests if cfg.layout == "prefix" else None)
-        cached = CachedBackend(be, ResponseCache(cfg.cache_path or paths.CACHE / "responses.sqlite")
-                               if cfg.use_cache else None)
-        strategy = strategies.get(cfg.strategy)
         usage = {"failures": 0, "already_done": len(done & wanted), "written": 0, "todo": len(todo),
                  "n_examples": len(examples), "first_error": None,
                  "moved_aside": None if moved is None else paths.relative(moved)}
-        bar = tqdm(total=len(todo), desc=f"{be.name} on {cfg.benchmark}", unit="ex", disable=not cfg.progress,
-                   file=progress_stream())  # the terminal, not a notebook's saved outputs (pfc.progress)
+        return _answer(cfg, be, writer, requests, todo, usage, wanted)
 
-        result: dict = {}
 
-        def finish(**extra) -> None:
-            bar.close()
-            cached.close()
-            merged = {**cached.counts, **usage, **extra}
-            result.update({k: merged[k] for k in USAGE_ORDER if k in merged}, **cached.usage())
-            writer.write_usage(result)
+def _identity(cfg: RunConfig, be, all_examples, tools) -> dict:
+    """The run's identity (``run.json``, ``pfc.run.identity``): what must match for a directory to resume."""
+    ids = cfg.sample_ids()
+    return run_identity.build(benchmark=cfg.benchmark, backend=be.name, backend_version=getattr(be, "version", ""),
+                              model=be.model, strategy=cfg.strategy, history=cfg.history, k=cfg.k,
+                              native_tools=cfg.native, sampling=cfg.full_sampling(), seed=cfg.seed,
+                              model_identity=be.identity(), prompt_variant=cfg.prompt_variant,
+                              prompt_template=template_identity(cfg.benchmark),
+                              examples_sha256=run_identity.examples_sha256(cfg.benchmark, cfg.examples, cfg.tools,
+                                                                           all_examples, tools),
+                              sample_sha256=None if ids is None else run_identity.text_hash(ids),
+                              **({"layout": cfg.layout} if cfg.layout != "paper" else {}))
 
-        try:
-            with writer:
-                for start in range(0, len(todo), cfg.batch_size):
-                    batch = todo[start:start + cfg.batch_size]
 
-                    def on_answer(i, resp, domain_step):
-                        ex = batch[i]
-                        if resp.error is not None:
-                            usage["failures"] += 1
-                            usage["first_error"] = usage["first_error"] or f"{ex.id}: {resp.error}"
-                            writer.fail(ex.id, resp.error)
-                        else:
-                            writer.write(PredictionRow(ex.id, resp.output(), resp.cached, generation(resp) or None,
-                                                       domain_step))
-                            usage["written"] += 1
-                        bar.update(1)
-                    strategy.answer(batch, requests, cached, on_answer)
-        except KeyboardInterrupt:
-            saved = len(writer.finished() & wanted)
-            finish(interrupted=True, done=saved)
-            raise RunInterrupted(saved, len(examples), str(cfg.out_dir)) from None
-        except BaseException:  # crashed: finished rows are on disk; say so in usage.json
-            finish(interrupted=True)
-            raise
-        finish(done=len(writer.finished() & wanted))
-        return result
+def _answer(cfg: RunConfig, be, writer: RunWriter, requests: RequestBuilder, todo: list, usage: dict,
+            wanted: set) -> dict:
+    """Answer ``todo`` batch by batch through the cached backend, each row written as it returns; ``usage.json``
+    written at the end, also when interrupted or crashed (``"interrupted": true``)."""
+    from tqdm import tqdm
+    from pfc.progress import stream as progress_stream
+    cached = CachedBackend(be, ResponseCache(cfg.cache_path or paths.CACHE / "responses.sqlite")
+                           if cfg.use_cache else None)
+    strategy = strategies.get(cfg.strategy)
+    bar = tqdm(total=len(todo), desc=f"{be.name} on {cfg.benchmark}", unit="ex", disable=not cfg.progress,
+               file=progress_stream())  # the terminal, not a notebook's saved outputs (pfc.progress)
+    result: dict = {}
+
+    def finish(**extra) -> None:
+        bar.close()
+        cached.close()
+        merged = {**cached.counts, **usage, **extra}
+        result.update({k: merged[k] for k in USAGE_ORDER if k in merged}, **cached.usage())
+        writer.write_usage(result)
+
+    try:
+        with writer:
+            for start in range(0, len(todo), cfg.batch_size):
+                batch = todo[start:start + cfg.batch_size]
+
+                def on_answer(i, resp, domain_step):
+                    ex = batch[i]
+                    if resp.error is not None:
+                        usage["failures"] += 1
+                        usage["first_error"] = usage["first_error"] or f"{ex.id}: {resp.error}"
+                        writer.fail(ex.id, resp.error)
+                    else:
+                        writer.write(PredictionRow(ex.id, resp.output(), resp.cached, generation(resp) or None,
+                                                   domain_step))
+                        usage["written"] += 1
+                    bar.update(1)
+                strategy.answer(batch, requests, cached, on_answer)
+    except KeyboardInterrupt:
+        saved = len(writer.finished() & wanted)
+        finish(interrupted=True, done=saved)
+        raise RunInterrupted(saved, usage["n_examples"], str(cfg.out_dir)) from None
+    except BaseException:  # crashed: finished rows are on disk; say so in usage.json
+        finish(interrupted=True)
+        raise
+    finish(done=len(writer.finished() & wanted))
+    return result
+
+
+def execute_or_replace(cfg: RunConfig, said=None) -> dict:
+    """:func:`execute`, except that a directory made by another run (another sample, model, sampling, …) is
+    moved to ``attic/`` and the run redone, its unchanged requests answered from the response cache: for
+    directories a plan owns. ``said(error)`` hears why, first."""
+    try:
+        return execute(cfg)
+    except run_identity.RunIdentityError as e:
+        if said is not None:
+            said(e)
+        return execute(replace(cfg, force=True))
 
 
 # usage.json's keys, in the order it has always written them

@@ -21,7 +21,7 @@ from pfc.errors import EXIT_INTERRUPTED, EXIT_RUN_FAILED, UserError, out_dir
 from pfc.io import atomic
 from pfc.sweep import index
 from pfc.sweep.plan import Plan, plan
-from pfc.sweep.spec import OPTION_FLAGS, load_spec, resolve_path, slug
+from pfc.sweep.spec import load_spec, resolve_path, slug
 
 
 def default_out(spec_path) -> Path:
@@ -93,26 +93,25 @@ def check_plan(p: Plan, out: Path, spec_path, inputs: bool = True) -> list[str]:
     ``inputs=False`` (a dry run, perhaps on a machine without the cluster's data): missing input files are
     returned, one line each, instead of refused."""
     missing = []
-    from pfc.run.run_args import check_run_args
-    from pfc.run.config import RunConfig
+    from dataclasses import replace
+    from pfc.run.run_args import parse_run_args
     built = {str(out / "benchmarks" / name) for name in p.builds}
     for r in p.runs:
         field = f"run {r.name}"
         try:
-            ns = check_run_args(r.pfc_run_args(out))
-            RunConfig(r.benchmark, r.examples, r.backend, r.run_dir(out), strategy=r.strategy, history=r.history,
-                      k=r.k, layout=r.layout or "paper").check()
+            parsed = parse_run_args(r.pfc_run_args(out))  # the line the dry run prints, read back by `pfc run`
+            parsed.check()
         except UserError as e:
             raise UserError(f"`pfc run` would refuse it: {e}", file=str(spec_path), field=field) from None
-        for flag, value in (("examples", r.examples), ("tools", r.tools)):
+        for flag, value in (("examples", r.config.examples), ("tools", r.config.tools)):
             if value and value not in built and not Path(value).exists():
                 e = UserError(f"{flag}: {paths.relative(Path(value))} not found", file=str(spec_path), field=field)
                 if inputs:
                     raise e
                 missing.append(str(e))
-        r.sampling = {k: getattr(ns, k) for k in r.sampling}
-        r.options = {k: (getattr(ns, k) if k in OPTION_FLAGS and k != "prefix_reuse" else v)
-                     for k, v in r.options.items()}
+        # the values as `pfc run` types them (a YAML 0 for a temperature is 0.0); options without a flag stay
+        r.config = replace(r.config, sampling=parsed.sampling,
+                           backend_options={**r.config.backend_options, **parsed.backend_options})
     return missing
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict
 from pathlib import Path
 
 from pfc.errors import UserError
@@ -76,10 +75,8 @@ def write_index(out, p: Plan, status: dict, spec_name: str) -> Path:
     out = Path(out)
     runs = []
     for r in p.runs:
-        d = asdict(r)
-        d.update(run_dir=r.run_dir(".").as_posix(), label=r.label(), **status.get(r.name, {"status": "planned"}))
-        d.pop("examples"), d.pop("tools")
-        runs.append(d)
+        runs.append({**r.index_entry(), "run_dir": r.run_dir(".").as_posix(), "label": r.label(),
+                     **status.get(r.name, {"status": "planned"})})
     index = {"spec": spec_name, "spec_hash": p.spec_hash, "n_runs": len(runs),
              "counts": {s: sum(1 for r in runs if r["status"] == s) for s in dict.fromkeys(r["status"] for r in runs)},
              "runs": runs, "skipped": p.skipped}

@@ -1,8 +1,8 @@
 """One run of a sweep, wherever it executes: take the run directory, call the runner, say how it ended.
 
 :func:`execute` is what a Ray task (or a model-holding actor) calls for one
-:class:`pfc.sweep.plan.PlannedRun`: it calls ``pfc.run.runner.run`` (which takes the run
-directory's writer lock) — the same function ``pfc run`` calls, so the directory, its
+:class:`pfc.sweep.plan.PlannedRun`: it calls ``pfc.run.runner.execute`` on the run's ``RunConfig`` (which takes
+the run directory's writer lock) — the same function ``pfc run`` calls, so the directory, its
 resume, run identity and ``pfc score`` are unchanged — and returns a plain dict:
 ``status`` (``complete``, ``failed``), ``error`` (one line: why), ``done``/``n_examples``,
 ``host``/``pid``, seconds and the predictions' sha256. A mistake in the run (refused
@@ -40,15 +40,16 @@ def execute(planned, out, cache_path=None, backend=None) -> dict:
     """Run (or resume) ``planned`` into ``<out>/runs/<name>``; ``backend``: an already loaded backend object
     (a model kept loaded across runs), else the runner builds it by name."""
     import os
+    from dataclasses import replace
     from pfc.run.checks import failure_summary
-    from pfc.run.runner import run
+    from pfc.run import runner
     run_dir = planned.run_dir(out)
     t0 = time.time()
     result = {"host": socket.gethostname(), "pid": os.getpid(), "status": "failed", "error": None}
     try:
         # the runner takes the run directory's writer lock (pfc.io.lock) itself
-        usage = run(planned.benchmark, planned.examples, backend if backend is not None else planned.backend,
-                    run_dir, cache_path=cache_path, **planned.runner_kwargs())
+        usage = runner.execute(replace(planned.config, out_dir=run_dir, cache_path=cache_path,
+                                       backend=backend if backend is not None else planned.config.backend))
         line = failure_summary(usage, str(run_dir))
         result.update(done=usage.get("done"), n_examples=usage.get("n_examples"), error=line,
                       status="complete" if line is None and usage.get("done") == usage.get("n_examples")

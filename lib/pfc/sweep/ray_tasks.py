@@ -149,10 +149,11 @@ class _ModelHolder:
         from pfc.sweep.one_run import execute
         apply_env(env)  # before the backend is built: the openai backend reads the key then
         backend = None
-        if planned.backend not in builtin.BUILTINS:
-            key = json.dumps([planned.backend, planned.model, planned.options], sort_keys=True)
+        cfg = planned.config
+        if cfg.backend not in builtin.BUILTINS:
+            key = json.dumps([cfg.backend, cfg.model, cfg.backend_options], sort_keys=True)
             if key not in self.backends:
-                self.backends[key] = get(planned.backend, planned.model, **planned.options)
+                self.backends[key] = get(cfg.backend, cfg.model, **cfg.backend_options)
             backend = self.backends[key]
         return execute(planned, out, cache_path, backend=backend)
 

@@ -25,16 +25,13 @@ from pathlib import Path
 from pfc import paths
 from pfc.errors import UserError
 from pfc.io.safepath import safe_name
+from pfc.run.run_args import flag_keys
 
 SETTINGS = {"strategy": ["zero_shot"], "history": ["full"], "k": [50], "layout": [None], "seed": [0]}
 MODEL_KEYS = {"name", "backend", "model", "resources", "keep_loaded", "options", "sampling"}
 RESOURCE_KEYS = {"cpus", "gpus", "tensor_parallel_size", "custom"}
 BENCH_KEYS = {"name", "benchmark", "examples", "tools", "build", "limit", "settings"}
 SPEC_KEYS = {"name", "models", "benchmarks", "settings", "retries", "cache"}
-# backend options and sampling keys, with the `pfc run` flag each one is
-OPTION_FLAGS = {"concurrency": "--concurrency", "timeout": "--timeout", "dtype": "--dtype", "device": "--device",
-                "adapter": "--adapter", "prefix_reuse": "--no-prefix-reuse", "engine": "--engine"}
-SAMPLING_FLAGS = {"max_tokens": "--max-tokens", "temperature": "--temperature", "top_p": "--top-p"}
 
 
 def spec_error(msg: str, spec_path, field_: str) -> UserError:
@@ -129,10 +126,10 @@ def _model(m, i: int, spec_path) -> dict:
     if not isinstance(m.get("keep_loaded", False), bool):
         raise spec_error(f"expected true or false, got {m['keep_loaded']!r}", spec_path, f"{where}.keep_loaded")
     opts, samp = m.get("options") or {}, m.get("sampling") or {}
-    if not isinstance(opts, dict) or set(opts) - set(OPTION_FLAGS):
-        raise spec_error(f"expected some of {sorted(OPTION_FLAGS)}", spec_path, f"{where}.options")
-    if not isinstance(samp, dict) or set(samp) - set(SAMPLING_FLAGS):
-        raise spec_error(f"expected some of {sorted(SAMPLING_FLAGS)}", spec_path, f"{where}.sampling")
+    for key, given in (("options", opts), ("sampling", samp)):  # the keys `pfc run` has a flag for
+        known = flag_keys("backend_options" if key == "options" else key)
+        if not isinstance(given, dict) or set(given) - set(known):
+            raise spec_error(f"expected some of {sorted(known)}", spec_path, f"{where}.{key}")
     bad = next((k for k, v in samp.items() if not isinstance(v, (int, float)) or isinstance(v, bool)), None)
     if bad:
         raise spec_error(f"expected a number, got {samp[bad]!r}", spec_path, f"{where}.sampling.{bad}")

@@ -5,14 +5,17 @@ One request per TRACEBench anchor (anchors in a seeded order, ``pfc.data.counter
 contradict-stated variants (``counterfactual/tracebench-contradict-stated``) and the originals they came from
 (``…-originals``: stated-wins needs the model's answer on each original). :func:`build_evidence` writes the
 variant sets beside TRACEBench, the very sets ``make reproduce``'s baselines answer for notebook 09;
-:func:`evidence_runs` gives ``pfc.run.reference.plan`` their entries. It runs nothing and scores nothing.
+:func:`evidence_runs` gives ``pfc.plans.reference.plan`` their steps. It runs nothing and scores nothing.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from pfc import benchmarks
 from pfc.data.counterfactual import sample
+from pfc.plans import Planned
+from pfc.run.config import RunConfig
 
 DOSE_RUN = "counterfactual/tracebench-dose"
 STATED_RUN = "counterfactual/tracebench-contradict-stated"
@@ -42,14 +45,19 @@ def build_evidence(tracebench: Path, kinds=tuple(EVIDENCE_SETS)) -> None:
               len(examples), examples, sampled=EVIDENCE_SETS[kind])
 
 
-def evidence_runs(tracebench: Path, exs: list) -> list[dict]:
-    """The dose and contradict-stated runs (and the latter's originals): ids drawn here, deterministically."""
+def evidence_runs(tracebench: Path, exs: list, like: RunConfig) -> list[Planned]:
+    """The dose and contradict-stated runs (and the latter's originals), with ``like``'s settings (the plan's
+    ``tracebench-last_k``): ids drawn here, deterministically; each run's ``out_dir`` is its name under the root
+    ``like``'s directory sits in."""
     dose, _ = sample(exs, "dose", DOSE_ANCHORS, seed=0)
     stated, _ = sample(exs, "contradict-stated", STATED_ANCHORS, seed=0)
-    same = {"benchmark": EVIDENCE_BENCHMARK, "history": "last_k", "k": 10, "layout": "paper"}
-    return [{**same, "name": DOSE_RUN, "examples": evidence_dir(tracebench, "dose"), "ids": [v.id for v in dose],
-             "build": lambda: build_evidence(tracebench, ("dose",))},
-            {**same, "name": STATED_RUN, "examples": evidence_dir(tracebench, "contradict-stated"),
-             "ids": [v.id for v in stated], "build": lambda: build_evidence(tracebench, ("contradict-stated",))},
-            {**same, "name": STATED_ORIGINALS_RUN, "examples": tracebench,
-             "ids": sorted(v.meta["counterfactual"]["original_id"] for v in stated)}]
+    root = Path(like.out_dir).parent
+
+    def run(name: str, examples: Path, ids) -> RunConfig:
+        return replace(like, examples=examples, ids=tuple(ids), out_dir=root / name)
+    return [Planned(DOSE_RUN, run(DOSE_RUN, evidence_dir(tracebench, "dose"), [v.id for v in dose]),
+                    build=lambda: build_evidence(tracebench, ("dose",))),
+            Planned(STATED_RUN, run(STATED_RUN, evidence_dir(tracebench, "contradict-stated"), [v.id for v in stated]),
+                    build=lambda: build_evidence(tracebench, ("contradict-stated",))),
+            Planned(STATED_ORIGINALS_RUN, run(STATED_ORIGINALS_RUN, tracebench,
+                                              sorted(v.meta["counterfactual"]["original_id"] for v in stated)))]
