@@ -90,9 +90,10 @@ test-vllm: $(VVENV)/.installed models ## optional: vllm backend + vLLM server on
 	$(VVENV)/bin/python -m pytest tests_vllm -p no:cacheprovider -v -s
 
 FAST := not slow and not model and not notebook
+JOBS ?= auto  # pytest-xdist workers for the fast tier (one per core; JOBS=0: one process)
 test-fast: $(STAMP) ## the fast tier on the core stack (requirements.txt + pfc): tests and doctests not marked slow, model or notebook (no torch, no inspect extra, no make models, no chromium)
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest lib/pfc --doctest-modules -m "$(FAST)" -p no:cacheprovider
-	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests -m "$(FAST)" -p no:cacheprovider
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests -m "$(FAST)" -p no:cacheprovider -n $(JOBS)
 
 REPRO_DEPS := $(STAMP) $(if $(filter none,$(REAL_MODEL)),,$(STAMP_MODELS) models)
 reproduce: $(REPRO_DEPS) ## papermill pipeline: build TRACEBench, baselines + the packaged real model (REAL_MODEL=none: without), BACKEND=/MODEL= runs, committed reference runs re-scored (REGENERATE=1: resumed first), tables, taxonomy, figures -> reports/index.html

@@ -70,9 +70,24 @@ def _fast_tier(config) -> bool:
     return all(f"not {m}" in expr for m in ("slow", "model", "notebook"))
 
 
+_HEAVY_IN_WORKERS: set = set()   # what pytest-xdist workers (make test-fast runs -n auto) reported loading
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """The controller collects each worker's heavy imports (a worker's own exit status is not the run's)."""
+    _HEAVY_IN_WORKERS.update(getattr(node, "workeroutput", {}).get("heavy", ()))
+
+
 def pytest_sessionfinish(session, exitstatus):
-    """The fast tier must not need the model stack: importing torch/transformers there is a failure."""
+    """The fast tier must not need the model stack: importing torch/transformers there is a failure,
+    in this process or in any pytest-xdist worker (which hands its list to the controller)."""
     loaded = [m for m in HEAVY if m in sys.modules]
+    worker = getattr(session.config, "workeroutput", None)
+    if worker is not None:
+        worker["heavy"] = loaded
+        return
+    loaded = sorted(set(loaded) | _HEAVY_IN_WORKERS)
     if _fast_tier(session.config) and loaded:
         session.config.pluginmanager.get_plugin("terminalreporter").write_line(
             f"the fast tier imported {', '.join(loaded)}: mark the test that needs it @pytest.mark.model", red=True)

@@ -142,9 +142,11 @@ def tracebench_check(root: Path) -> dict:
 
 def compute(root: Path | None = None, n_boot: int = N_BOOT, seed: int = 0) -> dict:
     """``{"pairs": [...], "tracebench_layouts": {...}}`` for the committed runs (or those under ``root``)."""
+    from pfc.io.reuse import reading_once
     root = Path(root or reference.ROOT)
-    return {"pairs": [pair(root, *p, n_boot=n_boot, seed=seed) for p in pairs()],
-            "tracebench_layouts": tracebench_check(root)}
+    with reading_once():  # both runs of a pair, and every pair on one build, read and hash its examples once
+        return {"pairs": [pair(root, *p, n_boot=n_boot, seed=seed) for p in pairs()],
+                "tracebench_layouts": tracebench_check(root)}
 
 
 def _ci(lo, hi) -> str:
@@ -238,9 +240,7 @@ def frame(result: dict):
 
 def write(root: Path | None = None, out_dir: Path | None = None) -> list[Path]:
     """Write ``paired.json`` and ``paired.md`` (default: beside ``metrics.json``)."""
-    from pfc.io.reuse import reading_once
-    with reading_once():  # both runs of a pair, and every pair on one build, read its examples once
-        result = compute(root)
+    result = compute(root)
     out_dir = Path(out_dir or paths.REPORTS / "reference_runs")
     out_dir.mkdir(parents=True, exist_ok=True)
     js, md = out_dir / "paired.json", out_dir / "paired.md"
