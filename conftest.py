@@ -43,6 +43,8 @@ def pytest_ignore_collect(collection_path, config):
     """Skip the model-stack modules' doctests when torch is missing or the session deselects ``model``, and
     a module of an optional extra when the extra is not installed."""
     path = str(collection_path).replace(os.sep, "/")
+    if path.endswith("lib/pfc/__main__.py"):  # no doctests; importing it installs the CLI's start-up SIGINT handler
+        return True
     extra = next((pkg for mod, pkg in EXTRA_MODULES.items() if path.endswith(mod)), None)
     if extra is not None:
         return True if importlib.util.find_spec(extra) is None else None
