@@ -92,6 +92,22 @@ def samples(n: int) -> dict[str, list[tuple[Path, list[str]]]]:
     return out
 
 
+def sample_hashes(plan: dict) -> dict[str, str]:
+    """Per benchmark: ``content_hash`` of the sampled examples and their tools, in sample order (what a second
+    model's rows must share with the main model's for the two to be compared: PTBench's synthesis changed once)."""
+    from pfc.run.identity import content_hash
+    out = {}
+    for bench, parts in plan.items():
+        picked, tools_all = [], []
+        for path, ids in parts:
+            exs, tools = benchmarks.get(bench).load(path, None)
+            by_id = {e.id: e for e in exs}
+            picked += [by_id[i] for i in ids]
+            tools_all += list(tools or [])
+        out[bench] = content_hash(picked, tools_all)
+    return out
+
+
 def prime(bench: str, parts) -> float:
     """Seconds to read and hash ``bench``'s examples files the way ``pfc run`` does once per run (inside the
     caller's ``reading_once`` block, so the timed runs after it find them read): a one-off cost of a run, like
@@ -164,6 +180,7 @@ def combined(path: Path, res: dict) -> dict:
         mine = {key(r) for r in res["benchmarks"]}
         res = {**res, "benchmarks": [r for r in prev["benchmarks"] if key(r) not in mine] + res["benchmarks"],
                "after_identity": {**prev.get("after_identity", {}), **res.get("after_identity", {})},
+               "samples_sha256": {**prev.get("samples_sha256", {}), **res.get("samples_sha256", {})},
                "command": f"{prev['command']}; {res['command']}" if prev.get("command") != res.get("command")
                else res["command"]}
     return {**old, "models": {**old.get("models", {}), res["model"]: res}}
@@ -230,7 +247,9 @@ def other_model(main: dict, res: dict) -> list[str]:
     """A second model's rows against the main model's on the same benchmark, layout and after backend: its
     seconds per example, the ratio, and the target (at most ``SCALE_TARGET`` times, with the faster engine)."""
     base = {(b["benchmark"], b["layout"], b.get("after_backend", "hf")): b.get("after_s_per_example")
-            for b in main["benchmarks"]}
+            for b in main["benchmarks"] if comparable(main, res, b["benchmark"], b.get("after_backend", "hf"))}
+    stale = sorted({b["benchmark"] for b in res["benchmarks"]
+                    if not comparable(main, res, b["benchmark"], b.get("after_backend", "hf"))})
     lines = [f"## Second model: `{res['model']}` against `{main['model']}`", "",
              f"Measured on {res['when']}, {res['machine']}; the same samples, settings and warm-up as above, each after "
              f"backend in its own process. `× {main['model']}`: its seconds per example over the main model's on "
@@ -250,6 +269,11 @@ def other_model(main: dict, res: dict) -> list[str]:
                      f"{b['after_s_per_example']} ({b['n']}{_runs(b)}) | {b['after_examples_per_hour']} | "
                      f"{load[0]}–{load[1]} | {first if first is not None else '–'} | "
                      f"{'–' if ratio is None else f'{ratio}×{mark}'} | {b.get('after_warmup_s', '–')} |")
+    if stale:
+        lines += ["", f"No ratio for {', '.join(stale)}: `{main['model']}`'s row there was measured on other examples "
+                  f"or other engine settings (or records neither: measured before they were recorded), so the two "
+                  f"are not compared: measure both models again with this code (`--model {main['model']}` first: a "
+                  f"main model measured again replaces its whole report)."]
     fastest = {}
     for b in res["benchmarks"]:
         if b.get("after_s_per_example") is not None and b["layout"] == "prefix":
@@ -260,6 +284,23 @@ def other_model(main: dict, res: dict) -> list[str]:
         lines += ["", "Faster engine per benchmark (prefix layout): " + "; ".join(
             f"{k}: {b.get('after_backend', 'hf')} {b['after_s_per_example']} s/ex" for k, b in fastest.items()) + "."]
     return lines + [""]
+
+
+def _settings(identity: str | None) -> str | None:
+    """An after backend's identity without its model part: the engine, its version and settings.
+
+    >>> _settings("qwen2.5-coder-1.5b@8d4b:openvino-2026.4.1:bf16:prefill-b32:kv-bf16")
+    'openvino-2026.4.1:bf16:prefill-b32:kv-bf16'
+    """
+    return identity.split(":", 1)[1] if identity and ":" in identity else None
+
+
+def comparable(main: dict, res: dict, bench: str, backend: str) -> bool:
+    """Whether the two models' rows of ``bench`` on ``backend`` were measured on the same examples with the same
+    engine settings (both recorded, and equal)."""
+    same_data = main.get("samples_sha256", {}).get(bench) == res.get("samples_sha256", {}).get(bench) is not None
+    ident = [_settings(r.get("after_identity", {}).get(backend)) for r in (main, res)]
+    return same_data and ident[0] == ident[1] is not None
 
 
 def _runs(b: dict) -> str:
@@ -428,6 +469,7 @@ def run_all(args, argv) -> int:
     after_bes = {name: fresh[name]() for name in args.after}
     plan = samples(args.n)
     benches = [b for b in args.benchmarks if b in plan]
+    res["samples_sha256"] = sample_hashes({b: plan[b] for b in benches})
     measure_all(args, res, benches, plan, before_n, reused, before_be, after_bes, repeat, fresh)
     return 0
 

@@ -145,7 +145,9 @@ def _report(model, s_per_ex):
              "before_s_per_example": None, "after_s_per_example": s, "before_examples_per_hour": None,
              "after_examples_per_hour": round(3600 / s, 1), "speedup": None, "agreement": None}
             for be, s in s_per_ex.items()]
-    return {"when": "now", "machine": "m", "model": model, "command": "c", "benchmarks": rows}
+    return {"when": "now", "machine": "m", "model": model, "command": "c", "benchmarks": rows,
+            "samples_sha256": {"tracebench": "same"},
+            "after_identity": {"hf": f"{model}@1:bfloat16", "openvino": f"{model}@2:openvino-1:bf16:kv-bf16"}}
 
 
 def test_a_second_model_is_kept_beside_the_first_with_its_ratio_to_it(bench_script, tmp_path):
@@ -191,3 +193,19 @@ def test_a_second_model_measured_in_two_parts_keeps_both_parts_rows(bench_script
     bt.write(out, {**_report("big", {"hf": 40.0}), "command": "d"})
     rows = json.loads(out.read_text())["models"]["big"]["benchmarks"]
     assert sorted((r["after_backend"], r["after_s_per_example"]) for r in rows) == [("hf", 40.0), ("openvino", 10.0)]
+
+
+@pytest.mark.parametrize("change", [{"samples_sha256": {"tracebench": "other"}}, {"samples_sha256": {}},
+                                    {"after_identity": {"openvino": "big@3:openvino-2:bf16:kv-bf16"}}])
+def test_a_second_model_on_other_examples_or_engine_settings_gets_no_ratio(bench_script, tmp_path, change):
+    """PTBench's synthesis changed between the 0.5B's and the 1.5B's measurements: a ratio across them would
+    compare two datasets. Other examples, no recorded sample, or another engine version: no ratio, said why."""
+    bt = bench_script("bench_throughput")
+    out = tmp_path / "perf.json"
+    bt.write(out, _report("small", {"openvino": 4.0}))
+    bt.write(out, {**_report("big", {"openvino": 10.0}), **change})
+    md = (tmp_path / "perf.md").read_text(encoding="utf-8")
+    row = next(line for line in md.split("## Second model")[1].splitlines()
+               if line.startswith("| tracebench | prefix | openvino | 10.0 (4) | 360.0 | "))
+    assert row.endswith("| – | – | – |")  # no first-model s/ex, no ratio (warm-up not recorded here)
+    assert "No ratio for tracebench" in md and "`--model small` first" in md
