@@ -172,7 +172,7 @@ def report(runs: list[Planned], model: str, out_path: Path, seconds: float | Non
 def main(argv=None) -> int:
     """The command line, through the one error path (``pfc.errors.entry``): a UserError is one line, exit 2;
     Ctrl-C one line, exit 130."""
-    return entry("realruns", _main, argv)
+    return entry("real_models", _main, argv)
 
 
 def _main(argv=None) -> int:
