@@ -416,7 +416,8 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=24)
     ap.add_argument("--before-n", nargs="*", default=[],
                     help="BENCH=N: the before path (and the paper layout after) on the first N examples only")
-    ap.add_argument("--benchmarks", nargs="+", default=["ptbench", "tracebench", "toolspectrum"])
+    ap.add_argument("--benchmarks", nargs="+", default=["ptbench", "tracebench", "toolspectrum"],
+                    choices=["ptbench", "tracebench", "toolspectrum"])
     ap.add_argument("--max-batch", type=int, default=8, help="rows decoded together (continuous: live rows)")
     ap.add_argument("--engine", default="continuous", choices=["continuous", "batch"], help="the hf after engine")
     ap.add_argument("--after", nargs="+", default=["hf", "openvino"], choices=["hf", "openvino"],
