@@ -71,6 +71,58 @@ def test_openvino_bad_options_are_one_line_user_errors(kw, word):
         get("openvino", **kw)
 
 
+def _random_adapter(out):
+    """A seeded LoRA adapter on SmolLM2-135M with non-zero B (peft's ``init_lora_weights=False``): it changes answers."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+    torch.manual_seed(0)
+    lm = AutoModelForCausalLM.from_pretrained(str(registry.model_dir(SMOL)), dtype=torch.float32)
+    cfg = LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], init_lora_weights=False,
+                     task_type="CAUSAL_LM")
+    get_peft_model(lm, cfg).save_pretrained(str(out))
+    return out
+
+
+@pytest.mark.model
+def test_openvino_with_an_adapter_answers_as_hf_with_it_merged(tmp_path, monkeypatch):
+    """--adapter on openvino merges the adapter and exports that model once (into the models directory, here a
+    temporary one): its greedy answers are hf's with the same adapter merged (both float32, hf's merged weights
+    rounded to the base's stored bf16 as the export stores them), they differ from the base model's (the
+    adapter is applied, not dropped), the name carries the adapter's hash, and a second backend reuses the IR."""
+    _ir_ready()
+    import torch
+    adapter = _random_adapter(tmp_path / "adapter")
+    root = tmp_path / "models"
+    root.mkdir()
+    for n in (SMOL, f"{SMOL}.json", f"{SMOL}-openvino", f"{SMOL}-openvino.json"):
+        (root / n).symlink_to(registry.model_dir(SMOL).parent / n)
+    monkeypatch.setenv("PFC_MODELS_DIR", str(root))
+    reqs = [Request(m, None, _greedy()) for m in MESSAGES]
+    ov_be = get("openvino", SMOL, precision="f32", kv_precision="f32", adapter=str(adapter))
+    ov = ov_be.generate(reqs)
+    hf_be = get("hf", SMOL, engine="single", dtype="float32", adapter=str(adapter))
+    hf_be.lm = hf_be.lm.to(torch.bfloat16).to(torch.float32)
+    base = get("openvino", SMOL, precision="f32", kv_precision="f32").generate(reqs)
+    assert [r.error for r in ov] == [None] * len(reqs)
+    assert [r.text for r in ov] == [r.text for r in hf_be.generate(reqs)]
+    assert [r.text for r in ov] != [r.text for r in base]
+    assert ov_be.model == hf_be.model and ov_be.model.startswith(f"{SMOL}+lora:")
+    merged = sorted(p.name for p in root.iterdir() if "+lora-" in p.name)
+    assert len(merged) == 2 and merged[1] == merged[0] + ".json"  # the IR and its record; no temporary left
+    stamp = (root / merged[0] / "openvino_model.xml").stat().st_mtime_ns
+    again = get("openvino", SMOL, adapter=str(adapter))
+    assert (root / merged[0] / "openvino_model.xml").stat().st_mtime_ns == stamp  # reused, not exported again
+    assert again.fingerprint == ov_be.fingerprint
+
+
+@pytest.mark.model
+def test_openvino_adapter_without_weights_is_a_one_line_error(tmp_path):
+    _ir_ready()
+    with pytest.raises(UserError, match="adapter_model"):
+        get("openvino", SMOL, adapter=str(tmp_path))
+
+
 def _fake_install(root, name=SMOL):
     """A registry install record and directory as pfc.models.registry writes them (no weights)."""
     d = registry.model_dir(name, root)

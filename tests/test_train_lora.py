@@ -96,7 +96,7 @@ def test_a_finished_run_resumes_without_retraining_and_refuses_another_config(ti
 
 @pytest.mark.model
 def test_missing_adapter_is_a_clear_error(tiny, tmp_path):
-    with pytest.raises(FileNotFoundError, match="adapter_model"):
+    with pytest.raises(UserError, match="adapter_model"):  # one line through the CLI's error path, naming --adapter
         HFBackend(model=str(tiny), adapter=str(tmp_path))
 
 

@@ -66,26 +66,62 @@ def export(name: str, python: Path = EXPORT_PYTHON, root: Path | None = None, fo
     if not force and (rec := current(name, root)) is not None:
         print(f"[pfc models] {name}-openvino: current", file=sys.stderr)
         return rec
-    if registry.installed(name, root) is None:
-        raise registry.ModelError(f"model {name!r} is not installed: run `make models` first")
-    if not Path(python).exists():
-        raise registry.ModelError(f"no export environment at {paths.relative(Path(python))}: run `make models-openvino`")
+    _check_export(name, python, root)
     src, dest = registry.model_dir(name, root), ir_dir(name, root)
     print(f"[pfc models] exporting {name} to OpenVINO IR ...", file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=f".{dest.name}-") as tmp:
-        out = Path(tmp) / "ir"
-        p = subprocess.run([str(python), "-I", str(EXPORTER), str(src), str(out)], capture_output=True, text=True)
-        if p.returncode != 0:
-            tail = (p.stderr.strip().splitlines() or ["(no output)"])[-1]
-            raise registry.ModelError(f"OpenVINO export of {name} failed: {tail}")
-        info = json.loads(p.stdout.strip().splitlines()[-1])
-        if dest.exists():
-            shutil.rmtree(dest)
-        out.rename(dest)
+        info = _export_into(src, Path(tmp) / "ir", dest, python, name)
     rec = {"name": name, "source_fingerprint": registry.fingerprint(str(src)), **info}
     atomic.write_text(record_path(name, root), json.dumps(rec, indent=1) + "\n")
     print(f"[pfc models] {name}-openvino: exported in {info['seconds']} s", file=sys.stderr)
     return rec
+
+
+def merged_ir(name: str, adapter, python: Path = EXPORT_PYTHON, root: Path | None = None) -> tuple[Path, str]:
+    """The IR of registry model ``name`` with the LoRA ``adapter`` merged in (:mod:`pfc.models.lora_merge`), and
+    the adapter's digest. Exported once, to ``<models dir>/<name>+lora-<digest>-openvino`` beside its record
+    (the base model's fingerprint, the adapter's digest, the exporter's versions); reused while both match."""
+    from pfc.models.lora_merge import adapter_digest, merge_to_dir
+    digest = adapter_digest(adapter)
+    merged = f"{name}+lora-{digest}"
+    dest, rec_p = ir_dir(merged, root), record_path(merged, root)
+    _check_export(name, python, root)
+    want = {"source_fingerprint": registry.fingerprint(str(registry.model_dir(name, root))), "adapter": digest}
+    try:
+        rec = json.loads(rec_p.read_text(encoding="utf-8")) if rec_p.exists() else {}
+    except (OSError, json.JSONDecodeError):
+        rec = {}
+    if (dest / "openvino_model.xml").exists() and all(rec.get(k) == v for k, v in want.items()):
+        return dest, digest
+    print(f"[pfc models] merging the adapter {digest} into {name} and exporting it to OpenVINO IR ...",
+          file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory(dir=dest.parent, prefix=f".{dest.name}-") as tmp:
+        merge = merge_to_dir(registry.model_dir(name, root), adapter, Path(tmp) / "merged")
+        info = _export_into(Path(tmp) / "merged", Path(tmp) / "ir", dest, python, merged)
+    rec = {"name": name, **want, "merged_dtype": merge["dtype"], **info}
+    atomic.write_text(rec_p, json.dumps(rec, indent=1) + "\n")
+    print(f"[pfc models] {merged}-openvino: exported in {info['seconds']} s", file=sys.stderr)
+    return dest, digest
+
+
+def _check_export(name: str, python: Path, root: Path | None) -> None:
+    if registry.installed(name, root) is None:
+        raise registry.ModelError(f"model {name!r} is not installed: run `make models` first")
+    if not Path(python).exists():
+        raise registry.ModelError(f"no export environment at {paths.relative(Path(python))}: run `make models-openvino`")
+
+
+def _export_into(src: Path, out: Path, dest: Path, python: Path, label: str) -> dict:
+    """Run the exporter on ``src`` into ``out``, then rename ``out`` to ``dest``; the exporter's versions."""
+    p = subprocess.run([str(python), "-I", str(EXPORTER), str(src), str(out)], capture_output=True, text=True)
+    if p.returncode != 0:
+        tail = (p.stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise registry.ModelError(f"OpenVINO export of {label} failed: {tail}")
+    info = json.loads(p.stdout.strip().splitlines()[-1])
+    if dest.exists():
+        shutil.rmtree(dest)
+    out.rename(dest)
+    return info
 
 
 def fingerprint(ir: Path) -> str:

@@ -26,14 +26,10 @@ def check_device(torch, device: str) -> None:
 def load_adapter(lm, model: str, adapter: str):
     """A LoRA adapter (``pfc.train.lora``) merged into the model; the name carries the adapter's hash,
     so cached responses of the base model (or of another adapter) are never reused."""
-    import hashlib
-    from pathlib import Path
+    from pfc.models.lora_merge import adapter_digest
     try:
         from peft import PeftModel
     except ImportError as e:
         raise MissingDependency("--adapter needs peft: pip install -r requirements-models.txt") from e
-    weights = sorted(Path(adapter).glob("adapter_model.*"))
-    if not weights:
-        raise FileNotFoundError(f"{adapter}: no adapter_model.* (a directory written by pfc.train.lora)")
-    digest = hashlib.sha256(weights[0].read_bytes()).hexdigest()[:12]
+    digest = adapter_digest(adapter)
     return PeftModel.from_pretrained(lm, adapter).merge_and_unload().eval(), f"{model}+lora:{digest}"

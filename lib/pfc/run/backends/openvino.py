@@ -1,7 +1,9 @@
 """OpenVINO GenAI on CPU: continuous batching with prefix caching, for the registered small models.
 
 ``model`` is a registry name (its IR from ``make models-openvino``, :mod:`pfc.models.openvino_ir`) or an
-IR directory that holds its tokenizer files too. Prompts are rendered and answers decoded by the
+IR directory that holds its tokenizer files too. ``adapter`` (a LoRA directory from :mod:`pfc.train.lora`)
+cannot be applied at run time here: it is merged into a registered model's weights and that model exported
+once (:func:`pfc.models.openvino_ir.merged_ir`), and the model's name carries the adapter's hash. Prompts are rendered and answers decoded by the
 model's own transformers tokenizer and chat template, with the ``hf`` backend's own helper
 (:mod:`pfc.run.backends.chat_template`), so both
 backends see the same token ids; only the forward pass differs. The requests of one call go to
@@ -76,7 +78,7 @@ class OpenVINOBackend(Backend):
     name = "openvino"
 
     def __init__(self, model: str = "", kv_precision: str = "bf16", precision: str = "", cache_gb: int = 4,
-                 max_batched_tokens: int = 2048, **_):
+                 max_batched_tokens: int = 2048, adapter: str = "", **_):
         if not model:
             raise UserError("the openvino backend needs --model: a registry name (`python -m pfc models`) or an "
                             "OpenVINO IR directory")
@@ -95,6 +97,12 @@ class OpenVINOBackend(Backend):
         from pfc.models import openvino_ir, registry
         try:
             ir, tok_dir = openvino_ir.resolve(model)
+            if adapter:  # merged and exported once; the name carries the adapter's hash, as hf's does
+                if model not in registry.REGISTRY:
+                    raise UserError(f"openvino --adapter needs a registered --model ({', '.join(registry.REGISTRY)}), "
+                                    f"got {model!r}")
+                ir, digest = openvino_ir.merged_ir(model, adapter)
+                model = f"{model}+lora:{digest}"
         except registry.ModelError as e:
             raise UserError(str(e)) from None
         self.model, self.kv_precision = model, kv_precision
