@@ -65,6 +65,15 @@ def test_the_planned_pairs_ask_the_three_questions():
     assert ("layout", "layout/toolspectrum-paper", "toolspectrum") in got
 
 
+def test_each_models_lora_run_pairs_with_that_models_base_run():
+    got = P.pairs()
+    ov = "qwen2.5-coder-0.5b-openvino"  # issue 38: the adapter retrained on the second synthesis, on openvino
+    assert ("lora", f"{ov}/ptbench-untrained-lora", f"{ov}/ptbench-untrained") in got
+    assert P._command(f"{ov}/ptbench-trained-lora") == ("python -m pfc.plans.reference --model qwen2.5-coder-0.5b "
+                                                        "--backend openvino --only ptbench-trained-lora")
+    assert len(got) == len(set(got))
+
+
 def test_tracebench_layouts_build_the_same_requests_on_every_planned_example(tmp_path, tiny_tracebench):
     out = tmp_path / "reference_runs" / "tracebench-last_k"
     execute(RunConfig("tracebench", tiny_tracebench, "oracle", out, history="last_k", k=5))

@@ -5,7 +5,8 @@ Five questions, each a pair of run directories under ``reports/reference_runs/``
 - **prompt layout** (issue 18, item 2): each ``layout/<run>-<other layout>`` ablation run (100 seeded
   examples of the run under the other layout; ``pfc.plans.reference.LAYOUT_ABLATION``) against its run;
 - **history mode**: ``tracebench-retrieved`` against ``tracebench-last_k`` (the same 400 examples);
-- **LoRA**: ``ptbench-<split>-lora`` against the base model's ``ptbench-<split>`` (issue 19's base vs LoRA);
+- **LoRA**: ``ptbench-<split>-lora`` against the base model's ``ptbench-<split>`` in each model's folder (issue 19's
+  base vs LoRA at the root, on the first synthesis; issue 38's on the second, in ``<model>-openvino``);
 - **model size**: each run of ``PAIRED_RUNS`` in the larger model's folder against the same run in the smaller
   model's, on one engine (``pfc.plans.reference.MODEL_PAIRS``: Qwen2.5-Coder-1.5B − 0.5B on ``openvino``);
 - **engine**: one model's rows on two engines (``ENGINE_PAIRS``: the 0.5B on ``openvino`` − on ``hf``), a
@@ -62,12 +63,21 @@ def _rows(table) -> list[dict]:
     return [{k: _value(k, v) for k, v in rec.items() if k in keep} for rec in table.to_dict("records")]
 
 
+LORA_SPLITS = ("trained", "untrained")
+LORA_RUNS = tuple(f"ptbench-{s}{x}" for s in LORA_SPLITS for x in ("", "-lora"))
+
+
+def _sides() -> list[tuple[str, str]]:
+    """Every (model, engine) the model and engine questions name, each once, in order: the root's first."""
+    sides = [(m, e) for m, ea, eb in ENGINE_PAIRS for e in (eb, ea)] + [(m, eng) for a, b, eng in MODEL_PAIRS
+                                                                       for m in (b, a)]
+    return list(dict.fromkeys(sides))
+
+
 def _places() -> dict[str, tuple[str, str, str]]:
-    """``{path under the root: (run, model, backend)}`` of every run the model and engine questions compare (where
-    the plan puts each model's runs, ``pfc.plans.reference.folder``)."""
-    sides = [(m, eng) for a, b, eng in MODEL_PAIRS for m in (a, b)] + [(m, e) for m, ea, eb in ENGINE_PAIRS
-                                                                      for e in (ea, eb)]
-    return {f"{folder(m, e)}/{r}".lstrip("/"): (r, m, e) for m, e in sides for r in PAIRED_RUNS}
+    """``{path under the root: (run, model, backend)}`` of every run the model, engine and LoRA questions compare
+    (where the plan puts each model's runs, ``pfc.plans.reference.folder``)."""
+    return {f"{folder(m, e)}/{r}".lstrip("/"): (r, m, e) for m, e in _sides() for r in (*PAIRED_RUNS, *LORA_RUNS)}
 
 
 def pairs() -> list[tuple[str, str, str]]:
@@ -77,7 +87,8 @@ def pairs() -> list[tuple[str, str, str]]:
 
     return ([("layout", ablation_run(b), b) for b in LAYOUT_ABLATION]
             + [("history", "tracebench-retrieved", "tracebench-last_k")]
-            + [("lora", f"ptbench-{s}-lora", f"ptbench-{s}") for s in ("trained", "untrained")]
+            + [("lora", at(m, e, f"ptbench-{s}-lora"), at(m, e, f"ptbench-{s}")) for m, e in _sides()
+               for s in LORA_SPLITS]
             + [("model", at(a, eng, r), at(b, eng, r)) for a, b, eng in MODEL_PAIRS for r in PAIRED_RUNS]
             + [("engine", at(m, ea, r), at(m, eb, r)) for m, ea, eb in ENGINE_PAIRS for r in PAIRED_RUNS])
 
