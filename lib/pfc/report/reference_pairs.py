@@ -166,7 +166,8 @@ def _ci(lo, hi) -> str:
 
 TITLES = {"layout": "Prompt layout (issue 18, item 2): the other layout − the run's own",
           "history": "History mode: retrieved − last_k",
-          "lora": "LoRA − base model",
+          "lora": "LoRA − base model (the top-level pairs answered PTBench's first synthesis, ptool-v1, the model "
+                  "folders' the second, ptool-v2; each adapter was trained on its synthesis' training split)",
           "model": "Model size: the larger model − the smaller, same engine and settings",
           "engine": "Engine: one model's rows on two engines, same prompts and settings"}
 WHAT = {"layout": "layout", "history": "history", "lora": "model", "model": "model", "engine": "backend"}
