@@ -82,7 +82,7 @@ def test_dose_run_holds_every_k_of_the_same_requests_one_per_anchor(tiny_tracebe
     assert run.examples == tiny_tracebench.parent / f"{tiny_tracebench.name}_dose"
     assert originals and sorted(run.ids) == sorted(f"{o}~dose-{k}" for o in originals for k in DOSES)
     assert len({anchor[o] for o in originals}) == len(originals) <= R.DOSE_ANCHORS
-    assert (run.history, run.k) == ("last_k", 10)  # tracebench-last_k's settings
+    assert (run.history, run.k) == ("full", R.EVIDENCE_WINDOW)  # the whole window of each variant
     assert _plan(tiny_tracebench, golden / "ptbench_official")[R.DOSE_RUN].config.ids == run.ids
 
 
@@ -105,7 +105,7 @@ def test_contradict_stated_runs_pair_variants_with_their_originals(tiny_traceben
     assert list(orig.ids) == sorted(i.split("~")[0] for i in var.ids) and orig.examples == tiny_tracebench
     assert set(orig.ids) <= {e.id for e in exs}
     assert {n: (r.config.history, r.config.k) for n, r in runs.items() if n in (R.STATED_RUN, R.STATED_ORIGINALS_RUN)} \
-        == {R.STATED_RUN: ("last_k", 10), R.STATED_ORIGINALS_RUN: ("last_k", 10)}
+        == {R.STATED_RUN: ("full", R.EVIDENCE_WINDOW), R.STATED_ORIGINALS_RUN: ("last_k", R.EVIDENCE_WINDOW - 8)}
 
 
 @pytest.mark.slow  # builds the default TRACEBench (about a minute)

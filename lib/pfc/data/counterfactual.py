@@ -24,16 +24,15 @@ Kinds:
 - ``dose:K`` (``dose``: K = 0, 1, 2, 4, 8, 16; a list: ``dose:0,4,16``): the history keeps exactly
   K records supporting the gold app or a history-sourced value, at constant length; one variant
   per example and K (ids ``~dose-K``). ``contradict-stated[:K]`` (K = 8): the history gains a
-  K-record habit against a stated value. Both in ``pfc.data.counterfactual_dose``; both need call
-  histories (TRACEBench) and refuse a set without them.
+  K-record habit against a stated value. ``@W`` (``dose@20``) cuts either's history to a window of W records
+  that a prompt shows whole. Both in ``pfc.data.counterfactual_dose``; both need call histories (TRACEBench)
+  and refuse a set without them.
 
 Only ``swap-user`` changes gold; the other kinds measure sensitivity. Deterministic: every
 random choice comes from ``random.Random("<seed>:<kind>:<example id>")`` (string seeds are
 hashed with SHA-512, never with Python's ``hash``), so the same seed gives the same bytes in
-any process. It does not run models or score (``pfc.eval.personalization`` does).
-
-    >>> parse_kind("truncate-history:5"), parse_kind("shift-time:-2")
-    (('truncate-history', 5), ('shift-time', -2))
+any process. It does not run models or score (``pfc.eval.personalization`` does); the kinds' syntax is
+``pfc.data.counterfactual_kinds``'s.
 """
 from __future__ import annotations
 
@@ -44,39 +43,13 @@ from collections import Counter
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from pfc.data.counterfactual_kinds import KINDS, MAX_SHIFT_DAYS, parse_kind, window_of  # noqa: F401 - the API
 from pfc.data.querygen import BOOL, FRAG
 from pfc.errors import UserError
 from pfc.provenance import sha256_path
 from pfc.data.variant import set_history as _set_history, slug, variant as _variant
 from pfc.schema import Example, Role, write_examples, write_tools
 from pfc.io import atomic
-
-MAX_SHIFT_DAYS = 36_500  # a century: further moves leave the calendar's range and mean nothing
-KINDS = ("swap-user", "shuffle-history", "truncate-history:K", "drop-profile", "shift-time:±D", "strip-stated",
-         "dose[:K[,K...]]", "contradict-stated[:K]")
-
-
-def parse_kind(kind: str) -> tuple[str, int | None]:
-    """``("truncate-history", 5)`` from ``truncate-history:5``; a bad kind is a user error."""
-    name, _, arg = str(kind).partition(":")
-    if name in ("swap-user", "shuffle-history", "drop-profile", "strip-stated") and not arg:
-        return name, None
-    if name == "truncate-history" and re.fullmatch(r"\d+", arg):
-        return name, int(arg)
-    if name == "shift-time" and re.fullmatch(r"[+-]?\d{1,6}", arg) and 0 < abs(int(arg)) <= MAX_SHIFT_DAYS:
-        return name, int(arg)
-    from pfc.data.counterfactual_dose import DOSES, HABIT_RECORDS, MAX_K
-    if name == "dose" and not arg:
-        return name, DOSES
-    if name == "dose" and re.fullmatch(r"\d{1,3}(,\d{1,3})*", arg) and all(int(k) <= MAX_K for k in arg.split(",")):
-        return name, tuple(sorted({int(k) for k in arg.split(",")}))
-    if name == "contradict-stated" and not arg:
-        return name, HABIT_RECORDS
-    if name == "contradict-stated" and re.fullmatch(r"\d{1,3}", arg) and 0 < int(arg) <= MAX_K:
-        return name, int(arg)
-    raise UserError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)} "
-                    f"(K records >= 0, at most 256 for dose and contradict-stated, D days, non-zero, at most {MAX_SHIFT_DAYS} "
-                    "either way, e.g. shift-time:+3, dose:0,4,16)", field="--kind")
 
 
 def _rng(seed: int, kind: str, ex: Example) -> random.Random:
@@ -179,8 +152,8 @@ def make_variant(ex: Example, kind: str, arg, seed: int, pool=None):
     raise UserError(f"unknown kind {kind!r}", field="--kind")
 
 
-def _pool(examples: list[Example], name: str):
-    """The index a kind reads over every example (swap donors, evidence), or None."""
+def _pool(examples: list[Example], name: str, window: int | None = None):
+    """The index a kind reads over every example (swap donors, evidence, with the evidence ``window``), or None."""
     pool = None
     if name == "swap-user":
         from pfc.data.counterfactual_swap import DonorPool
@@ -191,14 +164,14 @@ def _pool(examples: list[Example], name: str):
             raise UserError(f"{name} counts call-history records that carry the user's choices (TRACEBench); none "
                             "of these examples has a call history (PTBench and ToolSpectrum keep preferences in "
                             "a profile: no records to count)", field="--kind")
-        pool = EvidencePool(examples)
+        pool = EvidencePool(examples, window)
     return pool
 
 
 def perturb(examples: list[Example], kind: str, seed: int = 0) -> tuple[list[Example], Counter]:
     """Variants of ``examples`` (input order) and the count of skipped examples by reason."""
     name, arg = parse_kind(kind)
-    pool = _pool(examples, name)
+    pool = _pool(examples, name, window_of(kind))
     out, skipped = [], Counter()
     for ex in examples:
         for a in (arg if name == "dose" else (arg,)):  # dose: one variant per K
@@ -220,7 +193,7 @@ def sample(examples: list[Example], kind: str, n: int, seed: int = 0) -> tuple[l
     ``perturb``. Fewer than ``n`` anchors admit the kind: all of them. Variants in ``perturb``'s order.
     """
     name, arg = parse_kind(kind)
-    pool = _pool(examples, name)
+    pool = _pool(examples, name, window_of(kind))
     by_anchor: dict = {}
     for ex in sorted(examples, key=lambda e: e.id):
         by_anchor.setdefault(str(ex.meta.get("anchor_id", ex.id)), []).append(ex)
@@ -261,7 +234,8 @@ def write(out_dir, examples_path, benchmark: str, kind: str, seed: int, variants
     src = Path(examples_path)
     src_file = src / "examples.jsonl" if src.is_dir() else src
     where = origin(originals if originals is not None else variants, src)
-    where["derived"] = where["derived"] + [f"pfc perturb --kind {slug(*parse_kind(kind))} --seed {seed}"
+    window = "" if window_of(kind) is None else f"@{window_of(kind)}"
+    where["derived"] = where["derived"] + [f"pfc perturb --kind {slug(*parse_kind(kind))}{window} --seed {seed}"
                                            + (f" (pfc.data.counterfactual.sample: {sampled} anchors)"
                                               if sampled is not None else "")]
     manifest = {"benchmark": benchmark, "kind": kind, "seed": seed,

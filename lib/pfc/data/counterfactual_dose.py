@@ -24,7 +24,16 @@ the most records over all users, and for each (function, argument) the most reco
   anchors' rule (``pfc.data.counterfactual_swap.habit``), else the example is skipped. The
   gold stays the stated value.
 
-``meta.counterfactual`` records ``k``, the target (``call``, ``argument``: None for the app)
+- **a window of W records** (``dose@W``, ``contradict-stated@W``; :data:`EVIDENCE_WINDOW` in the reference plan):
+  the variant's history becomes what a prompt can show whole. dose: its K supporting records and the W − K most
+  recent records of other functions (no counter-evidence: no other app or value of the gold function);
+  contradict-stated: the original's last W − K records and the K habit records. A model shown only the last 10
+  of a long history (``--history last_k``) sees, on TRACEBench's default build, 0.16 supporting records on
+  average at every K ≥ 1 and the habit in 5 of 200 variants: without a window the dose never reaches it. A
+  windowed variant is run with ``--history full``; its contradict-stated original with ``last_k`` and
+  k = W − K (the same history without the habit).
+
+``meta.counterfactual`` records ``k``, ``window`` (when set), the target (``call``, ``argument``: None for the app)
 and ``user_choice``/``population_favourite`` (dose) or ``stated``/``habit`` (contradict-stated).
 Both need a call history (TRACEBench): a set without one is refused by
 ``pfc.data.counterfactual``. It does not score (``pfc.eval.dose`` does).
@@ -63,10 +72,17 @@ def _moved(h: HistoryEntry, weeks: int, arguments: dict | None = None) -> Histor
     return HistoryEntry(t, h.app, h.function, {**h.arguments, **(arguments or {})})
 
 
-class EvidencePool:
-    """Each user's call history and the population's favourite app and values."""
+def _latest(records: list, n: int) -> list:
+    """The ``n`` most recent of ``records`` (by time; ties: their order), oldest first."""
+    return sorted(records, key=_when)[len(records) - n:] if n else []
 
-    def __init__(self, examples):
+
+class EvidencePool:
+    """Each user's call history and the population's favourite app and values; ``window``: each variant's
+    history cut to that many records (module docstring), else kept at its length."""
+
+    def __init__(self, examples, window: int | None = None):
+        self.window = window
         longest: dict = {}
         for ex in examples:
             if ex.user_id is not None and ex.history:
@@ -137,10 +153,18 @@ class EvidencePool:
                 return None, f"too few neutral records to make room for {len(extra)} supporting ones"
             oldest = {id(h) for h in sorted(neutral, key=lambda h: h.time)[:len(extra)]}
             kept = [h for h in kept if id(h) not in oldest] + extra
+        if self.window is not None:  # the K supporting records and the latest other-function records
+            others = [h for h in kept if h.function != g.function]
+            if len(others) < self.window - k:
+                return None, f"too few records of other functions to fill a window of {self.window}"
+            kept = [h for h in kept if supports(h)] + _latest(others, self.window - k)
         v = variant(ex, "dose", k, seed, k=k, supporting_before=len(sup), call=call, argument=arg,
-                    user_choice=user, population_favourite=fav)
+                    user_choice=user, population_favourite=fav, **self._window())
         set_history(v, sorted(kept, key=lambda h: h.time))
         return v, None
+
+    def _window(self) -> dict:
+        return {} if self.window is None else {"window": self.window}
 
     def _neutral(self, ex, function: str, now: datetime, hist: list, n: int, rng):
         """``n`` calls of other functions before ``now``: the user's records not in ``hist`` (newest first),
@@ -181,12 +205,15 @@ class EvidencePool:
                 value = json.loads(other)
                 base = HistoryEntry(now.isoformat(timespec="seconds"), g.app, g.function, template.arguments)
                 added = [_moved(base, w, {a: value}) for w in range(1, k + 1)]  # the request's weekday and hour
-                hist = sorted(list(ex.history) + added, key=lambda h: h.time)
+                own = list(ex.history)
+                if self.window is not None:  # the original's latest W - K records
+                    own = own[max(0, len(own) - (self.window - k)):]
+                hist = sorted(own + added, key=lambda h: h.time)
                 vals = [h.arguments[a] for h in hist if h.function == g.function and a in h.arguments]
                 if k == 0 or habit(vals) != (value, True):
                     return None, f"{k} records make no strong habit against the history's own values"
                 v = variant(ex, "contradict-stated", k, seed, k=k, call=i, argument=a,
-                            stated=g.arguments[a], habit=value)
+                            stated=g.arguments[a], habit=value, **self._window())
                 set_history(v, hist)
                 return v, None
         return None, "no stated value with another value in the population"

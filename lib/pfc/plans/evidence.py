@@ -1,6 +1,7 @@
 """The reference plan's evidence runs (issue 40): the dose and contradict-stated variant sets and their runs.
 
-One request per TRACEBench anchor (anchors in a seeded order, ``pfc.data.counterfactual.sample``):
+One request per TRACEBench anchor (anchors in a seeded order, ``pfc.data.counterfactual.sample``), each
+variant's history a window of ``EVIDENCE_WINDOW`` records that the runs show whole:
 ``DOSE_ANCHORS`` requests at every dose K (``counterfactual/tracebench-dose``), ``STATED_ANCHORS``
 contradict-stated variants (``counterfactual/tracebench-contradict-stated``) and the originals they came from
 (``…-originals``: stated-wins needs the model's answer on each original). :func:`build_evidence` writes the
@@ -24,6 +25,11 @@ STATED_ORIGINALS_RUN = "counterfactual/tracebench-contradict-stated-originals"
 DOSE_ANCHORS = 100
 STATED_ANCHORS = 200
 EVIDENCE_SETS = {"dose": DOSE_ANCHORS, "contradict-stated": STATED_ANCHORS}
+# every variant's history is a window of this many records, shown whole to the model (``--history full``): the
+# largest dose (16) fits, and contradict-stated keeps the original's latest 12 records beside its 8-record habit
+# (its originals run with last_k, k = 12: the same history without the habit). Without a window a model shown the
+# last 10 records of a ~290-record history sees almost none of the dose (pfc.data.counterfactual_dose).
+EVIDENCE_WINDOW = 20
 # the dose and contradict-stated kinds count call-history records: the benchmark whose prompts select them
 EVIDENCE_BENCHMARK = next(n for n in benchmarks.NAMES if benchmarks.get(n).history_selection)
 
@@ -40,24 +46,32 @@ def build_evidence(tracebench: Path, kinds=tuple(EVIDENCE_SETS)) -> None:
     from pfc.data.counterfactual import write
     examples, tools = benchmarks.get(EVIDENCE_BENCHMARK).load(tracebench, None)
     for kind in kinds:
-        variants, skipped = sample(examples, kind, EVIDENCE_SETS[kind], seed=0)
-        write(evidence_dir(tracebench, kind), tracebench, EVIDENCE_BENCHMARK, kind, 0, variants, skipped, tools,
-              len(examples), examples, sampled=EVIDENCE_SETS[kind])
+        variants, skipped = sample(examples, windowed(kind), EVIDENCE_SETS[kind], seed=0)
+        write(evidence_dir(tracebench, kind), tracebench, EVIDENCE_BENCHMARK, windowed(kind), 0, variants, skipped,
+              tools, len(examples), examples, sampled=EVIDENCE_SETS[kind])
+
+
+def windowed(kind: str) -> str:
+    """The kind as the plan builds it: ``windowed("dose")`` is ``'dose@20'``."""
+    return f"{kind}@{EVIDENCE_WINDOW}"
 
 
 def evidence_runs(tracebench: Path, exs: list, like: RunConfig) -> list[Planned]:
     """The dose and contradict-stated runs (and the latter's originals), with ``like``'s settings (the plan's
-    ``tracebench-last_k``): ids drawn here, deterministically; each run's ``out_dir`` is its name under the root
-    ``like``'s directory sits in."""
-    dose, _ = sample(exs, "dose", DOSE_ANCHORS, seed=0)
-    stated, _ = sample(exs, "contradict-stated", STATED_ANCHORS, seed=0)
+    ``tracebench-last_k``) but the history each needs: the variants' whole window (``full``), the originals' last
+    ``EVIDENCE_WINDOW - HABIT_RECORDS`` records (``last_k``). Ids drawn here, deterministically; each run's
+    ``out_dir`` is its name under the root ``like``'s directory sits in."""
+    from pfc.data.counterfactual_dose import HABIT_RECORDS
+    dose, _ = sample(exs, windowed("dose"), DOSE_ANCHORS, seed=0)
+    stated, _ = sample(exs, windowed("contradict-stated"), STATED_ANCHORS, seed=0)
     root = Path(like.out_dir).parent
 
-    def run(name: str, examples: Path, ids) -> RunConfig:
-        return replace(like, examples=examples, ids=tuple(ids), out_dir=root / name)
+    def run(name: str, examples: Path, ids, history: str = "full", k: int = EVIDENCE_WINDOW) -> RunConfig:
+        return replace(like, examples=examples, ids=tuple(ids), out_dir=root / name, history=history, k=k)
     return [Planned(DOSE_RUN, run(DOSE_RUN, evidence_dir(tracebench, "dose"), [v.id for v in dose]),
                     build=lambda: build_evidence(tracebench, ("dose",))),
             Planned(STATED_RUN, run(STATED_RUN, evidence_dir(tracebench, "contradict-stated"), [v.id for v in stated]),
                     build=lambda: build_evidence(tracebench, ("contradict-stated",))),
             Planned(STATED_ORIGINALS_RUN, run(STATED_ORIGINALS_RUN, tracebench,
-                                              sorted(v.meta["counterfactual"]["original_id"] for v in stated)))]
+                                              sorted(v.meta["counterfactual"]["original_id"] for v in stated),
+                                              "last_k", EVIDENCE_WINDOW - HABIT_RECORDS))]

@@ -51,7 +51,7 @@ from pfc import benchmarks, paths
 from pfc.data.counterfactual import build_variants
 from pfc.errors import UserError
 from pfc.plans import Planned
-from pfc.plans.evidence import (DOSE_ANCHORS, DOSE_RUN, EVIDENCE_BENCHMARK, EVIDENCE_SETS,  # noqa: F401
+from pfc.plans.evidence import (DOSE_ANCHORS, DOSE_RUN, EVIDENCE_BENCHMARK, EVIDENCE_SETS, EVIDENCE_WINDOW,  # noqa: F401
                                 STATED_ANCHORS, STATED_ORIGINALS_RUN, STATED_RUN, build_evidence,
                                 evidence_dir, evidence_runs)  # the plan's evidence runs (issue 40)
 from pfc.plans.sample_run import REAL_MODEL_NAME

@@ -181,11 +181,13 @@ def figure(long: pd.DataFrame, thresholds: dict, level: float = 0.5):
 
 
 def demo(root, users: int = 3, records: int = 150, seed: int = 1, backends=BASELINES):
-    """A tiny TRACEBench, its dose and contradict-stated variants (every request) and the baselines' runs on
-    all three, under ``root`` (notebook 09's defaults, tests). Returns (originals, dose variants,
-    contradict-stated variants, {backend: dose run}, {backend: (originals run, contradict-stated run)})."""
+    """A tiny TRACEBench, its dose and contradict-stated variants (every request, in the reference plan's window
+    of records) and the baselines' runs on all three, under ``root`` (notebook 09's defaults, tests). Returns
+    (originals, dose variants, contradict-stated variants, {backend: dose run}, {backend: (originals run,
+    contradict-stated run)})."""
     from pfc.data.build import build_tracebench
     from pfc.data.counterfactual import MANIFEST, build_variants
+    from pfc.plans.evidence import windowed
     from pfc.run.config import RunConfig
     from pfc.run.runner import execute
     root = Path(root)
@@ -196,7 +198,7 @@ def demo(root, users: int = 3, records: int = 150, seed: int = 1, backends=BASEL
     sets = {kind: root / kind for kind in ("dose", "contradict-stated")}
     for kind, d in sets.items():
         if not (d / MANIFEST).is_file():  # written last: a set without it is not finished
-            build_variants(bench, d, kind, seed=0, benchmark=name)
+            build_variants(bench, d, windowed(kind), seed=0, benchmark=name)  # the reference plan's window
     dose_runs, override_runs = {}, {}
     for b in backends:
         made = {}

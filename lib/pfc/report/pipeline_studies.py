@@ -62,7 +62,7 @@ def evidence_steps(bench: Path) -> tuple[list[Step], dict, list[Path]]:
     Returns (steps, notebook 09's run parameters, the prediction files they read)."""
     from pfc.report.evidence_dose import BASELINES as EVIDENCE_BASELINES
     from pfc.run.backends.builtin import BASELINES
-    from pfc.plans.evidence import build_evidence, evidence_dir
+    from pfc.plans.evidence import build_evidence, evidence_dir, windowed
     sets = {k: evidence_dir(bench, k) for k in EVIDENCE_KINDS}
     dose_runs = {b: paths.RUNS / f"tb-dose-{b}" for b in EVIDENCE_BASELINES}
     stated = {b: (paths.RUNS / (f"tb-{b}" if b in BASELINES else f"tb-contradict-stated-originals-{b}"),
@@ -81,7 +81,7 @@ def evidence_steps(bench: Path) -> tuple[list[Step], dict, list[Path]]:
 
     runs = [*dose_runs.values(), *(d for pair in stated.values() for d in pair)]
     step = Step("evidence dose: variants (100 requests x 6 K, 200 contradict-stated) and the baselines' runs", None,
-                {"kinds": list(EVIDENCE_KINDS), "baselines": list(EVIDENCE_BASELINES), "seed": 0},
+                {"kinds": [windowed(k) for k in EVIDENCE_KINDS], "baselines": list(EVIDENCE_BASELINES), "seed": 0},
                 [bench / "examples.jsonl"], [*(d / "perturb.json" for d in sets.values()),
                                              *(d / "predictions.jsonl" for d in runs)], fn=build_and_run)
     params = {"originals": rel(bench), "dose_variants": rel(sets["dose"]),

@@ -64,7 +64,14 @@ def _rows(table) -> list[dict]:
 
 
 LORA_SPLITS = ("trained", "untrained")
-LORA_RUNS = tuple(f"ptbench-{s}{x}" for s in LORA_SPLITS for x in ("", "-lora"))
+
+
+def _lora_pair(split: str) -> tuple[str, str]:
+    """(the LoRA run, the base run) of one PTBench test split, as the plan names them."""
+    return f"ptbench-{split}-lora", f"ptbench-{split}"
+
+
+LORA_RUNS = tuple(r for s in LORA_SPLITS for r in _lora_pair(s))
 
 
 def _sides() -> list[tuple[str, str]]:
@@ -87,8 +94,7 @@ def pairs() -> list[tuple[str, str, str]]:
 
     return ([("layout", ablation_run(b), b) for b in LAYOUT_ABLATION]
             + [("history", "tracebench-retrieved", "tracebench-last_k")]
-            + [("lora", at(m, e, f"ptbench-{s}-lora"), at(m, e, f"ptbench-{s}")) for m, e in _sides()
-               for s in LORA_SPLITS]
+            + [("lora", *(at(m, e, r) for r in _lora_pair(s))) for m, e in _sides() for s in LORA_SPLITS]
             + [("model", at(a, eng, r), at(b, eng, r)) for a, b, eng in MODEL_PAIRS for r in PAIRED_RUNS]
             + [("engine", at(m, ea, r), at(m, eb, r)) for m, ea, eb in ENGINE_PAIRS for r in PAIRED_RUNS])
 
