@@ -234,8 +234,8 @@ def write(out_dir, examples_path, benchmark: str, kind: str, seed: int, variants
     src = Path(examples_path)
     src_file = src / "examples.jsonl" if src.is_dir() else src
     where = origin(originals if originals is not None else variants, src)
-    window = "" if window_of(kind) is None else f"@{window_of(kind)}"
-    where["derived"] = where["derived"] + [f"pfc perturb --kind {slug(*parse_kind(kind))}{window} --seed {seed}"
+    parse_kind(kind)  # the command as given, which reruns it (a slug such as contradict-stated-8 would not parse)
+    where["derived"] = where["derived"] + [f"pfc perturb --kind {kind} --seed {seed}"
                                            + (f" (pfc.data.counterfactual.sample: {sampled} anchors)"
                                               if sampled is not None else "")]
     manifest = {"benchmark": benchmark, "kind": kind, "seed": seed,
