@@ -18,12 +18,37 @@ from pfc.errors import MissingDependency, UserError
 
 
 def adapter_weights(adapter) -> Path:
-    """The adapter's weight file (``adapter_model.*``); a one-line UserError when the directory has none."""
-    weights = sorted(Path(adapter).glob("adapter_model.*"))
-    if not (Path(adapter) / "adapter_config.json").is_file() or not weights:
+    """The adapter's weight file (``adapter_model.*``), after checking what a loader would trip over: a one-line
+    UserError naming the file when ``adapter_config.json`` is missing or not a UTF-8 JSON object, or the weights
+    are missing or (safetensors) have no readable header."""
+    d = Path(adapter)
+    weights = sorted(d.glob("adapter_model.*"))
+    if not (d / "adapter_config.json").is_file() or not weights:
         raise UserError(f"--adapter {adapter}: no adapter_config.json and adapter_model.* (a directory written by "
                         f"pfc.train.lora)")
+    try:
+        config = json.loads((d / "adapter_config.json").read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise UserError(f"not a UTF-8 JSON file ({type(e).__name__})", file=str(d / "adapter_config.json")) from None
+    if not isinstance(config, dict) or "peft_type" not in config:
+        raise UserError("no peft_type: not a LoRA adapter's configuration", file=str(d / "adapter_config.json"),
+                        field="peft_type")
+    if weights[0].suffix == ".safetensors" and not _safetensors_header(weights[0]):
+        raise UserError("not a safetensors file (no readable header)", file=str(weights[0]))
     return weights[0]
+
+
+def _safetensors_header(path: Path) -> bool:
+    """True when ``path`` starts as a safetensors file does: an 8-byte little-endian length, then that many bytes
+    of JSON object, within the file."""
+    with path.open("rb") as f:
+        head = f.read(8)
+        if len(head) < 8 or (n := int.from_bytes(head, "little")) > path.stat().st_size - 8:
+            return False
+        try:
+            return isinstance(json.loads(f.read(n)), dict)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return False
 
 
 def adapter_digest(adapter) -> str:
@@ -31,11 +56,11 @@ def adapter_digest(adapter) -> str:
     return hashlib.sha256(adapter_weights(adapter).read_bytes()).hexdigest()[:12]
 
 
-def merge_to_dir(model_dir, adapter, dest) -> dict:
+def merge_to_dir(model_dir, adapter, dest) -> str:
     """Merge ``adapter`` into the transformers model at ``model_dir`` and save the merged model, its tokenizer
-    and generation config to ``dest`` (which must not exist; the caller renames it into place). Returns
-    ``{"adapter": digest, "dtype": the stored dtype}``."""
-    digest = adapter_digest(adapter)
+    and generation config to ``dest`` (which must not exist; the caller renames it into place). Returns the
+    dtype stored (the base model's)."""
+    adapter_weights(adapter)  # a broken adapter is a one-line error before torch loads anything
     try:
         import torch
         from peft import PeftModel
@@ -51,4 +76,4 @@ def merge_to_dir(model_dir, adapter, dest) -> dict:
     AutoTokenizer.from_pretrained(str(model_dir)).save_pretrained(str(dest))
     if (Path(model_dir) / "generation_config.json").exists():
         GenerationConfig.from_pretrained(str(model_dir)).save_pretrained(str(dest))
-    return {"adapter": digest, "dtype": stored}
+    return stored

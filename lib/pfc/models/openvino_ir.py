@@ -96,9 +96,9 @@ def merged_ir(name: str, adapter, python: Path = EXPORT_PYTHON, root: Path | Non
     print(f"[pfc models] merging the adapter {digest} into {name} and exporting it to OpenVINO IR ...",
           file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=f".{dest.name}-") as tmp:
-        merge = merge_to_dir(registry.model_dir(name, root), adapter, Path(tmp) / "merged")
+        dtype = merge_to_dir(registry.model_dir(name, root), adapter, Path(tmp) / "merged")
         info = _export_into(Path(tmp) / "merged", Path(tmp) / "ir", dest, python, merged)
-    rec = {"name": name, **want, "merged_dtype": merge["dtype"], **info}
+    rec = {"name": name, **want, "merged_dtype": dtype, **info}
     atomic.write_text(rec_p, json.dumps(rec, indent=1) + "\n")
     print(f"[pfc models] {merged}-openvino: exported in {info['seconds']} s", file=sys.stderr)
     return dest, digest

@@ -3,8 +3,9 @@
 ``model`` is a registry name (its IR from ``make models-openvino``, :mod:`pfc.models.openvino_ir`) or an
 IR directory that holds its tokenizer files too. ``adapter`` (a LoRA directory from :mod:`pfc.train.lora`)
 cannot be applied at run time here: it is merged into a registered model's weights and that model exported
-once (:func:`pfc.models.openvino_ir.merged_ir`), and the model's name carries the adapter's hash. Prompts are rendered and answers decoded by the
-model's own transformers tokenizer and chat template, with the ``hf`` backend's own helper
+once (:func:`pfc.models.openvino_ir.merged_ir`), and the model's name carries the adapter's hash. Prompts are
+rendered and answers decoded by the model's own transformers tokenizer and chat template, with the ``hf``
+backend's own helper
 (:mod:`pfc.run.backends.chat_template`), so both
 backends see the same token ids; only the forward pass differs. The requests of one call go to
 ``openvino_genai.ContinuousBatchingPipeline`` at once: it schedules them together, prefills only
