@@ -89,13 +89,42 @@ def test_a_finished_run_resumes_without_retraining_and_refuses_another_config(ti
     recs = records[0][:4]
     train_lora(tiny, recs, tmp_path / "run", lr=1e-3, progress=False, checkpoint_every=1)
     again = train_lora(tiny, recs, tmp_path / "run", lr=1e-3, progress=False, checkpoint_every=1)
-    assert again["first_loss"] is None  # resumed at the last step: nothing left to train
+    assert again["steps_this_session"] == 0  # resumed at the last step: nothing left to train
     with pytest.raises(UserError, match="another configuration"):
         train_lora(tiny, recs, tmp_path / "run", lr=2e-3, progress=False)
 
 
 @pytest.mark.model
-def test_missing_adapter_is_a_clear_error(tiny, tmp_path):
+def test_a_resumed_run_reports_its_first_loss_and_all_its_time_and_logs_each_step_once(tiny, records, tmp_path):
+    # trap: a summary of the last session only (first loss of the resumed step, seconds of that session)
+    recs = records[0][:4]
+    first = train_lora(tiny, recs, tmp_path / "run", lr=1e-3, progress=False, checkpoint_every=1)
+    log_path = tmp_path / "run" / "train_log.jsonl"
+    rows = [json.loads(line) for line in log_path.read_text().splitlines()]
+    with log_path.open("a") as f:  # a row trained after the last checkpoint, then killed: trained again on resume
+        f.write(json.dumps({"step": first["steps"] + 1, "loss": 9.0, "lr": 0.0, "elapsed_s": 1e6}) + "\n")
+    again = train_lora(tiny, recs, tmp_path / "run", lr=1e-3, progress=False, checkpoint_every=1)
+    assert again["first_loss"] == rows[0]["loss"] and again["last_loss"] == rows[-1]["loss"]
+    assert again["seconds"] == round(rows[-1]["elapsed_s"], 1)
+    assert [json.loads(line)["step"] for line in log_path.read_text().splitlines()] == [1, 2, 3, 4]
+
+
+def test_reference_adapter_summary_covers_both_of_its_sessions():
+    # the committed adapter trained steps 1-110, was stopped, and resumed for 111-500; its log's elapsed_s
+    # restarts at step 111 (5201.07 s at step 110, 9235.59 s at step 500): 14436.66 s in all, by hand
+    from pfc.report.reference import ROOT
+    d = ROOT / "qwen2.5-coder-0.5b-openvino" / "lora-adapter"
+    s = json.loads((d / "train_summary.json").read_text())
+    assert (s["first_loss"], s["last_loss"], s["seconds"]) == (0.84869, 0.01961, 14436.7)
+
+
+@pytest.mark.model
+def test_missing_adapter_is_a_clear_error_before_the_base_weights_load(tiny, tmp_path, monkeypatch):
+    import transformers
+
+    def no_load(*a, **k):
+        raise AssertionError("the base weights loaded before --adapter was checked")
+    monkeypatch.setattr(transformers.AutoModelForCausalLM, "from_pretrained", no_load)
     with pytest.raises(UserError, match="adapter_model"):  # one line through the CLI's error path, naming --adapter
         HFBackend(model=str(tiny), adapter=str(tmp_path))
 

@@ -10,7 +10,10 @@ Crash safety: every ``checkpoint_every`` steps the adapter, optimizer, scheduler
 step go to ``<out>/checkpoint``; a rerun with the same configuration resumes there, a rerun
 with a different one is refused (runs never mix). The finished adapter is
 ``<out>/adapter`` (load it with ``pfc run --backend hf --model BASE --adapter <out>/adapter``);
-``<out>/train_log.jsonl`` has the loss of every step. Needs torch, transformers, peft.
+``<out>/train_log.jsonl`` has the loss of every step, one row each (a resume drops the rows past its
+checkpoint, so each step appears once), with ``elapsed_s`` counted over all sessions; ``train_summary.json``
+is read from that log, so a resumed run reports its first loss and its whole training time.
+Needs torch, transformers, peft.
 This module does not evaluate (see ``benchmarks/bench_finetune.py``).
 
     >>> PAPER["r"], PAPER["lora_alpha"], PAPER["lr"]
@@ -77,15 +80,52 @@ def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], 
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr)
     sched = get_cosine_schedule_with_warmup(opt, math.ceil(warmup_ratio * steps), steps)
     step = _resume(out / "checkpoint", model, opt, sched, device)
-    t0 = time.perf_counter()
-    losses = _train(model, data, order, opt, sched, out, step=step, steps=steps, grad_accum=grad_accum,
-                    checkpoint_every=checkpoint_every, progress=progress, device=device, t0=t0)
+    before = _trim_log(out / "train_log.jsonl", step)
+    t0 = time.perf_counter() - summarize_log(before)["seconds"]  # elapsed_s counts the earlier sessions too
+    ran = _train(model, data, order, opt, sched, out, step=step, steps=steps, grad_accum=grad_accum,
+                 checkpoint_every=checkpoint_every, progress=progress, device=device, t0=t0)
     _save_adapter(model, out, model_dir)
-    summary = {"steps": steps, "skipped_too_long": skipped, "first_loss": losses[0] if losses else None,
-               "last_loss": losses[-1] if losses else None, "seconds": round(time.perf_counter() - t0, 1),
+    summary = {"steps": steps, "steps_this_session": len(ran), "skipped_too_long": skipped,
+               **summarize_log(_read_log(out / "train_log.jsonl")),
                "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad), "device": device}
     atomic.write_text(out / "train_summary.json", json.dumps(summary, indent=1) + "\n")
     return summary
+
+
+def summarize_log(rows: list[dict]) -> dict:
+    """First and last loss and total training seconds of a ``train_log.jsonl``'s rows (in step order).
+
+    ``elapsed_s`` is cumulative over sessions; logs written before that restarted it at each resume,
+    so a drop in ``elapsed_s`` starts a new session and the sessions' last values are summed.
+
+    >>> summarize_log([{"loss": 0.5, "elapsed_s": 10}, {"loss": 0.4, "elapsed_s": 20}, {"loss": 0.3, "elapsed_s": 5}])
+    {'first_loss': 0.5, 'last_loss': 0.3, 'seconds': 25.0}
+    >>> summarize_log([])
+    {'first_loss': None, 'last_loss': None, 'seconds': 0.0}
+    """
+    seconds, last = 0.0, 0.0
+    for r in rows:
+        if r["elapsed_s"] < last:
+            seconds += last
+        last = r["elapsed_s"]
+    return {"first_loss": rows[0]["loss"] if rows else None, "last_loss": rows[-1]["loss"] if rows else None,
+            "seconds": round(seconds + last, 1)}
+
+
+def _read_log(log: Path) -> list[dict]:
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _trim_log(log: Path, step: int) -> list[dict]:
+    """The log's rows up to ``step`` (the checkpoint a resume starts from); rows past it were trained again
+    and are dropped from the file, so every step appears once."""
+    rows = _read_log(log)
+    kept = [r for r in rows if r["step"] <= step]
+    if len(kept) != len(rows):
+        atomic.write_text(log, "".join(json.dumps(r) + "\n" for r in kept))
+    return kept
 
 
 def _write_config(out: Path, model_dir, records: list[dict], settings: dict, modules_to_save) -> None:

@@ -69,6 +69,9 @@ class HFBackend(Backend):
         self.model, self.device, self.prefix_reuse = model, device, bool(prefix_reuse)
         self.engine, self.max_batch, self.chunk = engine, int(max_batch), int(chunk)
         self.dtype = dtype or "auto"
+        if adapter:  # checked before the base weights load: a bad --adapter fails at once, in one line
+            from pfc.models.lora_merge import adapter_weights
+            adapter_weights(adapter)
         self.fingerprint = registry.fingerprint(path)
         self.tok = AutoTokenizer.from_pretrained(path)
         kw = {} if self.dtype == "auto" else {"dtype": getattr(torch, self.dtype)}
