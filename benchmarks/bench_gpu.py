@@ -39,15 +39,48 @@ def run_hf(bench: Path, model: str, device: str, n: int, reuse: bool, tmp: Path)
     return usage, preds
 
 
+RECORDS = [{"messages": [{"role": "user", "content": f"Order {i} coffees at Starbucks."},
+                         {"role": "assistant", "content": f'Starbucks:[order_coffee(quantity={i})]'}]}
+           for i in range(1, 33)]
+
+
 def train(model: str, device: str, tmp: Path) -> dict:
     from pfc.train.lora import train_lora
-    recs = [{"messages": [{"role": "user", "content": f"Order {i} coffees at Starbucks."},
-                          {"role": "assistant", "content": f'Starbucks:[order_coffee(quantity={i})]'}]}
-            for i in range(1, 33)]
     t0 = time.perf_counter()
-    summary = train_lora(model, recs, tmp / "lora", lr=5e-3, device=device, progress=False)
+    summary = train_lora(model, RECORDS, tmp / "lora", lr=5e-3, device=device, progress=False, checkpoint_every=8)
     summary["wall_s"] = time.perf_counter() - t0
     return summary
+
+
+def stop_and_resume(model: str, device: str, tmp: Path, stop_at: int = 16) -> dict:
+    """The same run as :func:`train`, stopped right after its step-``stop_at`` checkpoint and resumed: whether
+    the checkpoint holds the adapter on the CPU (so a CPU machine can resume it), how many steps the resume ran,
+    and how far its adapter is from the unbroken run's (``tmp/lora``, trained first)."""
+    import torch
+    from safetensors.torch import load_file
+    from pfc.train import lora
+    real = lora._checkpoint
+
+    def stop(ck, model_, opt, sched, step):
+        real(ck, model_, opt, sched, step)
+        if step == stop_at:
+            raise KeyboardInterrupt
+    lora._checkpoint = stop
+    try:
+        lora.train_lora(model, RECORDS, tmp / "lora-stopped", lr=5e-3, device=device, progress=False,
+                        checkpoint_every=8)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        lora._checkpoint = real
+    state = torch.load(tmp / "lora-stopped" / "checkpoint" / "state.pt", weights_only=False)  # no map_location
+    on_cpu = all(v.device.type == "cpu" for v in state["adapter"].values())
+    s = lora.train_lora(model, RECORDS, tmp / "lora-stopped", lr=5e-3, device=device, progress=False,
+                        checkpoint_every=8)
+    a, b = (load_file(tmp / d / "adapter" / "adapter_model.safetensors") for d in ("lora", "lora-stopped"))
+    diff = max(float((a[k].float() - b[k].float()).abs().max()) for k in a) if a.keys() == b.keys() else float("inf")
+    return {"stopped_at": state["step"], "checkpoint_on_cpu": on_cpu, "resumed_steps": s["steps_this_session"],
+            "max_abs_diff": diff, "first_loss": s["first_loss"], "unbroken": a.keys() == b.keys()}
 
 
 def main(argv=None) -> int:
@@ -81,13 +114,18 @@ def main(argv=None) -> int:
                          f"{t.get('prefill_s', float('nan')):.3f} | {t.get('decode_s', float('nan')):.3f} | "
                          f"{t.get('reused_tokens', 0)} | {u['prompt_tokens']} |")
         lines += ["", f"Outputs identical with and without reuse: **{same}**.", ""]
+        lines += ["## LoRA (`pfc.train.lora`) on the device", ""]
         try:
             s = train(a.model, a.device, tmp)
-            lines += ["## LoRA (`pfc.train.lora`) on the device", "",
-                      f"{s.get('steps')} steps in {s['wall_s']:.1f} s; loss {s.get('first_loss'):.3f} -> "
+            lines += [f"{s.get('steps')} steps in {s['wall_s']:.1f} s; loss {s.get('first_loss'):.3f} -> "
                       f"{s.get('last_loss'):.3f}.", ""]
+            r = stop_and_resume(a.model, a.device, tmp)
+            lines += [f"Stopped after the step-{r['stopped_at']} checkpoint and resumed: the checkpoint's adapter "
+                      f"tensors are on the CPU: **{r['checkpoint_on_cpu']}**; the resume ran {r['resumed_steps']} "
+                      f"steps; its summary's first loss is step 1's ({r['first_loss']:.3f}); largest difference from "
+                      f"the unbroken run's adapter weights: {r['max_abs_diff']:.3g}.", ""]
         except Exception as e:  # report, do not hide: the section says what failed
-            lines += ["## LoRA (`pfc.train.lora`) on the device", "", f"failed: {type(e).__name__}: {e}", ""]
+            lines += [f"failed: {type(e).__name__}: {e}", ""]
     atomic.write_text(Path(a.out), "\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0 if res[False][0]["failures"] == 0 and res[True][0]["failures"] == 0 else 1

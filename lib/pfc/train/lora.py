@@ -165,7 +165,7 @@ def _resume(ck: Path, model, opt, sched, device: str) -> int:
     from peft import set_peft_model_state_dict
     if not (ck / "state.pt").exists():
         return 0
-    state = torch.load(ck / "state.pt", weights_only=False)
+    state = torch.load(ck / "state.pt", weights_only=False, map_location="cpu")  # a GPU run's checkpoint too
     set_peft_model_state_dict(model, {k: v.to(device) for k, v in state["adapter"].items()})
     opt.load_state_dict(state["optimizer"])
     sched.load_state_dict(state["scheduler"])
@@ -179,7 +179,8 @@ def _checkpoint(ck: Path, model, opt, sched, step: int) -> None:
     from peft.utils import get_peft_model_state_dict
     ck.mkdir(exist_ok=True)
     with atomic.staged(ck / "state.pt") as tmp:
-        torch.save({"adapter": get_peft_model_state_dict(model), "optimizer": opt.state_dict(),
+        adapter = {k: v.detach().cpu() for k, v in get_peft_model_state_dict(model).items()}
+        torch.save({"adapter": adapter, "optimizer": opt.state_dict(),
                     "scheduler": sched.state_dict(), "rng": torch.get_rng_state(), "step": step}, tmp)
 
 
