@@ -103,6 +103,7 @@ def test_a_resumed_run_reports_its_first_loss_and_all_its_time_and_logs_each_ste
     rows = [json.loads(line) for line in log_path.read_text().splitlines()]
     with log_path.open("a") as f:  # a row trained after the last checkpoint, then killed: trained again on resume
         f.write(json.dumps({"step": first["steps"] + 1, "loss": 9.0, "lr": 0.0, "elapsed_s": 1e6}) + "\n")
+        f.write('{"step": 6, "loss": 0.1')  # a row cut short by the kill
     again = train_lora(tiny, recs, tmp_path / "run", lr=1e-3, progress=False, checkpoint_every=1)
     assert again["first_loss"] == rows[0]["loss"] and again["last_loss"] == rows[-1]["loss"]
     assert again["seconds"] == round(rows[-1]["elapsed_s"], 1)
@@ -116,6 +117,15 @@ def test_reference_adapter_summary_covers_both_of_its_sessions():
     d = ROOT / "qwen2.5-coder-0.5b-openvino" / "lora-adapter"
     s = json.loads((d / "train_summary.json").read_text())
     assert (s["first_loss"], s["last_loss"], s["seconds"]) == (0.84869, 0.01961, 14436.7)
+
+
+@pytest.mark.model
+def test_a_log_that_is_not_the_trainers_is_a_one_line_error_naming_file_and_line(tiny, records, tmp_path):
+    recs = records[0][:4]
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "train_log.jsonl").write_text('{"step": 1, "loss": 0.5, "elapsed_s": 1}\n{"step": 2}\n')
+    with pytest.raises(UserError, match=r"train_log\.jsonl:2: no number 'loss'"):
+        train_lora(tiny, recs, tmp_path / "run", lr=1e-3, progress=False, checkpoint_every=1)
 
 
 @pytest.mark.model

@@ -113,14 +113,25 @@ def summarize_log(rows: list[dict]) -> dict:
 
 
 def _read_log(log: Path) -> list[dict]:
+    """The log's rows (:func:`pfc.jsonl.iter_jsonl`: a bad line is a one-line error naming file and line), each
+    checked for the fields a summary reads."""
+    from pfc.jsonl import SchemaError, iter_jsonl
     if not log.exists():
         return []
-    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = []
+    for n, row in iter_jsonl(log):
+        for field in ("step", "loss", "elapsed_s"):
+            if not isinstance(row, dict) or not isinstance(row.get(field), (int, float)):
+                raise SchemaError(f"no number {field!r}: not a row of pfc.train.lora's log", file=str(log), line=n)
+        rows.append(row)
+    return rows
 
 
 def _trim_log(log: Path, step: int) -> list[dict]:
     """The log's rows up to ``step`` (the checkpoint a resume starts from); rows past it were trained again
-    and are dropped from the file, so every step appears once."""
+    and are dropped from the file, so every step appears once, as is a last line cut short by a kill."""
+    if log.exists() and (data := log.read_bytes()) and not data.endswith(b"\n"):
+        atomic.write_bytes(log, data[:data.rfind(b"\n") + 1])
     rows = _read_log(log)
     kept = [r for r in rows if r["step"] <= step]
     if len(kept) != len(rows):
