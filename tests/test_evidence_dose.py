@@ -85,3 +85,17 @@ def test_a_real_run_on_part_of_a_set_is_scored_on_the_variants_it_answered(dose_
         sw = long[long["metric"] == "switch_rate"].set_index("k")
         assert sw.loc[4, "value"] == pytest.approx(rate) and sw.loc[0, "value"] == 0
         assert sw.loc[4, "variants"] == n and thr == {"m": None}  # no intervals (n_boot 0): no threshold
+
+
+def test_the_figure_names_every_run_in_one_legend_below_both_panels_not_over_a_curve():
+    import matplotlib
+    matplotlib.use("Agg")
+    import pandas as pd
+    rows = [{"run": run, "part": "dose", "metric": m, "k": k, "value": v, "lo": v, "hi": v}
+            for run, v in (("history-prior", 0.8), ("a model", 0.1)) for m in ("switch_rate", "overall")
+            for k in (0, 1, 2)]
+    fig = ed.figure(pd.DataFrame(rows), {"history-prior": 1, "a model": None})
+    assert [ax.get_legend() for ax in fig.axes] == [None, None]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["history-prior (threshold K = 1)",
+                                                                 "a model (threshold K = none)"]
+    assert fig.legends[0].get_bbox_to_anchor().transformed(fig.transFigure.inverted()).y1 <= 0.0

@@ -104,6 +104,43 @@ def test_a_build_of_another_synthesis_is_refused_not_mixed(tmp_path):
     assert (tmp_path / "train" / "data.json").read_bytes() == before
 
 
+def _small(seed=1, version=2):
+    return synthesize(seed=seed, ks=(1, 1, 2), per_user=4, unseen_ks=(1, 1, 1), unseen_per_user=1, held_out=1,
+                      version=version)
+
+
+def test_a_build_of_another_seed_is_refused_not_mixed(tmp_path):
+    from pfc.data.ptool.build import build_once
+    from pfc.errors import UserError
+    write(_small(seed=1), tmp_path)
+    before = (tmp_path / "train" / "data.json").read_bytes()
+    with pytest.raises(UserError, match=r"stats\.json: field seed: 1 is built there, not 2"):
+        build_once(tmp_path, 2, version=2)
+    assert (tmp_path / "train" / "data.json").read_bytes() == before
+
+
+def test_a_current_build_is_returned_without_synthesizing(tmp_path, monkeypatch):
+    from pfc.data.ptool import build
+    write(_small(), tmp_path)
+    monkeypatch.setattr(build, "synthesize", lambda **kw: pytest.fail("an existing current build was synthesized again"))
+    assert build.build_once(tmp_path, 1, version=2) == tmp_path
+
+
+def test_a_build_by_older_code_without_the_overlap_stats_is_built_again_in_place(tmp_path, monkeypatch, capsys):
+    # a checkout's data/benchmarks/ptbench-v1 built before stats.json had "overlap" made make reproduce's PTBench
+    # notebook fail with KeyError: 'overlap' (2026-11-28)
+    from pfc.data.ptool import build
+    written = write(_small(), tmp_path)
+    data = (tmp_path / "test_trained_user" / "data.json").read_bytes()
+    old = {k: v for k, v in written.items() if k != "overlap"}
+    (tmp_path / "stats.json").write_text(json.dumps(old))
+    monkeypatch.setattr(build, "synthesize", lambda seed, version: _small(seed, version))
+    build.build_once(tmp_path, 1, version=2)
+    assert json.loads((tmp_path / "stats.json").read_text())["overlap"] == json.loads(json.dumps(written["overlap"]))
+    assert (tmp_path / "test_trained_user" / "data.json").read_bytes() == data
+    assert "no field overlap (built by older code)" in capsys.readouterr().err
+
+
 def _official(path, recs):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(recs))

@@ -175,8 +175,10 @@ def figure(long: pd.DataFrame, thresholds: dict, level: float = 0.5):
         ax.set_xticks(range(len(ks)), [str(k) for k in ks])
         ax.set_xlabel("K: records supporting the user's choice")
     axes[0].axhline(level, color="grey", linestyle=":", linewidth=1)
-    axes[0].legend(fontsize=8, loc="upper left")
     fig.tight_layout()
+    # below both panels: inside one it hid points of the curves it names (the real models' runs made it long)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False)
     return fig
 
 

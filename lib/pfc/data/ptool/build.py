@@ -215,20 +215,35 @@ def write(result: dict, out) -> dict:
     return st
 
 
+# the fields ``write`` puts in stats.json: a build whose stats.json lacks one was written by older code
+STATS_FIELDS = ("seed", "synthesis", "table5", "counts", "overlap", "audits")
+
+
 def build_once(out, seed: int = 0, version: int = DEFAULT_VERSION) -> Path:
     """``pfc build ptbench --seed SEED --synthesis VERSION --out OUT`` unless ``OUT/stats.json`` already
-    exists and records that synthesis (same seed, same bytes, so an existing build is that build); returns
-    ``OUT``. Used by ``make reproduce`` and the real reference runs so both score the same synthesized data.
-    A build of another synthesis version in ``OUT`` is refused (one line), never mixed or overwritten."""
+    exists and records that synthesis and seed (same seed, same bytes, so an existing build is that build);
+    returns ``OUT``. Used by ``make reproduce`` and the real reference runs so both score the same synthesized
+    data. A build of another synthesis version or seed in ``OUT`` is refused (one line), never mixed or
+    overwritten; one whose stats.json lacks a field of :data:`STATS_FIELDS` (written by older code, before that
+    field) is built again in place, stats.json last, saying so on stderr."""
     out = Path(out)
     st = out / "stats.json"
     if st.exists():
-        have = json.loads(st.read_text(encoding="utf-8")).get("synthesis", VERSIONS[1])
-        if have != VERSIONS[version]:
-            from pfc import paths
-            from pfc.errors import UserError
-            raise UserError(f"{paths.relative(st)}: field synthesis: {have!r} is built there, not "
+        from pfc import paths
+        from pfc.errors import UserError
+        have = json.loads(st.read_text(encoding="utf-8"))
+        synth = have.get("synthesis", VERSIONS[1])
+        if synth != VERSIONS[version]:
+            raise UserError(f"{paths.relative(st)}: field synthesis: {synth!r} is built there, not "
                             f"{VERSIONS[version]!r}; remove that directory or build into another")
-        return out
+        if have.get("seed", seed) != seed:
+            raise UserError(f"{paths.relative(st)}: field seed: {have['seed']!r} is built there, not {seed!r}; "
+                            f"remove that directory or build into another")
+        missing = [f for f in STATS_FIELDS if f not in have]
+        if not missing:
+            return out
+        import sys
+        print(f"{paths.relative(st)}: no field {', '.join(missing)} (built by older code): building "
+              f"{VERSIONS[version]} seed {seed} again in place", file=sys.stderr)
     write(synthesize(seed=seed, version=version), out)
     return out
