@@ -119,6 +119,15 @@ def test_a_build_of_another_seed_is_refused_not_mixed(tmp_path):
     assert (tmp_path / "train" / "data.json").read_bytes() == before
 
 
+@pytest.mark.parametrize("text", [b"", b"\xff\xfe{", b"[]"])
+def test_an_empty_or_broken_stats_json_is_a_one_line_error_naming_it(tmp_path, text):
+    from pfc.data.ptool.build import build_once
+    from pfc.errors import UserError
+    (tmp_path / "stats.json").write_bytes(text)
+    with pytest.raises(UserError, match="stats.json"):
+        build_once(tmp_path, 0, version=2)
+
+
 def test_a_current_build_is_returned_without_synthesizing(tmp_path, monkeypatch):
     from pfc.data.ptool import build
     write(_small(), tmp_path)

@@ -230,8 +230,10 @@ def build_once(out, seed: int = 0, version: int = DEFAULT_VERSION) -> Path:
     st = out / "stats.json"
     if st.exists():
         from pfc import paths
-        from pfc.errors import UserError
-        have = json.loads(st.read_text(encoding="utf-8"))
+        from pfc.errors import UserError, read_json
+        have = read_json(st)  # an empty or broken stats.json: one line naming it
+        if not isinstance(have, dict):
+            raise UserError(f"{paths.relative(st)}: not a stats.json object; remove that directory or build into another")
         synth = have.get("synthesis", VERSIONS[1])
         if synth != VERSIONS[version]:
             raise UserError(f"{paths.relative(st)}: field synthesis: {synth!r} is built there, not "
