@@ -7,7 +7,7 @@ import sys
 import pandas as pd
 import pytest
 
-from pfc.eval.bootstrap import ci, intervals
+from pfc.eval.bootstrap import ci, clustered_intervals, intervals
 
 
 def test_constant_column_has_a_zero_width_interval():
@@ -50,3 +50,17 @@ def test_same_seed_same_bytes_under_different_hash_seeds():
                            env={"PYTHONHASHSEED": s, "PATH": ""}).stdout for s in ("1", "12345")}
     assert len(outs) == 1
     assert set(json.loads(outs.pop())) == {"overall", "APP"}
+
+
+def test_one_user_gives_no_clustered_interval_rather_than_a_zero_width_one():
+    # 11 rows of one user, 3 right: resampling users can only redraw that user, so there is no interval
+    one = pd.DataFrame({"user_id": ["u1"] * 11, "overall": [1, 1, 1] + [0] * 8})
+    lo, hi = clustered_intervals(one, {"overall": "overall"}, n_boot=200)["overall"]
+    assert math.isnan(lo) and math.isnan(hi)
+
+
+def test_two_users_give_a_clustered_interval_spanning_their_two_means():
+    # users at 1.0 (2 rows) and 0.0 (2 rows): resamples give 0, 0.5 or 1, so the 95% interval is [0, 1]
+    two = pd.DataFrame({"user_id": ["a", "a", "b", "b"], "overall": [1, 1, 0, 0]})
+    assert clustered_intervals(two, {"overall": "overall"}, n_boot=400)["overall"] == (0.0, 1.0)
+

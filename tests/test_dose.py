@@ -5,6 +5,7 @@ Golden values are worked out by hand on hand-made users below; the baselines' ex
 overrides) is checked on the shared tiny TRACEBench.
 """
 import json
+import math
 import os
 import subprocess
 import sys
@@ -198,3 +199,15 @@ def test_sample_takes_one_request_per_anchor_at_every_k_equal_to_its_copy_in_the
     assert all(v.to_dict() == whole[v.id] for v in some)
     assert [v.id for v in sample(exs, "dose:0,4", 5, seed=0)[0]] == [v.id for v in some]
     assert [v.id for v in sample(exs, "dose:0,4", 5, seed=1)[0]] != [v.id for v in some]
+
+
+def test_a_dose_run_of_one_user_gets_no_interval_and_so_no_threshold():
+    # a run in progress that has reached one user: every K at switch rate 1 (r1 Starbucks at K=0, Luckin at K=2),
+    # but one user's requests carry no user-clustered interval, so no K can claim a threshold
+    answers = {("r1", 0): "Starbucks", ("r1", 2): "Luckin", ("r2", 0): "Starbucks", ("r2", 2): "Luckin"}
+    variants = [_dose_variant(r, "u1", k) for r, k in answers]
+    df = dose.dose_rows(variants, {f"{r}~dose-{k}": _say(a) for (r, k), a in answers.items()}, "auto")
+    table = dose.curve(df.assign(overall=df["user_hit"]), n_boot=200)
+    at2 = table[(table["k"] == 2) & (table["metric"] == "switch_rate")].iloc[0]
+    assert at2["value"] == 1.0 and math.isnan(at2["lo"]) and math.isnan(at2["hi"])
+    assert dose.threshold(table) is None

@@ -11,8 +11,9 @@ bytes in any process. Counts (``sum`` metrics) get no interval.
 user are not independent (same history, same habits), and an interval over examples is too
 narrow when a few users dominate. Each resample draws users with replacement and keeps all
 their rows; a metric is recomputed from the per-user column sums (``cluster_sums``,
-``cluster_stat``; also used by ``pfc.eval.paired``). It does not compare runs (that is
-``pfc.eval.paired``).
+``cluster_stat``; also used by ``pfc.eval.paired``). Rows of a single user give no interval (NaN): every
+resample is that user again, and a zero-width interval would read as certainty. It does not compare runs
+(that is ``pfc.eval.paired``).
 
     >>> import pandas as pd
     >>> ci(pd.DataFrame({"overall": [1, 0, 1, 1]}), "overall", n_boot=200)[0]
@@ -124,6 +125,8 @@ def clustered_intervals(per_example: pd.DataFrame, metric_names: dict[str, str],
         return {k: (math.nan, math.nan) for k in usable}
     cols = list(dict.fromkeys(c for m in usable.values() for c in m.columns))
     sums, counts = cluster_sums(per_example, cols, cluster)
+    if len(counts) < 2:  # one user: resampling users has nothing to vary
+        return {k: (math.nan, math.nan) for k in usable}
     idx = cluster_indices(len(counts), n_boot, seed)
     out = {}
     for key, m in usable.items():
