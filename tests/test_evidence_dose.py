@@ -99,3 +99,16 @@ def test_the_figure_names_every_run_in_one_legend_below_both_panels_not_over_a_c
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["history-prior (threshold K = 1)",
                                                                  "a model (threshold K = none)"]
     assert fig.legends[0].get_bbox_to_anchor().transformed(fig.transFigure.inverted()).y1 <= 0.0
+
+
+def test_the_figure_says_how_many_of_the_planned_variants_a_partial_run_answered():
+    import matplotlib
+    matplotlib.use("Agg")
+    import pandas as pd
+    # the set: 6 K x 100 requests; the complete baseline scored 100 at each K, the model 16 at each of K 0, 1, 2
+    rows = [{"run": run, "part": "dose", "metric": m, "k": k, "variants": n, "value": 0.5, "lo": 0.4, "hi": 0.6}
+            for run, ks, n in (("history-prior", (0, 1, 2, 4, 8, 16), 100), ("a model", (0, 1, 2), 16))
+            for m in ("switch_rate", "overall") for k in ks]
+    fig = ed.figure(pd.DataFrame(rows), {"history-prior": 1, "a model": None}, planned=600)
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == [
+        "history-prior (threshold K = 1)", "a model (48 of 600 variants, threshold K = none)"]

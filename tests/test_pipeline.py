@@ -160,7 +160,7 @@ def test_backend_adds_one_run_on_each_benchmark_and_leaves_the_other_steps_as_th
     assert sorted(own) == ["ptbench", "toolspectrum", "tracebench"]
     assert {b: s.params["run_id"] for b, s in own.items()} == {
         "tracebench": "tb-openai-my-model", "toolspectrum": "ts-openai-my-model", "ptbench": "pt-openai-my-model"}
-    ours = next(s for s in mine if s.params.get("run_id") == "pt-oracle").params["examples"]
+    ours = next(s for s in mine if "pt-oracle" in s.params.get("run_ids", {}).values()).params["examples"]
     assert own["ptbench"].params["examples"] == ours     # no PFC_PTBENCH_DIR: our PTool build, as the baselines
     assert all(s.params["model"] == "org/my-model" for s in own.values())
 

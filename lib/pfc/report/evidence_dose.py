@@ -143,12 +143,13 @@ def override_frame(long: pd.DataFrame) -> pd.DataFrame:
     return wide
 
 
-def figure(long: pd.DataFrame, thresholds: dict, level: float = 0.5):
+def figure(long: pd.DataFrame, thresholds: dict, level: float = 0.5, planned: int | None = None):
     """Switch rate (left) and accuracy (right) against K, one line per run with its 95% intervals as error bars.
 
     K sits on a categorical axis (0, 1, 2, 4, 8, 16 equally spaced: a log-like scale that keeps 0); each
     curve's label names its threshold K (``none``: no K's lower bound passes ``level``), marked with a
-    ring on the switch-rate curve."""
+    ring on the switch-rate curve. With ``planned`` (the dose set's size), a run that answered fewer variants
+    (a reference run in progress, which covers users one after another) says how many: "96 of 600 variants"."""
     import matplotlib.pyplot as plt
     d = long[long["part"] == "dose"]
     ks = sorted(d["k"].dropna().astype(int).unique())
@@ -164,8 +165,10 @@ def figure(long: pd.DataFrame, thresholds: dict, level: float = 0.5):
             lo = (part["value"] - part["lo"]).clip(lower=0).fillna(0)
             hi = (part["hi"] - part["value"]).clip(lower=0).fillna(0)
             t = thresholds.get(run)
+            n = int(part["variants"].sum()) if "variants" in part else None  # one row per K: the variants scored
+            some = f"{n} of {planned} variants, " if planned and n is not None and n < planned else ""
             line = ax.errorbar(x, part["value"], yerr=[lo, hi], marker="o", capsize=3,
-                               label=f"{run} (threshold K = {'none' if t is None else t})")
+                               label=f"{run} ({some}threshold K = {'none' if t is None else t})")
             if metric == "switch_rate" and t is not None:
                 at = part[part["k"] == t]
                 ax.scatter([pos[t] + dodge], at["value"], s=160, facecolors="none",

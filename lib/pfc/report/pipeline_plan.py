@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pfc import paths
 from pfc.plans import sample_run
-from pfc.report.pipeline_step import Step, rel, run_step
+from pfc.report.pipeline_step import Step, baseline_runs_step, rel, run_step
 from pfc.report.pipeline_studies import (counterfactual_steps, evidence_real_runs, evidence_steps, real_pair,
                                          reading_once, reference_pairs, reference_usable)
 
@@ -32,13 +32,10 @@ def _tracebench(bench: Path, baselines) -> tuple[list[Step], list[Path]]:
              {"histories_dir": rel(interim), "out_dir": rel(bench), "figures_dir": rel(paths.FIGURES / "tracebench")},
              [interim / "histories.parquet"], [bench / "examples.jsonl"], copy_name="02_build_benchmark"),
     ]
-    runs = []
-    for b in baselines:  # every built-in baseline on TRACEBench
-        d, st = run_step(f"run {b}", f"tb-{b}", [bench / "examples.jsonl"], benchmark="tracebench",
-                         examples=rel(bench), backend=b)
-        runs.append(d)
-        steps.append(st)
-    return steps, runs
+    ids = {b: f"tb-{b}" for b in baselines}  # every built-in baseline on TRACEBench, in one step
+    steps.append(baseline_runs_step(f"TRACEBench: the {len(ids)} baselines' runs ({', '.join(ids)})", "tracebench", bench, ids,
+                                    [bench / "examples.jsonl"]))
+    return steps, [paths.RUNS / r for r in ids.values()]
 
 
 def _real_model(bench: Path, real_model: str, sample: int) -> tuple[list[Step], tuple[str, Path] | None]:
@@ -84,12 +81,10 @@ def _toolspectrum(wanted: bool, baselines, backend: str, model: str, own: str) -
             print(f"reproduce: no ToolSpectrum release at {release} (PFC_TOOLSPECTRUM_DIR); the {backend} run on it "
                   "is left out", file=sys.stderr)
         return [], []
-    steps, ts_runs = [], []
-    for b in baselines[:3]:  # the release is large: the oracle and the two history baselines only
-        d, st = run_step(f"ToolSpectrum run {b}", f"ts-{b}", [release / "data"], benchmark="toolspectrum",
-                         examples=rel(release), backend=b)
-        ts_runs.append(d)
-        steps.append(st)
+    ids = {b: f"ts-{b}" for b in baselines[:3]}  # the release is large: the oracle and the two history baselines
+    steps = [baseline_runs_step(f"ToolSpectrum: the {len(ids)} baselines' runs ({', '.join(ids)})", "toolspectrum", release, ids,
+                                [release / "data"])]
+    ts_runs = [paths.RUNS / r for r in ids.values()]
     if backend:
         d, st = run_step(f"ToolSpectrum run {backend} {model}", f"ts-{own}", [release / "data"],
                          benchmark="toolspectrum", examples=rel(release), backend=backend, model=model)
@@ -113,17 +108,11 @@ def _ptbench(baselines, builtins, backend: str, model: str, own: str) -> tuple[l
     steps = [Step("build PTBench (PTool synthesis, seed 0)", None, {"seed": 0, "synthesis": DEFAULT_VERSION},
                   [], [pt / "stats.json"],
                   fn=lambda: build_ptbench(pt, 0))]
-    runs = []
-    for b in [b for b in baselines if builtins[b].supports("ptbench")]:
-        d, st = run_step(f"PTBench run {b}", f"pt-{b}", [pt / "stats.json"], benchmark="ptbench",
-                         examples=rel(pt), backend=b)
-        runs.append(d)
-        steps.append(st)
-    # the memorization baseline: the answer of the most similar request of our build's training split
-    d, st = run_step("PTBench run nearest-train", "pt-nearest-train", [pt / "stats.json"], benchmark="ptbench",
-                     examples=rel(pt), backend="nearest-train")
-    runs.append(d)
-    steps.append(st)
+    # the baselines that support PTBench, and the memorization baseline (nearest-train: the answer of the most
+    # similar request of our build's training split), in one step
+    ids = {b: f"pt-{b}" for b in [*(b for b in baselines if builtins[b].supports("ptbench")), "nearest-train"]}
+    steps.append(baseline_runs_step(f"PTBench: the {len(ids)} baselines' runs ({', '.join(ids)})", "ptbench", pt, ids, [pt / "stats.json"]))
+    runs = [paths.RUNS / r for r in ids.values()]
     if backend:  # the official test data when PFC_PTBENCH_DIR is set (and its prompt, read by the runner), else ours
         official = paths.ptbench_dir()
         data = official or pt

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from pfc import paths
-from pfc.report.pipeline_step import Step, rel, run_step
+from pfc.report.pipeline_step import Step, baseline_runs_step, rel, run_replacing
 
 EVIDENCE_KINDS = ("dose", "contradict-stated")
 
@@ -29,55 +29,41 @@ def counterfactual_steps(bench: Path, baselines) -> tuple[list[Step], dict, Path
                   [bench / "examples.jsonl"], [var / "examples.jsonl", var / "perturb.json"],  # manifest: finished
                   # read and written like the notebooks' paths (pfc.paths.source / output)
                   fn=lambda: build_variants(paths.source(rel(bench)), paths.output(rel(var)), "swap-user", seed=0))]
-    pairs = {}
-    for b in baselines:
-        if b == "oracle":
-            pairs[b] = (paths.RUNS / f"tb-{b}", None)
-            continue
-        d, st = run_step(f"run {b} on the swap-user variants", f"tb-swap-user-{b}", [var / "examples.jsonl"],
-                         benchmark="tracebench", examples=rel(var), backend=b)
-        steps.append(st)
-        pairs[b] = (paths.RUNS / f"tb-{b}", d)
+    ids = {b: f"tb-swap-user-{b}" for b in baselines if b != "oracle"}
+    steps.append(baseline_runs_step(f"swap-user variants: the {len(ids)} baselines' runs ({', '.join(ids)})",
+                                    "tracebench", var, ids, [var / "examples.jsonl"]))
+    pairs = {b: (paths.RUNS / f"tb-{b}", paths.RUNS / ids[b] if b in ids else None) for b in baselines}
     return steps, pairs, var
-
-
-def _run_replacing(examples, backend: str, out: Path, ids=None) -> None:
-    """A baseline run into a pipeline-owned directory, as notebook 03 with ``replace_changed``: a run made by an older
-    plan moves to ``attic/`` and is redone (cached answers reused); failed requests stop the step."""
-    from pfc.run.checks import raise_if_failed
-    from pfc.run.config import RunConfig
-    from pfc.plans.evidence import EVIDENCE_BENCHMARK
-    from pfc.run.runner import execute_or_replace
-    usage = execute_or_replace(RunConfig(EVIDENCE_BENCHMARK, examples, backend, out, ids=ids, progress=False))
-    raise_if_failed(usage, paths.relative(out))
 
 
 def evidence_steps(bench: Path) -> tuple[list[Step], dict, list[Path]]:
     """Notebook 09's inputs: the dose and contradict-stated variants of the reference plan's sampled requests
     (``pfc.plans.evidence.build_evidence``: the very sets the real models' reference runs answer, 600 and 200
     variants) and the three baselines' runs on them, in one Python step (seven runner calls; through notebook 03
-    each would pay a kernel start). The originals runs of the override pairs are the pipeline's ``tb-<baseline>``
+    each would pay a kernel start; the sets are read once, in one ``reading_once`` block). The originals runs of the override pairs are the pipeline's ``tb-<baseline>``
     runs, and for ``always-habit`` (not one of the table's baselines) a run on the sampled originals only.
 
     Returns (steps, notebook 09's run parameters, the prediction files they read)."""
     from pfc.report.evidence_dose import BASELINES as EVIDENCE_BASELINES
     from pfc.run.backends.builtin import BASELINES
-    from pfc.plans.evidence import build_evidence, evidence_dir, windowed
+    from pfc.plans.evidence import EVIDENCE_BENCHMARK, build_evidence, evidence_dir, windowed
     sets = {k: evidence_dir(bench, k) for k in EVIDENCE_KINDS}
     dose_runs = {b: paths.RUNS / f"tb-dose-{b}" for b in EVIDENCE_BASELINES}
     stated = {b: (paths.RUNS / (f"tb-{b}" if b in BASELINES else f"tb-contradict-stated-originals-{b}"),
                   paths.RUNS / f"tb-contradict-stated-{b}") for b in EVIDENCE_BASELINES}
 
     def build_and_run():
+        from pfc.io.reuse import reading_once
         from pfc.schema import load_examples
         build_evidence(bench, tuple(sets))  # each set replaced whole: the same bytes for the same TRACEBench
         originals = sorted({v.meta["counterfactual"]["original_id"]
                             for v in load_examples(sets["contradict-stated"] / "examples.jsonl")})
-        for b in EVIDENCE_BASELINES:
-            _run_replacing(sets["dose"], b, dose_runs[b])
-            _run_replacing(sets["contradict-stated"], b, stated[b][1])
-            if b not in BASELINES:  # the table's baselines have their run on every original already
-                _run_replacing(bench, b, stated[b][0], ids=originals)
+        with reading_once():  # the runs only read the sets: each is read and hashed once for the three baselines
+            for b in EVIDENCE_BASELINES:
+                run_replacing(EVIDENCE_BENCHMARK, sets["dose"], b, dose_runs[b])
+                run_replacing(EVIDENCE_BENCHMARK, sets["contradict-stated"], b, stated[b][1])
+                if b not in BASELINES:  # the table's baselines have their run on every original already
+                    run_replacing(EVIDENCE_BENCHMARK, bench, b, stated[b][0], ids=originals)
 
     runs = [*dose_runs.values(), *(d for pair in stated.values() for d in pair)]
     step = Step("evidence dose: variants (100 requests x 6 K, 200 contradict-stated) and the baselines' runs", None,
