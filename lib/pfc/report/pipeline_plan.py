@@ -33,8 +33,8 @@ def _tracebench(bench: Path, baselines) -> tuple[list[Step], list[Path]]:
              [interim / "histories.parquet"], [bench / "examples.jsonl"], copy_name="02_build_benchmark"),
     ]
     ids = {b: f"tb-{b}" for b in baselines}  # every built-in baseline on TRACEBench, in one step
-    steps.append(baseline_runs_step(f"TRACEBench: the {len(ids)} baselines' runs ({', '.join(ids)})", "tracebench", bench, ids,
-                                    [bench / "examples.jsonl"]))
+    steps.append(baseline_runs_step(f"TRACEBench: the {len(ids)} baselines' runs ({', '.join(ids)})", "tracebench",
+                                    bench, ids, [bench / "examples.jsonl"]))
     return steps, [paths.RUNS / r for r in ids.values()]
 
 
@@ -82,8 +82,8 @@ def _toolspectrum(wanted: bool, baselines, backend: str, model: str, own: str) -
                   "is left out", file=sys.stderr)
         return [], []
     ids = {b: f"ts-{b}" for b in baselines[:3]}  # the release is large: the oracle and the two history baselines
-    steps = [baseline_runs_step(f"ToolSpectrum: the {len(ids)} baselines' runs ({', '.join(ids)})", "toolspectrum", release, ids,
-                                [release / "data"])]
+    steps = [baseline_runs_step(f"ToolSpectrum: the {len(ids)} baselines' runs ({', '.join(ids)})", "toolspectrum",
+                                release, ids, [release / "data"])]
     ts_runs = [paths.RUNS / r for r in ids.values()]
     if backend:
         d, st = run_step(f"ToolSpectrum run {backend} {model}", f"ts-{own}", [release / "data"],
@@ -111,7 +111,8 @@ def _ptbench(baselines, builtins, backend: str, model: str, own: str) -> tuple[l
     # the baselines that support PTBench, and the memorization baseline (nearest-train: the answer of the most
     # similar request of our build's training split), in one step
     ids = {b: f"pt-{b}" for b in [*(b for b in baselines if builtins[b].supports("ptbench")), "nearest-train"]}
-    steps.append(baseline_runs_step(f"PTBench: the {len(ids)} baselines' runs ({', '.join(ids)})", "ptbench", pt, ids, [pt / "stats.json"]))
+    steps.append(baseline_runs_step(f"PTBench: the {len(ids)} baselines' runs ({', '.join(ids)})", "ptbench", pt, ids,
+                                    [pt / "stats.json"]))
     runs = [paths.RUNS / r for r in ids.values()]
     if backend:  # the official test data when PFC_PTBENCH_DIR is set (and its prompt, read by the runner), else ours
         official = paths.ptbench_dir()

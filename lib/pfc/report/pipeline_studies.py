@@ -40,8 +40,9 @@ def evidence_steps(bench: Path) -> tuple[list[Step], dict, list[Path]]:
     """Notebook 09's inputs: the dose and contradict-stated variants of the reference plan's sampled requests
     (``pfc.plans.evidence.build_evidence``: the very sets the real models' reference runs answer, 600 and 200
     variants) and the three baselines' runs on them, in one Python step (seven runner calls; through notebook 03
-    each would pay a kernel start; the sets are read once, in one ``reading_once`` block). The originals runs of the override pairs are the pipeline's ``tb-<baseline>``
-    runs, and for ``always-habit`` (not one of the table's baselines) a run on the sampled originals only.
+    each would pay a kernel start; the sets are read once, in one ``reading_once`` block). The originals runs of the
+    override pairs are the pipeline's ``tb-<baseline>`` runs, and for ``always-habit`` (not one of the table's
+    baselines) a run on the sampled originals only.
 
     Returns (steps, notebook 09's run parameters, the prediction files they read)."""
     from pfc.report.evidence_dose import BASELINES as EVIDENCE_BASELINES
