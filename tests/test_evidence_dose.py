@@ -111,4 +111,27 @@ def test_the_figure_says_how_many_of_the_planned_variants_a_partial_run_answered
             for m in ("switch_rate", "overall") for k in ks]
     fig = ed.figure(pd.DataFrame(rows), {"history-prior": 1, "a model": None}, planned=600)
     assert [t.get_text() for t in fig.legends[0].get_texts()] == [
-        "history-prior (threshold K = 1)", "a model (48 of 600 variants, threshold K = none)"]
+        "history-prior (threshold K = 1)", "a model (48 of 600 variants: a threshold once complete)"]
+
+
+def test_a_real_run_on_part_of_a_set_claims_no_threshold_though_its_users_all_switch(tiny_tracebench, tmp_path):
+    """6 requests of the tiny build's two users at K = 0 and 4; every answered request wrong at K = 0 and right
+    (the user's choice) at K = 4: switch rate 1 at K = 4 for each user, so the user-clustered lower bound is 1.
+    Answering the whole set gives threshold 4 (the positive control); answering all but one request, of both
+    users still, gives none."""
+    exs, tools = benchmarks.get("tracebench").load(tiny_tracebench, None)
+    variants, skipped = sample(exs, "dose:0,4", 6, seed=0)
+    d = tmp_path / "dose"
+    write(d, tiny_tracebench, "tracebench", "dose:0,4", 0, variants, skipped, tools, len(exs), exs)
+    assert len({v.user_id for v in variants}) == 2
+    answers = {v.id: "null" if v.meta["counterfactual"]["k"] == 0 else _gold(v) for v in variants}
+    _, thr = ed.evaluate(None, d, None, {"m": _run(tmp_path / "whole", answers)}, {}, n_boot=200, answered_only=True)
+    assert thr == {"m": 4}
+    last = variants[-1].meta["counterfactual"]["original_id"]  # one request (both its variants) left out
+    kept = [v for v in variants if v.meta["counterfactual"]["original_id"] != last]
+    assert len(kept) == 10 and len({v.user_id for v in kept}) == 2
+    part = _run(tmp_path / "part", {v.id: answers[v.id] for v in kept})
+    long, thr = ed.evaluate(None, d, None, {"m": part}, {}, n_boot=200, answered_only=True)
+    sw = long[long["metric"] == "switch_rate"].set_index("k")
+    assert (sw.loc[4, "value"], sw.loc[4, "lo"], sw.loc[4, "variants"]) == (1, 1, 5)
+    assert thr == {"m": None}

@@ -52,6 +52,21 @@ def test_a_dose_pair_gives_the_curve_and_the_threshold(pairs, capsys):
     assert curve[(8, "switch_rate")]["value"] > curve[(2, "switch_rate")]["value"] > 0
     k = got["dose"]["threshold_k"]
     assert k is None or curve[(k, "switch_rate")]["lo"] > 0.5
+    assert "threshold_withheld" not in got["dose"]  # the whole set answered
+
+
+def test_a_dose_run_on_part_of_the_set_gets_its_curve_but_no_threshold(pairs, tmp_path, capsys):
+    orig, sets = pairs
+    var, run = sets["dose:0,2,8"]
+    part = tmp_path / "part"
+    shutil.copytree(run, part)
+    rows = (part / "predictions.jsonl").read_text().splitlines(keepends=True)
+    (part / "predictions.jsonl").write_text("".join(rows[:len(rows) // 2]))  # a run stopped half way
+    code, got = personalize(capsys, orig, part, "--n-boot", 100)
+    assert code == 0 and got["dose"]["curve"]
+    assert got["dose"]["threshold_k"] is None
+    assert got["dose"]["threshold_withheld"] == (f"{len(rows) // 2} of the set's {len(rows)} dose variants answered: "
+                                                 "a threshold once the run is complete")
 
 
 def test_a_contradict_stated_pair_gives_stated_wins_and_overrides(pairs, capsys):

@@ -79,13 +79,17 @@ def overrides(originals: list, variants: list, orig_run, var_run, n_boot: int = 
 def evaluate(originals_path, dose_path, stated_path, dose_runs: dict, override_runs: dict, n_boot: int = N_BOOT,
              seed: int = 0, answered_only: bool = False) -> tuple[pd.DataFrame, dict]:
     """(long table with :data:`COLUMNS`, {run: threshold K or None}) for ``{name: dose run}`` and
-    ``{name: (originals run, contradict-stated run)}``."""
+    ``{name: (originals run, contradict-stated run)}``. With ``answered_only``, a dose run that answered only part
+    of the set gets its curve and intervals but no threshold (None)."""
     rows, thresholds = [], {}
     if dose_runs:
         variants = _load(dose_path)
         for name, run in dose_runs.items():
             table = dose_curve(variants, run, n_boot, seed, answered_only)
-            thresholds[name] = dose.threshold(table)
+            answered = int(table.loc[table["metric"] == "overall", "variants"].sum())
+            # a run on part of the set (in progress: it covers users one after another) claims no threshold: its
+            # few users' intervals say nothing of the set's, however narrow they come out
+            thresholds[name] = dose.threshold(table) if not answered_only or answered >= len(variants) else None
             rows += table.assign(run=name, part="dose").to_dict(orient="records")
     if override_runs:
         originals, variants = _load(originals_path), _load(stated_path)
@@ -149,7 +153,8 @@ def figure(long: pd.DataFrame, thresholds: dict, level: float = 0.5, planned: in
     K sits on a categorical axis (0, 1, 2, 4, 8, 16 equally spaced: a log-like scale that keeps 0); each
     curve's label names its threshold K (``none``: no K's lower bound passes ``level``), marked with a
     ring on the switch-rate curve. With ``planned`` (the dose set's size), a run that answered fewer variants
-    (a reference run in progress, which covers users one after another) says how many: "96 of 600 variants"."""
+    (a reference run in progress, which covers users one after another) says how many and claims no threshold:
+    "96 of 600 variants: a threshold once complete"."""
     import matplotlib.pyplot as plt
     d = long[long["part"] == "dose"]
     ks = sorted(d["k"].dropna().astype(int).unique())
@@ -166,9 +171,10 @@ def figure(long: pd.DataFrame, thresholds: dict, level: float = 0.5, planned: in
             hi = (part["hi"] - part["value"]).clip(lower=0).fillna(0)
             t = thresholds.get(run)
             n = int(part["variants"].sum()) if "variants" in part else None  # one row per K: the variants scored
-            some = f"{n} of {planned} variants, " if planned and n is not None and n < planned else ""
-            line = ax.errorbar(x, part["value"], yerr=[lo, hi], marker="o", capsize=3,
-                               label=f"{run} ({some}threshold K = {'none' if t is None else t})")
+            partial = bool(planned and n is not None and n < planned)
+            said = f"{n} of {planned} variants: a threshold once complete" if partial else \
+                f"threshold K = {'none' if t is None else t}"
+            line = ax.errorbar(x, part["value"], yerr=[lo, hi], marker="o", capsize=3, label=f"{run} ({said})")
             if metric == "switch_rate" and t is not None:
                 at = part[part["k"] == t]
                 ax.scatter([pos[t] + dodge], at["value"], s=160, facecolors="none",

@@ -9,7 +9,8 @@ The two runs are one model's run on a benchmark and its run on that benchmark's 
   (``pfc.report.counterfactual.evaluate_pairs`` with ``answered_only``, as notebook 08 scores the real model);
 - ``dose`` (when the set holds ``dose`` variants): the dose-response curve (per K: accuracy,
   user's choice, population's favourite, switch rate) and ``threshold_k``, the smallest K whose
-  switch-rate interval lies above 0.5 (``pfc.eval.dose``);
+  switch-rate interval lies above 0.5 (``pfc.eval.dose``); null, with ``threshold_withheld`` saying why, for a
+  run that answered part of the set;
 - ``override`` (``contradict-stated`` variants): ``stated_wins`` and ``overrides``.
 
 Each run's examples are read from its ``config.json`` (``examples``) unless given. A missing run
@@ -84,12 +85,19 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
                                                    "answered_by_both": len(answered)},
            "n_boot": n_boot, "seed": seed,
            "personalization": _records(long.drop(columns=["run", "variants"]))}
+    in_set = sum(dose.kind_of(v) == "dose" for v in variants)
     variants = answered
     if any(dose.kind_of(v) == "dose" for v in variants):
         per = score(variants, out_v, bench).per_example
         df = dose.dose_rows(variants, out_v, adapter.style, dict(zip(per["id"], per["overall"])))
         table = dose.curve(df, n_boot, seed)
-        out["dose"] = {"curve": _records(table), "threshold_k": dose.threshold(table)}
+        n = sum(dose.kind_of(v) == "dose" for v in variants)
+        # a run on part of the set (in progress: it covers users one after another) claims no threshold, as
+        # notebook 09 (pfc.report.evidence_dose.evaluate): its few users' intervals say nothing of the set's
+        out["dose"] = {"curve": _records(table), "threshold_k": dose.threshold(table) if n >= in_set else None,
+                       **({} if n >= in_set else
+                          {"threshold_withheld": f"{n} of the set's {in_set} dose variants answered: a threshold "
+                                                 "once the run is complete"})}
     if any(dose.kind_of(v) == "contradict-stated" for v in variants):
         df = dose.override_rows(originals, variants, out_o, out_v, adapter.style)
         out["override"] = _records(dose.metric_rows(df, dose.OVERRIDE_METRICS, n_boot, seed))
