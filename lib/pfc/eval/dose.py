@@ -118,3 +118,12 @@ def threshold(table: pd.DataFrame, level: float = 0.5):
     """The smallest K whose switch rate's lower bound exceeds ``level`` (None: no K does, or no intervals)."""
     sw = table[(table["metric"] == "switch_rate") & (table["lo"] > level)]
     return int(sw["k"].min()) if len(sw) else None
+
+
+def withheld(answered: int, planned: int) -> str | None:
+    """Why a dose run claims no threshold, or None when it may: a run that answered part of its set (in progress,
+    covering users one after another) is a few users' requests, and their intervals say nothing of the set's,
+    however narrow they come out."""
+    if answered >= planned:
+        return None
+    return f"{answered} of the set's {planned} dose variants answered: a threshold once the run is complete"

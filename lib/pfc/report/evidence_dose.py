@@ -87,9 +87,8 @@ def evaluate(originals_path, dose_path, stated_path, dose_runs: dict, override_r
         for name, run in dose_runs.items():
             table = dose_curve(variants, run, n_boot, seed, answered_only)
             answered = int(table.loc[table["metric"] == "overall", "variants"].sum())
-            # a run on part of the set (in progress: it covers users one after another) claims no threshold: its
-            # few users' intervals say nothing of the set's, however narrow they come out
-            thresholds[name] = dose.threshold(table) if not answered_only or answered >= len(variants) else None
+            partial = answered_only and dose.withheld(answered, len(variants))
+            thresholds[name] = None if partial else dose.threshold(table)
             rows += table.assign(run=name, part="dose").to_dict(orient="records")
     if override_runs:
         originals, variants = _load(originals_path), _load(stated_path)
@@ -171,7 +170,7 @@ def figure(long: pd.DataFrame, thresholds: dict, level: float = 0.5, planned: in
             hi = (part["hi"] - part["value"]).clip(lower=0).fillna(0)
             t = thresholds.get(run)
             n = int(part["variants"].sum()) if "variants" in part else None  # one row per K: the variants scored
-            partial = bool(planned and n is not None and n < planned)
+            partial = bool(planned and n is not None and dose.withheld(n, planned))
             said = f"{n} of {planned} variants: a threshold once complete" if partial else \
                 f"threshold K = {'none' if t is None else t}"
             line = ax.errorbar(x, part["value"], yerr=[lo, hi], marker="o", capsize=3, label=f"{run} ({said})")

@@ -91,13 +91,9 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
         per = score(variants, out_v, bench).per_example
         df = dose.dose_rows(variants, out_v, adapter.style, dict(zip(per["id"], per["overall"])))
         table = dose.curve(df, n_boot, seed)
-        n = sum(dose.kind_of(v) == "dose" for v in variants)
-        # a run on part of the set (in progress: it covers users one after another) claims no threshold, as
-        # notebook 09 (pfc.report.evidence_dose.evaluate): its few users' intervals say nothing of the set's
-        out["dose"] = {"curve": _records(table), "threshold_k": dose.threshold(table) if n >= in_set else None,
-                       **({} if n >= in_set else
-                          {"threshold_withheld": f"{n} of the set's {in_set} dose variants answered: a threshold "
-                                                 "once the run is complete"})}
+        why = dose.withheld(sum(dose.kind_of(v) == "dose" for v in variants), in_set)  # as notebook 09
+        out["dose"] = {"curve": _records(table), "threshold_k": None if why else dose.threshold(table),
+                       **({"threshold_withheld": why} if why else {})}
     if any(dose.kind_of(v) == "contradict-stated" for v in variants):
         df = dose.override_rows(originals, variants, out_o, out_v, adapter.style)
         out["override"] = _records(dose.metric_rows(df, dose.OVERRIDE_METRICS, n_boot, seed))
