@@ -106,12 +106,13 @@ def test_the_figure_says_how_many_of_the_planned_variants_a_partial_run_answered
     matplotlib.use("Agg")
     import pandas as pd
     # the set: 6 K x 100 requests; the complete baseline scored 100 at each K, the model 16 at each of K 0, 1, 2
-    rows = [{"run": run, "part": "dose", "metric": m, "k": k, "variants": n, "value": 0.5, "lo": 0.4, "hi": 0.6}
-            for run, ks, n in (("history-prior", (0, 1, 2, 4, 8, 16), 100), ("a model", (0, 1, 2), 16))
+    rows = [{"run": run, "part": "dose", "metric": m, "k": k, "variants": n, "users": u, "value": 0.5, "lo": 0.4,
+             "hi": 0.6}
+            for run, ks, n, u in (("history-prior", (0, 1, 2, 4, 8, 16), 100, 10), ("a model", (0, 1, 2), 16, 2))
             for m in ("switch_rate", "overall") for k in ks]
     fig = ed.figure(pd.DataFrame(rows), {"history-prior": 1, "a model": None}, planned=600)
     assert [t.get_text() for t in fig.legends[0].get_texts()] == [
-        "history-prior (threshold K = 1)", "a model (48 of 600 variants: a threshold once complete)"]
+        "history-prior (threshold K = 1)", "a model (48 of 600 variants, 2 users: a threshold once complete)"]
 
 
 def test_a_real_run_on_part_of_a_set_claims_no_threshold_though_its_users_all_switch(tiny_tracebench, tmp_path):
@@ -134,4 +135,15 @@ def test_a_real_run_on_part_of_a_set_claims_no_threshold_though_its_users_all_sw
     long, thr = ed.evaluate(None, d, None, {"m": part}, {}, n_boot=200, answered_only=True)
     sw = long[long["metric"] == "switch_rate"].set_index("k")
     assert (sw.loc[4, "value"], sw.loc[4, "lo"], sw.loc[4, "variants"]) == (1, 1, 5)
+    assert sw.loc[4, "users"] == sw.loc[0, "users"] == 2  # the clusters its interval resamples
     assert thr == {"m": None}
+
+
+def test_the_override_table_names_the_variants_and_users_each_run_was_scored_on():
+    import pandas as pd
+    # a run in progress: 30 of 200 override variants answered, from 3 users (written here, not computed)
+    rows = [{"run": "a model", "part": "override", "k": 8, "variants": 30, "users": 3, "metric": m, "value": v,
+             "lo": v - 0.1, "hi": v + 0.1} for m, v in (("stated_wins", 0.5), ("overrides", 0.25))]
+    frame = ed.override_frame(pd.DataFrame(rows))
+    assert list(frame.columns) == ["variants", "users", "stated_wins", "overrides"]
+    assert frame.loc["a model"].tolist() == [30, 3, "0.500 [0.400, 0.600]", "0.250 [0.150, 0.350]"]

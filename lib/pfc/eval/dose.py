@@ -107,11 +107,14 @@ def metric_rows(df: pd.DataFrame, names, n_boot: int = N_BOOT, seed: int = 0, **
 
 
 def curve(df: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0) -> pd.DataFrame:
-    """The dose-response table: per K (ascending), each of :data:`DOSE_METRICS` with its interval."""
+    """The dose-response table: per K (ascending), each of :data:`DOSE_METRICS` with its interval, and the
+    variants and users it was computed on (``users``: the clusters its interval resamples)."""
     rows = []
     for k, part in df.groupby("dose_k", sort=True):
-        rows += metric_rows(part.reset_index(drop=True), DOSE_METRICS, n_boot, seed, k=int(k), variants=len(part))
-    return pd.DataFrame(rows, columns=["k", "variants", "metric", "value", "lo", "hi", "items", "higher_is_better"])
+        rows += metric_rows(part.reset_index(drop=True), DOSE_METRICS, n_boot, seed, k=int(k), variants=len(part),
+                            users=int(part["user_id"].nunique()))
+    return pd.DataFrame(rows, columns=["k", "variants", "users", "metric", "value", "lo", "hi", "items",
+                                       "higher_is_better"])
 
 
 def threshold(table: pd.DataFrame, level: float = 0.5):

@@ -26,7 +26,7 @@ from pfc.eval.bootstrap import N_BOOT
 from pfc.report.counterfactual import load_outputs
 
 BASELINES = ("history-prior", "no-history", "always-habit")
-COLUMNS = ["run", "part", "k", "variants", "metric", "value", "lo", "hi", "items", "higher_is_better"]
+COLUMNS = ["run", "part", "k", "variants", "users", "metric", "value", "lo", "hi", "items", "higher_is_better"]
 
 
 def parse_runs(text: str) -> dict:
@@ -67,13 +67,15 @@ def dose_curve(variants: list, run_dir, n_boot: int = N_BOOT, seed: int = 0,
 
 def overrides(originals: list, variants: list, orig_run, var_run, n_boot: int = N_BOOT, seed: int = 0,
               answered_only: bool = False) -> list[dict]:
-    """``stated_wins`` and ``overrides`` rows of one override pair (with ``variants``: how many were scored)."""
+    """``stated_wins`` and ``overrides`` rows of one override pair (with ``variants`` and ``users``: how many were
+    scored)."""
     benchmark = variants[0].benchmark
     out_o, out_v = load_outputs(orig_run, originals), load_outputs(var_run, variants)
     if answered_only:
         variants = [v for v in variants if v.id in out_v and v.meta["counterfactual"]["original_id"] in out_o]
     df = dose.override_rows(originals, variants, out_o, out_v, benchmarks.get(benchmark).style)
-    return dose.metric_rows(df, dose.OVERRIDE_METRICS, n_boot, seed, variants=len(df))
+    return dose.metric_rows(df, dose.OVERRIDE_METRICS, n_boot, seed, variants=len(df),
+                            users=int(df["user_id"].nunique()))
 
 
 def evaluate(originals_path, dose_path, stated_path, dose_runs: dict, override_runs: dict, n_boot: int = N_BOOT,
@@ -138,11 +140,13 @@ def dose_frame(long: pd.DataFrame, metric: str = "switch_rate") -> pd.DataFrame:
 
 
 def override_frame(long: pd.DataFrame) -> pd.DataFrame:
-    """One row per run: stated-wins and overrides with intervals, and the variants scored."""
+    """One row per run: stated-wins and overrides with intervals, and the variants and users scored."""
     d = long[long["part"] == "override"]
     wide = d.assign(cell=d.apply(interval, axis=1)).pivot(index="run", columns="metric", values="cell")
     wide = wide.reindex(columns=list(dose.OVERRIDE_METRICS))
     wide.insert(0, "variants", d.groupby("run")["variants"].first().reindex(wide.index).astype(int))
+    if "users" in d:
+        wide.insert(1, "users", d.groupby("run")["users"].first().reindex(wide.index).astype(int))
     return wide
 
 
@@ -152,8 +156,8 @@ def figure(long: pd.DataFrame, thresholds: dict, level: float = 0.5, planned: in
     K sits on a categorical axis (0, 1, 2, 4, 8, 16 equally spaced: a log-like scale that keeps 0); each
     curve's label names its threshold K (``none``: no K's lower bound passes ``level``), marked with a
     ring on the switch-rate curve. With ``planned`` (the dose set's size), a run that answered fewer variants
-    (a reference run in progress, which covers users one after another) says how many and claims no threshold:
-    "96 of 600 variants: a threshold once complete"."""
+    (a reference run in progress, which covers users one after another) says how many, from how many users, and
+    claims no threshold: "96 of 600 variants, 2 users: a threshold once complete"."""
     import matplotlib.pyplot as plt
     d = long[long["part"] == "dose"]
     ks = sorted(d["k"].dropna().astype(int).unique())
@@ -171,7 +175,9 @@ def figure(long: pd.DataFrame, thresholds: dict, level: float = 0.5, planned: in
             t = thresholds.get(run)
             n = int(part["variants"].sum()) if "variants" in part else None  # one row per K: the variants scored
             partial = bool(planned and n is not None and dose.withheld(n, planned))
-            said = f"{n} of {planned} variants: a threshold once complete" if partial else \
+            # a request's variants are answered together, so the most users at one K is the run's users
+            users = f", {int(part['users'].max())} users" if partial and "users" in part else ""
+            said = f"{n} of {planned} variants{users}: a threshold once complete" if partial else \
                 f"threshold K = {'none' if t is None else t}"
             line = ax.errorbar(x, part["value"], yerr=[lo, hi], marker="o", capsize=3, label=f"{run} ({said})")
             if metric == "switch_rate" and t is not None:
