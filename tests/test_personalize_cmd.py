@@ -127,3 +127,26 @@ def test_a_variants_run_with_no_row_is_refused_in_one_line(pairs, tmp_path, caps
     (empty / "predictions.jsonl").write_text("")
     code, err = personalize(capsys, orig, empty)
     assert code == 2 and len(err) == 1 and "no variant of" in err[0] and "answer in both runs" in err[0]
+
+
+def test_a_dose_curve_needs_no_answer_on_the_originals_and_gives_notebook_09s_numbers(pairs, tmp_path, capsys):
+    """The originals run answered only its first 3 rows: the swap-style metrics are scored on the few variants
+    both runs answered, but the dose curve on every dose variant answered (each request's K = 0 is its base),
+    the numbers notebook 09 computes from the dose run alone."""
+    from pfc.report import evidence_dose as ed
+    orig, sets = pairs
+    var, run = sets["dose:0,2,8"]
+    few = tmp_path / "few"
+    shutil.copytree(orig, few)
+    lines = (few / "predictions.jsonl").read_text().splitlines(keepends=True)
+    (few / "predictions.jsonl").write_text("".join(lines[:3]))
+    answered = len((run / "predictions.jsonl").read_text().splitlines())
+    code = main(["personalize", str(few), str(run), "--n-boot", "100"])
+    cap = capsys.readouterr()
+    got = json.loads(cap.out)
+    assert code == 0 and got["coverage"]["dose_answered"] == answered > got["coverage"]["answered_by_both"]
+    assert f"; the dose curve {answered} (the variants run's own)" in cap.err
+    assert sum(r["variants"] for r in got["dose"]["curve"] if r["metric"] == "switch_rate") == answered
+    want = ed.dose_curve(ed._load(var), run, n_boot=100, seed=0, answered_only=True)
+    assert {(r["k"], r["metric"]): r["value"] for r in got["dose"]["curve"]} == \
+        {(r["k"], r["metric"]): round(r["value"], 4) for _, r in want.iterrows()}

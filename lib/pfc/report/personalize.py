@@ -8,9 +8,11 @@ The two runs are one model's run on a benchmark and its run on that benchmark's 
   progress, is never counted wrong on the rest; stderr says it too), computed by notebook 08's path
   (``pfc.report.counterfactual.evaluate_pairs`` with ``answered_only``, as notebook 08 scores the real model);
 - ``dose`` (when the set holds ``dose`` variants): the dose-response curve (per K: accuracy,
-  user's choice, population's favourite, switch rate) and ``threshold_k``, the smallest K whose
-  switch-rate interval lies above 0.5 (``pfc.eval.dose``); null, with ``threshold_withheld`` saying why, for a
-  run that answered part of the set;
+  user's choice, population's favourite, switch rate, with the variants and users scored) and ``threshold_k``,
+  the smallest K whose switch-rate interval lies above 0.5 (``pfc.eval.dose``); null, with
+  ``threshold_withheld`` saying why, for a run that answered part of the set. It needs no answer on the originals
+  (K = 0 is each request's base), so it is scored on every dose variant the variants run answered
+  (``coverage.dose_answered``), whatever the originals run covers: notebook 09's numbers;
 - ``override`` (``contradict-stated`` variants): ``stated_wins`` and ``overrides``.
 
 Each run's examples are read from its ``config.json`` (``examples``) unless given. A missing run
@@ -86,14 +88,18 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
            "n_boot": n_boot, "seed": seed,
            "personalization": _records(long.drop(columns=["run", "variants"]))}
     in_set = sum(dose.kind_of(v) == "dose" for v in variants)
-    variants = answered
-    if any(dose.kind_of(v) == "dose" for v in variants):
-        per = score(variants, out_v, bench).per_example
-        df = dose.dose_rows(variants, out_v, adapter.style, dict(zip(per["id"], per["overall"])))
+    # the dose curve reads no answer on the originals (a request's K = 0 variant is its base): it is scored on every
+    # dose variant the variants run answered, as notebook 09 scores a dose run alone, whatever the originals run covers
+    doses = [v for v in linked if dose.kind_of(v) == "dose" and v.id in out_v]
+    if doses:
+        out["coverage"]["dose_answered"] = len(doses)
+        per = score(doses, out_v, bench).per_example
+        df = dose.dose_rows(doses, out_v, adapter.style, dict(zip(per["id"], per["overall"])))
         table = dose.curve(df, n_boot, seed)
-        why = dose.withheld(sum(dose.kind_of(v) == "dose" for v in variants), in_set)  # as notebook 09
+        why = dose.withheld(len(doses), in_set)  # as notebook 09
         out["dose"] = {"curve": _records(table), "threshold_k": None if why else dose.threshold(table),
                        **({"threshold_withheld": why} if why else {})}
+    variants = answered
     if any(dose.kind_of(v) == "contradict-stated" for v in variants):
         df = dose.override_rows(originals, variants, out_o, out_v, adapter.style)
         out["override"] = _records(dose.metric_rows(df, dose.OVERRIDE_METRICS, n_boot, seed))
@@ -113,8 +119,9 @@ def _personalize_cmd(args) -> int:
     result = evaluate(args.originals_run, args.variants_run, args.n_boot, args.seed, args.examples,
                       args.variant_examples)
     c = result["coverage"]
+    dose = f"; the dose curve {c['dose_answered']} (the variants run's own)" if "dose_answered" in c else ""
     print(f"pfc personalize: scored {c['answered_by_both']} of {c['variants_in_set']} variants (those both runs "
-          "answered)", file=sys.stderr)
+          f"answered){dose}", file=sys.stderr)
     print(json.dumps(result, indent=1))
     return 0
 
