@@ -56,7 +56,6 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
 
     from pfc import benchmarks
     from pfc.eval import dose
-    from pfc.eval.scoring import score
     from pfc.report.counterfactual import evaluate_pairs, load_outputs
     bench, orig_path = _run(orig_dir, examples, "--examples")
     vbench, var_path = _run(var_dir, variant_examples, "--variant-examples")
@@ -92,11 +91,10 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
     # dose variant the variants run answered, as notebook 09 scores a dose run alone, whatever the originals run covers
     doses = [v for v in linked if dose.kind_of(v) == "dose" and v.id in out_v]
     if doses:
+        from pfc.report.evidence_dose import dose_curve
         out["coverage"]["dose_answered"] = len(doses)
-        per = score(doses, out_v, bench).per_example
-        df = dose.dose_rows(doses, out_v, adapter.style, dict(zip(per["id"], per["overall"])))
-        table = dose.curve(df, n_boot, seed)
-        why = dose.withheld(len(doses), in_set)  # as notebook 09
+        table = dose_curve(doses, var_dir, n_boot, seed, answered_only=True)  # notebook 09's path
+        why = dose.withheld(len(doses), in_set)
         out["dose"] = {"curve": _records(table), "threshold_k": None if why else dose.threshold(table),
                        **({"threshold_withheld": why} if why else {})}
     variants = answered
