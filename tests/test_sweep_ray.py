@@ -32,10 +32,17 @@ RAY = str(Path(sys.executable).parent / "ray")
 PT = paths.GOLDEN / "ptbench_official" / "test_trained_user" / "data.json"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _free_ports(n: int) -> list[int]:
+    """n distinct free ports: the sockets stay bound until all n are picked (closing each before the next
+    lets the kernel hand the same port out twice: CI once got 50007 for both of an agent's ports)."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
 def _marked(key: str, value: str) -> list[int]:
@@ -62,9 +69,11 @@ def _kill(pids, sig) -> None:
 
 class Cluster:
     def __init__(self, root: Path):
-        self.root, self.tag, self.port = root, root.name, _free_port()
+        # every port of the cluster, both nodes: 2 + 5 (head) + 4 (worker), all distinct
+        self.ports = _free_ports(11)
+        self.root, self.tag, self.port = root, root.name, self.ports.pop()
         self.env = {**os.environ, MARK: self.tag, "PYTHONPATH": str(paths.LIB), "RAY_USAGE_STATS_ENABLED": "0",
-                    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "1", "AUTOSCALER_METRIC_PORT": str(_free_port()),
+                    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "1", "AUTOSCALER_METRIC_PORT": str(self.ports.pop()),
                     "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32),  # never ~/.ray/auth_token
                     # a loaded 2-core machine starts nodes and their agents slowly
                     "RAY_raylet_start_wait_time_s": "180", "RAY_agent_register_timeout_ms": "180000"}
@@ -73,11 +82,12 @@ class Cluster:
     def start(self, name: str, head: bool, resources: dict | None = None) -> None:
         cmd = [RAY, "start", "--node-ip-address", IP, "--num-cpus", "1", "--object-store-memory", "100000000",
                "--temp-dir", str(self.root / name), "--disable-usage-stats",
-               "--dashboard-agent-listen-port", str(_free_port()), "--dashboard-agent-grpc-port", str(_free_port()),
-               "--runtime-env-agent-port", str(_free_port()), "--metrics-export-port", str(_free_port())]
+               "--dashboard-agent-listen-port", str(self.ports.pop()), "--dashboard-agent-grpc-port",
+               str(self.ports.pop()), "--runtime-env-agent-port", str(self.ports.pop()), "--metrics-export-port",
+               str(self.ports.pop())]
         if head:
             cmd += ["--head", "--port", str(self.port), "--include-dashboard", "false", "--dashboard-port",
-                    str(_free_port()), "--system-config",
+                    str(self.ports.pop()), "--system-config",
                     json.dumps({"health_check_period_ms": 2000, "health_check_failure_threshold": 10})]
         else:
             cmd += ["--address", self.address]
