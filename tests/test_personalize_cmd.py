@@ -93,10 +93,31 @@ def test_runs_on_different_benchmarks_are_not_a_pair(pairs, tmp_path, capsys):
                       "ptbench: not a pair")
 
 
+def test_a_variants_run_of_another_model_is_not_a_pair(pairs, tmp_path, capsys):
+    orig, sets = pairs
+    other = shutil.copytree(sets["swap-user"][1], tmp_path / "other")
+    cfg = json.loads((other / "config.json").read_text())
+    (other / "config.json").write_text(json.dumps({**cfg, "backend": "openvino", "model": "qwen2.5-coder-1.5b"}))
+    code, err = personalize(capsys, orig, other)
+    assert code == 2 and len(err) == 1
+    assert err[0] == (f"pfc personalize: {other / 'config.json'}: field 'backend': \"openvino\", the originals "
+                      "run's \"history-prior\": another answerer, not a pair")
+
+
+def test_a_variants_run_with_another_history_window_is_still_a_pair(pairs, tmp_path, capsys):
+    orig, sets = pairs
+    other = shutil.copytree(sets["contradict-stated"][1], tmp_path / "full")
+    cfg = json.loads((other / "config.json").read_text())
+    (other / "config.json").write_text(json.dumps({**cfg, "history": "full", "k": 20}))
+    code, got = personalize(capsys, orig, other)
+    assert code == 0 and got["kinds"] == {"contradict-stated": got["variants"]}
+
+
 def test_a_variants_run_sharing_no_ids_with_the_originals_is_refused(pairs, capsys):
     orig, _ = pairs
     code, err = personalize(capsys, orig, orig)
     assert code == 2 and len(err) == 1 and "shares no ids with the originals run: 0 of its" in err[0]
+    assert "none of an example of /" not in err[0]  # the originals' set named relative to the project, not absolute
 
 
 def test_a_run_on_a_sample_of_the_variants_is_scored_on_what_both_answered(pairs, tiny_tracebench, tmp_path, capsys):

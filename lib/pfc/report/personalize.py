@@ -30,8 +30,14 @@ from pathlib import Path
 from pfc.errors import UserError, nonneg_int
 
 
-def _run(d, examples, flag: str) -> tuple[str, Path]:
-    """(benchmark, examples path) of a run directory; one-line errors for what is missing."""
+# what must be the same in both runs of a pair: who answered and how (the history window may differ: the originals
+# of a contradict-stated set are shown their last records, the variants their whole planted history)
+SAME_ANSWERER = ("backend", "model", "backend_options", "strategy", "sampling", "native_tools", "prompt_variant",
+                 "layout")
+
+
+def _run(d, examples, flag: str) -> tuple[str, Path, dict]:
+    """(benchmark, examples path, config) of a run directory; one-line errors for what is missing."""
     from pfc import paths
     from pfc.errors import existing
     d = existing(d, "run directory")
@@ -47,7 +53,7 @@ def _run(d, examples, flag: str) -> tuple[str, Path]:
         raise UserError("no benchmark named", file=str(cfg_path), field="benchmark")
     if examples is None and not isinstance(cfg.get("examples"), str):
         raise UserError(f"missing or not a path; pass {flag}", file=str(cfg_path), field="examples")
-    return bench, existing(examples, flag) if examples is not None else paths.source(cfg["examples"])
+    return bench, existing(examples, flag) if examples is not None else paths.source(cfg["examples"]), cfg
 
 
 def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None, variant_examples=None) -> dict:
@@ -57,11 +63,17 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
     from pfc import benchmarks
     from pfc.eval import dose
     from pfc.report.counterfactual import evaluate_pairs, load_outputs
-    bench, orig_path = _run(orig_dir, examples, "--examples")
-    vbench, var_path = _run(var_dir, variant_examples, "--variant-examples")
+    from pfc import paths
+    bench, orig_path, ocfg = _run(orig_dir, examples, "--examples")
+    vbench, var_path, vcfg = _run(var_dir, variant_examples, "--variant-examples")
     if bench != vbench:
         raise UserError(f"the originals run is on {bench} and the variants run on {vbench}: not a pair",
                         file=str(var_dir))
+    differ = [k for k in SAME_ANSWERER if ocfg.get(k) != vcfg.get(k)]
+    if differ:
+        k = differ[0]
+        raise UserError(f"{json.dumps(vcfg.get(k))}, the originals run's {json.dumps(ocfg.get(k))}: another "
+                        "answerer, not a pair", file=str(Path(var_dir) / "config.json"), field=k)
     adapter = benchmarks.get(bench)
     originals, _ = adapter.load(orig_path, None)
     variants, _ = adapter.load(var_path, None)
@@ -70,7 +82,7 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
     if not linked:
         made = sum(1 for v in variants if v.meta.get("counterfactual"))
         raise UserError(f"shares no ids with the originals run: {made} of its {len(variants)} examples are "
-                        f"variants, none of an example of {orig_path}", file=str(var_dir))
+                        f"variants, none of an example of {paths.relative(orig_path)}", file=str(var_dir))
     out_v, out_o = load_outputs(var_dir, variants), load_outputs(orig_dir, originals)
     answered = [v for v in linked if v.id in out_v and v.meta["counterfactual"]["original_id"] in out_o]
     if not answered:
