@@ -178,7 +178,10 @@ def combined(path: Path, res: dict) -> dict:
     if prev:  # a second model measured in parts (another n, another backend): each row replaced by its remeasure
         key = lambda r: (r["benchmark"], r["layout"], r.get("after_backend", "hf"))  # noqa: E731
         mine = {key(r) for r in res["benchmarks"]}
-        res = {**res, "benchmarks": [r for r in prev["benchmarks"] if key(r) not in mine] + res["benchmarks"],
+        stamp = lambda rows, when: [{**r, "measured": r.get("measured", when)} for r in rows]  # noqa: E731
+        res = {**res, "benchmarks": stamp([r for r in prev["benchmarks"] if key(r) not in mine], prev["when"])
+               + stamp(res["benchmarks"], res["when"]),
+               "after_backends": sorted({*prev.get("after_backends", []), *res.get("after_backends", [])}),
                "after_identity": {**prev.get("after_identity", {}), **res.get("after_identity", {})},
                "samples_sha256": {**prev.get("samples_sha256", {}), **res.get("samples_sha256", {})},
                "command": f"{prev['command']}; {res['command']}" if prev.get("command") != res.get("command")
@@ -251,7 +254,7 @@ def other_model(main: dict, res: dict) -> list[str]:
     stale = sorted({b["benchmark"] for b in res["benchmarks"]
                     if not comparable(main, res, b["benchmark"], b.get("after_backend", "hf"))})
     lines = [f"## Second model: `{res['model']}` against `{main['model']}`", "",
-             f"Measured on {res['when']}, {res['machine']}; the same samples, settings and warm-up as above, each after "
+             f"Measured on {_when(res)}, {res['machine']}; the same samples, settings and warm-up as above, each after "
              f"backend in its own process. `× {main['model']}`: its seconds per example over the main model's on "
              f"the same row; target ≤ {SCALE_TARGET:g}× with the faster engine (compute grows about 3×). "
              f"Identities: {', '.join(f'`{v}`' for v in res.get('after_identity', {}).values()) or '–'}. "
@@ -301,6 +304,16 @@ def comparable(main: dict, res: dict, bench: str, backend: str) -> bool:
     same_data = main.get("samples_sha256", {}).get(bench) == res.get("samples_sha256", {}).get(bench) is not None
     ident = [_settings(r.get("after_identity", {}).get(backend)) for r in (main, res)]
     return same_data and ident[0] == ident[1] is not None
+
+
+def _when(res: dict) -> str:
+    """When a report's rows were measured: its date, or each part's (a model measured in parts, by after backend)."""
+    parts = {}
+    for b in res["benchmarks"]:
+        parts.setdefault(b.get("measured", res["when"]), set()).add(b.get("after_backend", "hf"))
+    if len(parts) < 2:
+        return next(iter(parts), res["when"])
+    return "; ".join(f"{w} ({', '.join(sorted(be))})" for w, be in sorted(parts.items()))
 
 
 def _runs(b: dict) -> str:

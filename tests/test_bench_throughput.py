@@ -195,6 +195,19 @@ def test_a_second_model_measured_in_two_parts_keeps_both_parts_rows(bench_script
     assert sorted((r["after_backend"], r["after_s_per_example"]) for r in rows) == [("hf", 40.0), ("openvino", 10.0)]
 
 
+def test_a_second_model_measured_in_two_parts_says_when_each_part_was_measured(bench_script, tmp_path):
+    import json
+    bt = bench_script("bench_throughput")
+    out = tmp_path / "perf.json"
+    bt.write(out, _report("small", {"hf": 12.0, "openvino": 4.0}))
+    bt.write(out, {**_report("big", {"openvino": 10.0}), "when": "day 1", "after_backends": ["openvino"]})
+    bt.write(out, {**_report("big", {"hf": 40.0}), "when": "day 2", "after_backends": ["hf"]})
+    big = json.loads(out.read_text())["models"]["big"]
+    assert {r["after_backend"]: r["measured"] for r in big["benchmarks"]} == {"openvino": "day 1", "hf": "day 2"}
+    assert big["after_backends"] == ["hf", "openvino"]
+    assert "Measured on day 1 (openvino); day 2 (hf), m;" in (tmp_path / "perf.md").read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize("change", [{"samples_sha256": {"tracebench": "other"}}, {"samples_sha256": {}},
                                     {"after_identity": {"openvino": "big@3:openvino-2:bf16:kv-bf16"}}])
 def test_a_second_model_on_other_examples_or_engine_settings_gets_no_ratio(bench_script, tmp_path, change):
