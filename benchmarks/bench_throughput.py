@@ -184,8 +184,8 @@ def combined(path: Path, res: dict) -> dict:
                "after_backends": sorted({*prev.get("after_backends", []), *res.get("after_backends", [])}),
                "after_identity": {**prev.get("after_identity", {}), **res.get("after_identity", {})},
                "samples_sha256": {**prev.get("samples_sha256", {}), **res.get("samples_sha256", {})},
-               "command": f"{prev['command']}; {res['command']}" if prev.get("command") != res.get("command")
-               else res["command"]}
+               "command": "; ".join(dict.fromkeys(  # each part's command once: a part's children write in turn
+                   c for r in (prev, res) for c in str(r.get("command") or "").split("; ") if c))}
     return {**old, "models": {**old.get("models", {}), res["model"]: res}}
 
 

@@ -208,6 +208,17 @@ def test_a_second_model_measured_in_two_parts_says_when_each_part_was_measured(b
     assert "Measured on day 1 (openvino); day 2 (hf), m;" in (tmp_path / "perf.md").read_text(encoding="utf-8")
 
 
+def test_a_part_written_by_several_children_names_its_command_once(bench_script, tmp_path):
+    import json
+    bt = bench_script("bench_throughput")
+    out = tmp_path / "perf.json"
+    bt.write(out, _report("small", {"hf": 12.0}))
+    bt.write(out, {**_report("big", {"openvino": 10.0}), "command": "part 1"})
+    for _ in range(3):  # one write per benchmark's child, each with the same command
+        bt.write(out, {**_report("big", {"hf": 40.0}), "command": "part 2"})
+    assert json.loads(out.read_text())["models"]["big"]["command"] == "part 1; part 2"
+
+
 @pytest.mark.parametrize("change", [{"samples_sha256": {"tracebench": "other"}}, {"samples_sha256": {}},
                                     {"after_identity": {"openvino": "big@3:openvino-2:bf16:kv-bf16"}}])
 def test_a_second_model_on_other_examples_or_engine_settings_gets_no_ratio(bench_script, tmp_path, change):
