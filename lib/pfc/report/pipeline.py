@@ -13,7 +13,8 @@ requests, history-prior / no-history / always-habit on them, 09: dose-response c
 
 A step's key is the SHA-256 of its notebook, its parameters, the library source and its
 input files; a step whose key and outputs are unchanged is skipped (``reports/pipeline.json``
-holds the keys). Every step says whether it ran or was skipped and how long it took.
+holds the keys). Every step says whether it ran or was skipped and how long it took. The real small
+model's sampled run goes on beside the steps after it until the first one that reads its run (``pipeline_run``).
 
 This module is the command line and the composition: the plan (``pipeline_plan``, ``pipeline_studies``), a
 step and its key (``pipeline_step``), executing a notebook (``pipeline_exec``), the loop with its state and lock

@@ -60,6 +60,7 @@ def _real_model(bench: Path, real_model: str, sample: int) -> tuple[list[Step], 
                      f"tb-{be}-{real.name}-sample{sample}", [sample_dir / "examples.jsonl", real / "config.json"],
                      benchmark="tracebench", examples=rel(sample_dir), backend=be, model=real_name,
                      **sample_run.SETTINGS)
+    st.background = d  # minutes of prefill on two cores: the mostly single-threaded notebooks after it run beside it
     return steps + [st], (real_name, d)
 
 
@@ -199,9 +200,11 @@ def _evidence(bench: Path, n_boot: int) -> list[Step]:
 def _walkthrough(bench: Path, real_run) -> Step:
     """Notebook 00 with the real small model when it has a run, else the history-prior baseline."""
     walk = {"examples": rel(bench), "out_dir": rel(paths.REPORTS / "walkthrough"), "backend": "history-prior"}
-    if real_run is not None:
-        walk.update(backend=sample_run.BACKEND, model=real_run[0], k=sample_run.SETTINGS["k"])  # the sample run's
-    return Step("walkthrough", "00_walkthrough.ipynb", walk, [bench / "examples.jsonl"],
+    inputs = [bench / "examples.jsonl"]
+    if real_run is not None:  # the sample run's model and settings: its answers come from the response cache
+        walk.update(backend=sample_run.BACKEND, model=real_run[0], k=sample_run.SETTINGS["k"])
+        inputs.append(real_run[1] / "predictions.jsonl")
+    return Step("walkthrough", "00_walkthrough.ipynb", walk, inputs,
                 [paths.REPORTS / "walkthrough" / "run" / "predictions.jsonl"], copy_name="00_walkthrough")
 
 

@@ -1,0 +1,119 @@
+"""make reproduce's background step: the real model's sampled run beside the steps after it (pfc.report.pipeline_run).
+
+Python steps stand in for notebooks: a step that blocks until a later one has run proves the two overlapped
+(sequentially it would time out), and a step that reads the background step's folder proves the wait.
+"""
+import json
+import os
+import threading
+
+import pytest
+
+from pfc.report import executed, pipeline
+from pfc.report.pipeline import Step, StepFailed, reproduce
+from pfc.report.pipeline_run import needs
+
+QUIET = dict(log=lambda *a, **k: None)
+
+
+def test_a_background_step_runs_beside_the_steps_after_it(tmp_path):
+    later_ran = threading.Event()
+    seen = {}
+    folder = tmp_path / "run"
+
+    def slow():  # finishes only once the step after it has run: sequentially, the wait would time out
+        seen["overlapped"] = later_ran.wait(timeout=20)
+        folder.mkdir()
+        (folder / "predictions.jsonl").write_text("x")
+
+    steps = [Step("model", None, {}, [], [folder / "predictions.jsonl"], fn=slow, background=folder),
+             Step("other", None, {}, [], [tmp_path / "o"], fn=lambda: ((tmp_path / "o").write_text("1"), later_ran.set()))]
+    records = reproduce(steps, state_path=tmp_path / "state.json", **QUIET)
+    assert seen["overlapped"] is True
+    assert [(r["step"], r["status"]) for r in records] == [("model", "ran"), ("other", "ran")]
+    assert set(json.loads((tmp_path / "state.json").read_text())) == {"model", "other"}
+
+
+def test_a_step_that_reads_the_background_steps_folder_waits_for_it(tmp_path):
+    folder = tmp_path / "run"
+    release = threading.Event()
+
+    def slow():
+        release.wait(timeout=0.5)  # never set: the model step takes its half second
+        folder.mkdir()
+        (folder / "predictions.jsonl").write_text("answers")
+
+    read = {}
+    steps = [Step("model", None, {}, [], [folder / "predictions.jsonl"], fn=slow, background=folder),
+             Step("report", None, {}, [folder / "predictions.jsonl"], [tmp_path / "r"],
+                  fn=lambda: (read.update(text=(folder / "predictions.jsonl").read_text()),
+                              (tmp_path / "r").write_text("1")))]
+    reproduce(steps, state_path=tmp_path / "state.json", **QUIET)
+    assert read["text"] == "answers"
+
+
+def test_needs_sees_an_input_or_output_in_the_folder_or_a_parameter_naming_it(tmp_path):
+    folder = pipeline.paths.RUNS / "tb-hf-m-sample4"
+    assert needs(Step("a", None, {}, [folder / "predictions.jsonl"]), folder)
+    assert needs(Step("b", None, {}, [pipeline.paths.RUNS]), folder)  # an input folder holding it
+    assert needs(Step("c", None, {"real_run": f"m=data/runs/{folder.name}:"}), folder)
+    assert not needs(Step("d", None, {"x": "data/runs/tb-oracle"}, [pipeline.paths.RUNS / "tb-oracle"]), folder)
+
+
+def test_a_failing_background_step_is_named_and_the_steps_that_finished_are_kept(tmp_path):
+    def broken():
+        raise ValueError("no weights")
+
+    steps = [Step("model", None, {}, [], [tmp_path / "run" / "p"], fn=broken, background=tmp_path / "run"),
+             Step("other", None, {}, [], [tmp_path / "o"], fn=lambda: (tmp_path / "o").write_text("1"))]
+    with pytest.raises(StepFailed, match="step 'model' failed: ValueError: no weights"):
+        reproduce(steps, state_path=tmp_path / "state.json", **QUIET)
+    assert set(json.loads((tmp_path / "state.json").read_text())) == {"other"}
+
+
+def test_a_failing_step_waits_for_the_background_step_and_keeps_its_work(tmp_path):
+    folder = tmp_path / "run"
+    go = threading.Event()
+
+    def slow():
+        go.wait(timeout=0.5)
+        folder.mkdir()
+        (folder / "p").write_text("x")
+
+    steps = [Step("model", None, {}, [], [folder / "p"], fn=slow, background=folder),
+             Step("broken", None, {}, [], [tmp_path / "never"], fn=lambda: 1 / 0)]
+    with pytest.raises(StepFailed, match="step 'broken' failed: ZeroDivisionError"):
+        reproduce(steps, state_path=tmp_path / "state.json", **QUIET)
+    assert set(json.loads((tmp_path / "state.json").read_text())) == {"model"}
+    again = reproduce(steps[:1], state_path=tmp_path / "state.json", **QUIET)
+    assert again[0]["status"] == "skipped (inputs unchanged)"
+
+
+def test_kernel_env_stays_set_until_the_last_overlapping_block_closes(monkeypatch):
+    monkeypatch.delenv("PFC_PROGRESS", raising=False)
+    inside, leave = threading.Event(), threading.Event()
+
+    def other():
+        with executed.kernel_env():
+            inside.set()
+            leave.wait(timeout=20)
+
+    t = threading.Thread(target=other)
+    t.start()
+    assert inside.wait(timeout=20)
+    with executed.kernel_env():
+        leave.set()
+        t.join(timeout=20)  # the other block closed first: a kernel started here still gets the environment
+        assert os.environ.get("PFC_PROGRESS") == "terminal"
+    assert "PFC_PROGRESS" not in os.environ
+
+
+def test_the_real_models_sample_run_runs_in_the_background_and_the_walkthrough_waits_for_it(tmp_path):
+    steps = pipeline.plan(real_model=str(tmp_path / "m"), toolspectrum=False, ptbench=False)
+    run = next(s for s in steps if s.name.startswith("run real model"))
+    assert run.background == pipeline.paths.RUNS / run.params["run_id"]
+    assert [s.name for s in steps if s.background] == [run.name]
+    waiting = [s.name for s in steps[steps.index(run) + 1:] if needs(s, run.background)]
+    assert waiting[0] == "evaluate" and "walkthrough" in waiting
+    walk = next(s for s in steps if s.name == "walkthrough")
+    assert run.background / "predictions.jsonl" in walk.inputs
