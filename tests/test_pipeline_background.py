@@ -113,7 +113,9 @@ def test_the_real_models_sample_run_runs_in_the_background_and_the_walkthrough_w
     run = next(s for s in steps if s.name.startswith("run real model"))
     assert run.background == pipeline.paths.RUNS / run.params["run_id"]
     assert [s.name for s in steps if s.background] == [run.name]
+    later = [s.name for s in steps[steps.index(run) + 1:]]
     waiting = [s.name for s in steps[steps.index(run) + 1:] if needs(s, run.background)]
-    assert waiting[0] == "evaluate" and "walkthrough" in waiting
+    assert waiting == ["evaluate", "error taxonomy", "figures", "walkthrough"]  # the steps that read its run
+    assert later.index("counterfactual contexts") < later.index("evaluate")   # the studies go on beside it
     walk = next(s for s in steps if s.name == "walkthrough")
     assert run.background / "predictions.jsonl" in walk.inputs

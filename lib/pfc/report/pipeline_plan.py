@@ -1,6 +1,6 @@
 """The steps of ``make reproduce`` in order (:func:`plan`), composed of one builder per benchmark and report:
 TRACEBench's build and baseline runs, the real small model's sampled run, a ``BACKEND``/``MODEL`` run, the
-ToolSpectrum release, PTBench, the committed reference runs, notebooks 04–06, 08, 09 and the walkthrough.
+ToolSpectrum release, PTBench, the committed reference runs, notebooks 08, 09, 04–06 and the walkthrough.
 
 Only plans: builds :class:`~pfc.report.pipeline_step.Step` values and reads no run's output (the committed
 reference runs' configs aside); running them is :mod:`pfc.report.pipeline_run`'s job.
@@ -228,8 +228,10 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
     ref_steps, ref_runs = _reference({st.params["benchmark"] for st in steps if st.params.get("benchmark")})
     steps += ref_steps
     runs += ref_runs
-    steps += [*_tables(runs, n_boot), _counterfactuals(bench, var, cf_pairs, real_run, n_boot),
-              *_evidence(bench, n_boot), _walkthrough(bench, real_run)]
+    # the studies before the tables: they do not read the real model's sampled run, so they go on beside it
+    # (pfc.report.pipeline_run), and the tables, which read it, come after
+    steps += [_counterfactuals(bench, var, cf_pairs, real_run, n_boot), *_evidence(bench, n_boot),
+              *_tables(runs, n_boot), _walkthrough(bench, real_run)]
     nb = paths.REPORTS / "notebooks"
     for s in steps:
         s.outputs.append(nb / f"{s.copy_name}.ipynb") if s.notebook else None
