@@ -119,3 +119,20 @@ def test_the_real_models_sample_run_runs_in_the_background_and_the_walkthrough_w
     assert later.index("counterfactual contexts") < later.index("evaluate")   # the studies go on beside it
     walk = next(s for s in steps if s.name == "walkthrough")
     assert run.background / "predictions.jsonl" in walk.inputs
+
+
+def test_on_a_terminal_a_line_logged_beside_the_background_step_first_clears_its_progress_bar(tmp_path, monkeypatch):
+    from pfc.report import pipeline_run
+    monkeypatch.setattr(pipeline_run, "_tty", lambda: True)
+    lines = []
+    folder = tmp_path / "run"
+    steps = [Step("before", None, {}, [], [tmp_path / "b"], fn=lambda: (tmp_path / "b").write_text("1")),
+             Step("model", None, {}, [], [folder / "p"], fn=lambda: (folder.mkdir(), (folder / "p").write_text("x")),
+                  background=folder),
+             Step("beside", None, {}, [], [tmp_path / "c"], fn=lambda: (tmp_path / "c").write_text("1")),
+             Step("reads it", None, {}, [folder / "p"], [tmp_path / "d"], fn=lambda: (tmp_path / "d").write_text("1"))]
+    reproduce(steps, state_path=tmp_path / "state.json", log=lambda line, **k: lines.append(line))
+    cleared = [line[len("\r\x1b[K"):] for line in lines if line.startswith("\r\x1b[K")]
+    assert cleared[0] == "[3/4] beside … running" and cleared[1].startswith("[3/4] beside: ran (")
+    # before it starts and once it has been waited for, lines are plain (no bar is drawing)
+    assert "[2/4] model … running, beside the steps after it" in lines and "[4/4] reads it … running" in lines

@@ -15,6 +15,7 @@ a failed step becomes one :class:`~pfc.report.pipeline_step.StepFailed` naming i
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from pathlib import Path
@@ -62,6 +63,10 @@ class _Background(threading.Thread):
             self.error = e
 
 
+def _tty() -> bool:
+    return sys.stderr.isatty()
+
+
 def _do(s: Step) -> None:
     s.fn() if s.fn else execute(s)
 
@@ -90,11 +95,11 @@ class _Loop:
                 self._step(i, s, lib)
         except (StepFailed, UserError):
             for bg in list(self.pending):  # its finished work is kept, then the first failure is reported
-                self.log(f"reproduce: a step failed; waiting for '{bg.step.name}', running beside it", flush=True)
+                self._say(f"reproduce: a step failed; waiting for '{bg.step.name}', running beside it")
                 try:
                     self._wait(bg, quiet=True)
                 except StepFailed as e:
-                    self.log(f"reproduce: {e}", flush=True)
+                    self._say(f"reproduce: {e}")
             raise
         for bg in list(self.pending):
             self._wait(bg)
@@ -109,12 +114,12 @@ class _Loop:
         if s.background:
             for bg in list(self.pending):  # one background step at a time
                 self._wait(bg)
-            self.log(f"[{i}/{n}] {s.name} … running, beside the steps after it", flush=True)
+            self._say(f"[{i}/{n}] {s.name} … running, beside the steps after it")
             bg = _Background(i, s, key)
             self.pending.append(bg)
             bg.start()
             return
-        self.log(f"[{i}/{n}] {s.name} … running", flush=True)
+        self._say(f"[{i}/{n}] {s.name} … running")
         t0 = time.perf_counter()
         try:
             _do(s)
@@ -124,7 +129,7 @@ class _Loop:
 
     def _wait(self, bg: _Background, quiet: bool = False) -> None:
         if not quiet and bg.is_alive():
-            self.log(f"[{bg.i}/{len(self.steps)}] waiting for {bg.step.name} …", flush=True)
+            self._say(f"[{bg.i}/{len(self.steps)}] waiting for {bg.step.name} …")
         while bg.is_alive():  # a timed join: Ctrl-C still reaches this thread
             bg.join(0.5)
         self.pending.remove(bg)
@@ -134,10 +139,15 @@ class _Loop:
             raise bg.error
         self._done(bg.i, bg.step, bg.key, "ran", time.perf_counter() - bg.t0)
 
+    def _say(self, line: str) -> None:
+        """One log line. While a background step's progress bar redraws itself on the terminal (carriage returns),
+        a line first clears the bar's half-drawn line, so the two never run together; the bar redraws below."""
+        self.log(("\r\x1b[K" if self.pending and _tty() else "") + line, flush=True)
+
     def _done(self, i: int, s: Step, key: str, status: str, dt: float, record_state: bool = True) -> None:
         if record_state:
             self.state[s.name] = key
             atomic.write_json(self.state_path, self.state, sort_keys=True)  # a crash keeps finished steps
-        self.log(f"[{i}/{len(self.steps)}] {s.name}: {status} ({dt:.1f}s)", flush=True)
+        self._say(f"[{i}/{len(self.steps)}] {s.name}: {status} ({dt:.1f}s)")
         self.records[i - 1] = {"step": s.name, "status": status, "seconds": round(dt, 1), "notebook": s.notebook,
                                "copy": f"notebooks/{s.copy_name}.ipynb" if s.notebook else None, "params": s.params}
