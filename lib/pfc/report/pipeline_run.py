@@ -6,8 +6,8 @@ A step planned with ``background`` (the real model's sampled run: minutes of pre
 steps after it are mostly single-threaded notebooks) starts in a thread and the loop goes on; the first later
 step that reads or writes its folder (:func:`needs`) waits for it, and so does the end of the loop. Its
 state and record are written when it is waited for, by the loop's own thread, so the state file has one
-writer. A failure elsewhere waits for it too (its finished work is kept); an interrupt leaves it to the
-runner's resume (the thread is a daemon: the notebook's kernel ends with this process).
+writer. A failure elsewhere waits for it too (its finished work is kept); an interrupt ends its kernel
+(:func:`~pfc.report.pipeline_exec.stop_kernels`), the run's finished rows kept for its resume.
 
 Does not plan the steps (:mod:`pfc.report.pipeline_plan`) nor write the index (:mod:`pfc.report.pipeline_index`);
 a failed step becomes one :class:`~pfc.report.pipeline_step.StepFailed` naming it, its own exception the cause.
@@ -24,7 +24,7 @@ from pfc import paths
 from pfc.errors import UserError
 from pfc.io import atomic
 from pfc.io.lock import writer_lock
-from pfc.report.pipeline_exec import execute
+from pfc.report.pipeline_exec import execute, stop_kernels
 from pfc.report.pipeline_step import Step, StepFailed, lib_hash, rel, step_key
 
 PIPELINE_LOCK = ".pfc-pipeline.lock"
@@ -93,6 +93,12 @@ class _Loop:
                 for bg in [b for b in self.pending if needs(s, b.step.background)]:
                     self._wait(bg)
                 self._step(i, s, lib)
+        except KeyboardInterrupt:  # the background step's kernel ends now, its thread tidies up, the rest is kept
+            stop_kernels()
+            for bg in self.pending:
+                bg.join(10)
+            stop_kernels(now=True)  # one that did not stop in time
+            raise
         except (StepFailed, UserError):
             for bg in list(self.pending):  # its finished work is kept, then the first failure is reported
                 self._say(f"reproduce: a step failed; waiting for '{bg.step.name}', running beside it")
