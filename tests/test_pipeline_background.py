@@ -136,3 +136,42 @@ def test_on_a_terminal_a_line_logged_beside_the_background_step_first_clears_its
     assert cleared[0] == "[3/4] beside … running" and cleared[1].startswith("[3/4] beside: ran (")
     # before it starts and once it has been waited for, lines are plain (no bar is drawing)
     assert "[2/4] model … running, beside the steps after it" in lines and "[4/4] reads it … running" in lines
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_ctrl_c_beside_a_background_notebook_stops_its_kernel_before_the_pipeline_returns(tmp_path):
+    # trap: the background step's thread is a daemon; without stop_kernels its kernel ran on after the pipeline
+    # exited, until it noticed its parent gone (and printed a warning after the pipeline's last line)
+    import time
+
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+    pid_file = tmp_path / "pid"
+    nb = tmp_path / "slow.ipynb"
+    nbformat.write(new_notebook(cells=[new_code_cell(
+        f"import os, time, pathlib; pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid())); time.sleep(120)")]),
+        str(nb))
+
+    def ctrl_c():
+        for _ in range(600):  # the kernel has started and is in its long cell
+            if pid_file.exists() and pid_file.read_text():
+                break
+            time.sleep(0.1)
+        raise KeyboardInterrupt
+
+    folder = tmp_path / "run"
+    steps = [Step("slow", str(nb), {}, [], [folder / "p"], copy_name="bg-interrupt-check", background=folder),
+             Step("user presses Ctrl-C", None, {}, [], [tmp_path / "never"], fn=ctrl_c)]
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        reproduce(steps, state_path=tmp_path / "state.json", **QUIET)
+    assert time.perf_counter() - t0 < 100  # not the cell's 120 s
+    assert not _alive(int(pid_file.read_text()))
+    assert not (tmp_path / "state.json").exists() or "slow" not in json.loads((tmp_path / "state.json").read_text())
