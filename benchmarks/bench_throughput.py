@@ -163,14 +163,28 @@ def median_of(measurements: list[dict]) -> dict:
     return {**mid, "s_per_example_runs": runs} if len(measurements) > 1 else mid
 
 
+def existing(path: Path) -> dict | None:
+    """The report already at ``path``, None when there is none. A file there that is not a throughput report
+    (unreadable, not JSON, no ``model`` or ``benchmarks``) is refused in one line naming it: writing over it would
+    silently drop the measurements it may hold (main checks before measuring, :func:`write` again before writing)."""
+    if not path.is_file():
+        return None
+    why = "expected a JSON object with 'model' and 'benchmarks'"
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:  # UnicodeDecodeError is a ValueError
+        old, why = None, f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"
+    if not (isinstance(old, dict) and isinstance(old.get("model"), str) and isinstance(old.get("benchmarks"), list)):
+        raise UserError(f"not a throughput report ({why}); move it aside to start a new one, or pass another --out",
+                        file=paths.relative(path))
+    return old
+
+
 def combined(path: Path, res: dict) -> dict:
     """The report to write: ``res``, keeping the other models' measurements already in ``path`` under ``models``
     (the first model measured stays the report's main one; a second model goes beside it, by name)."""
-    try:
-        old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-    except ValueError:
-        old = None
-    if not old or "model" not in old:
+    old = existing(path)
+    if old is None:
         return res
     if old["model"] == res["model"]:
         return {**res, **({"models": old["models"]} if old.get("models") else {})}
@@ -452,6 +466,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     out_file(args.out)  # a bad --out is refused before any work
     out = Path(args.out).with_suffix(".json")
+    existing(out)  # a file there that is not a throughput report is refused before any work, not after an hour
     stamp = lambda: (out.stat().st_ino, out.stat().st_mtime_ns) if out.exists() else None  # noqa: E731
     start = stamp()  # each write replaces the file (a new inode): changed means written by this run
     try:

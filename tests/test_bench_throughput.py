@@ -233,3 +233,14 @@ def test_a_second_model_on_other_examples_or_engine_settings_gets_no_ratio(bench
                if line.startswith("| tracebench | prefix | openvino | 10.0 (4) | 360.0 | "))
     assert row.endswith("| – | – | – |")  # no first-model s/ex, no ratio (warm-up not recorded here)
     assert "No ratio for tracebench" in md and "`--model small` first" in md
+
+
+@pytest.mark.parametrize("text", ['{"model": "small", "benchmarks": [', '["not", "a", "report"]', '{"when": "x"}'])
+def test_an_existing_out_that_is_not_a_report_is_refused_before_any_measurement(fake_children, tmp_path, capsys, text):
+    out = tmp_path / "perf.json"
+    out.write_text(text)
+    from pfc.errors import script_main
+    assert script_main("bench_throughput", fake_children.main, ["--benchmarks", "ptbench", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "perf.json: not a throughput report" in err[0] and "Traceback" not in err[0]
+    assert _FakeChild.calls == [] and out.read_text() == text  # nothing measured, nothing overwritten

@@ -17,6 +17,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from pfc import paths
@@ -30,16 +31,30 @@ KERNEL_ENV = {"PFC_PROGRESS": "terminal", "TQDM_DISABLE": "1", "HF_HUB_DISABLE_P
               "PYTHONWARNINGS": "ignore:IProgress not found"}
 
 
+_ENV_LOCK = threading.Lock()
+_env_users: list = []  # the blocks inside kernel_env now; the first one saved what the last one restores
+_SAVED: dict = {}
+
+
 @contextlib.contextmanager
 def kernel_env():
-    """The environment a kernel started inside this block inherits (restored afterwards)."""
-    old = {k: os.environ.get(k) for k in KERNEL_ENV}
-    os.environ.update(KERNEL_ENV)
+    """The environment a kernel started inside this block inherits (restored afterwards). Blocks may overlap
+    across threads (``make reproduce`` runs a step beside the others): the environment is set while any is open
+    and restored when the last one closes, so one block's exit never unsets it under another's kernel start."""
+    with _ENV_LOCK:
+        if not _env_users:
+            _SAVED.clear()
+            _SAVED.update({k: os.environ.get(k) for k in KERNEL_ENV})
+            os.environ.update(KERNEL_ENV)
+        _env_users.append(threading.get_ident())
     try:
         yield
     finally:
-        for k, v in old.items():
-            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+        with _ENV_LOCK:
+            _env_users.pop()
+            if not _env_users:
+                for k, v in _SAVED.items():
+                    os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
 
 
 def _prefixes() -> list[tuple[str, str]]:

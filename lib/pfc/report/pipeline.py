@@ -4,16 +4,18 @@ Steps: preprocess (01) → build TRACEBench (02) → model runs (03: the built-i
 the real small model on a stratified sample when one is available; ``BACKEND``/``MODEL``
 add that model's run on each benchmark: TRACEBench, the ToolSpectrum release when configured,
 PTBench on the official test data when ``PFC_PTBENCH_DIR`` is set, else on our PTool build) →
-evaluate (04: Table 4 with CIs beside the paper) → error taxonomy (05) → figures (06: Fig. 3/4)
-→ counterfactual contexts (swap-user variants, the baselines on them, 08: personalization
-metrics) → evidence dose (dose and contradict-stated variants of the reference plan's sampled
-requests, history-prior / no-history / always-habit on them, 09: dose-response curves, overrides) → the ToolSpectrum release when configured (toolspectrum.ipynb, and its runs in 04-06)
-→ ``reports/index.{md,html}``. Executed notebooks go to
-``reports/notebooks/`` with an HTML copy.
+the ToolSpectrum release views (toolspectrum.ipynb) and PTBench (ptbench.ipynb) when configured →
+the committed reference runs re-scored → counterfactual contexts (swap-user variants, the baselines
+on them, 08: personalization metrics) → evidence dose (dose and contradict-stated variants of the
+reference plan's sampled requests, history-prior / no-history / always-habit on them, 09:
+dose-response curves, overrides) → evaluate (04: Table 4 with CIs beside the paper) → error
+taxonomy (05) → figures (06: Fig. 3/4) → walkthrough (00) → ``reports/index.{md,html}``.
+Executed notebooks go to ``reports/notebooks/`` with an HTML copy.
 
 A step's key is the SHA-256 of its notebook, its parameters, the library source and its
 input files; a step whose key and outputs are unchanged is skipped (``reports/pipeline.json``
-holds the keys). Every step says whether it ran or was skipped and how long it took.
+holds the keys). Every step says whether it ran or was skipped and how long it took. The real small
+model's sampled run goes on beside the steps after it until the first one that reads its run (``pipeline_run``).
 
 This module is the command line and the composition: the plan (``pipeline_plan``, ``pipeline_studies``), a
 step and its key (``pipeline_step``), executing a notebook (``pipeline_exec``), the loop with its state and lock

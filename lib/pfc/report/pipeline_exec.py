@@ -14,6 +14,20 @@ from pfc.io import atomic
 from pfc.report.pipeline_step import Step
 
 
+_LIVE: set = set()  # the kernels of the steps running now (a background step's too), for stop_kernels
+
+
+def stop_kernels(now: bool = False) -> None:
+    """Interrupt (``now``: kill) every step's kernel still running. An interrupted pipeline's background step would
+    otherwise run on until its kernel noticed the pipeline gone (and said so after the pipeline's last line);
+    interrupted, its run writes what it finished and says it was interrupted, as after Ctrl-C in ``pfc run``."""
+    for km in list(_LIVE):
+        try:
+            km.shutdown_kernel(now=True) if now else km.interrupt_kernel()
+        except Exception:  # noqa: BLE001 - already gone: nothing to stop
+            pass
+
+
 def execute(step: Step) -> None:
     import papermill as pm
     from jupyter_client.manager import KernelManager
@@ -26,11 +40,13 @@ def execute(step: Step) -> None:
     # (pfc.report.executed: progress bars to the terminal, then no absolute path in the saved copy)
     with tempfile.TemporaryDirectory(prefix="pfc-kernel-") as sock, executed.kernel_env():
         km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sock) / "k"))
+        _LIVE.add(km)
         try:
             pm.execute_notebook(str(paths.NOTEBOOKS / step.notebook), str(target), parameters=step.params,
                                 kernel_name="python3", language="python", cwd=str(paths.ROOT), progress_bar=False,
                                 log_output=False, km=km)
         finally:
+            _LIVE.discard(km)
             if km.has_kernel:
                 km.shutdown_kernel(now=True)
             if target.exists():  # a failed step's copy too: it is where the user looks

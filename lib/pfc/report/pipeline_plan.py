@@ -1,6 +1,6 @@
 """The steps of ``make reproduce`` in order (:func:`plan`), composed of one builder per benchmark and report:
 TRACEBench's build and baseline runs, the real small model's sampled run, a ``BACKEND``/``MODEL`` run, the
-ToolSpectrum release, PTBench, the committed reference runs, notebooks 04–06, 08, 09 and the walkthrough.
+ToolSpectrum release, PTBench, the committed reference runs, notebooks 08, 09, 04–06 and the walkthrough.
 
 Only plans: builds :class:`~pfc.report.pipeline_step.Step` values and reads no run's output (the committed
 reference runs' configs aside); running them is :mod:`pfc.report.pipeline_run`'s job.
@@ -60,6 +60,7 @@ def _real_model(bench: Path, real_model: str, sample: int) -> tuple[list[Step], 
                      f"tb-{be}-{real.name}-sample{sample}", [sample_dir / "examples.jsonl", real / "config.json"],
                      benchmark="tracebench", examples=rel(sample_dir), backend=be, model=real_name,
                      **sample_run.SETTINGS)
+    st.background = d  # minutes of prefill on two cores: the mostly single-threaded notebooks after it run beside it
     return steps + [st], (real_name, d)
 
 
@@ -199,9 +200,11 @@ def _evidence(bench: Path, n_boot: int) -> list[Step]:
 def _walkthrough(bench: Path, real_run) -> Step:
     """Notebook 00 with the real small model when it has a run, else the history-prior baseline."""
     walk = {"examples": rel(bench), "out_dir": rel(paths.REPORTS / "walkthrough"), "backend": "history-prior"}
-    if real_run is not None:
-        walk.update(backend=sample_run.BACKEND, model=real_run[0], k=sample_run.SETTINGS["k"])  # the sample run's
-    return Step("walkthrough", "00_walkthrough.ipynb", walk, [bench / "examples.jsonl"],
+    inputs = [bench / "examples.jsonl"]
+    if real_run is not None:  # the sample run's model and settings: its answers come from the response cache
+        walk.update(backend=sample_run.BACKEND, model=real_run[0], k=sample_run.SETTINGS["k"])
+        inputs.append(real_run[1] / "predictions.jsonl")
+    return Step("walkthrough", "00_walkthrough.ipynb", walk, inputs,
                 [paths.REPORTS / "walkthrough" / "run" / "predictions.jsonl"], copy_name="00_walkthrough")
 
 
@@ -225,8 +228,10 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
     ref_steps, ref_runs = _reference({st.params["benchmark"] for st in steps if st.params.get("benchmark")})
     steps += ref_steps
     runs += ref_runs
-    steps += [*_tables(runs, n_boot), _counterfactuals(bench, var, cf_pairs, real_run, n_boot),
-              *_evidence(bench, n_boot), _walkthrough(bench, real_run)]
+    # the studies before the tables: they do not read the real model's sampled run, so they go on beside it
+    # (pfc.report.pipeline_run), and the tables, which read it, come after
+    steps += [_counterfactuals(bench, var, cf_pairs, real_run, n_boot), *_evidence(bench, n_boot),
+              *_tables(runs, n_boot), _walkthrough(bench, real_run)]
     nb = paths.REPORTS / "notebooks"
     for s in steps:
         s.outputs.append(nb / f"{s.copy_name}.ipynb") if s.notebook else None

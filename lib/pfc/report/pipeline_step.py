@@ -31,6 +31,8 @@ class Step:
     outputs: list = field(default_factory=list)  # must exist for the step to be skipped
     fn: object = None
     copy_name: str = ""                   # executed copy: reports/notebooks/<copy_name>.ipynb
+    background: object = None             # the folder it writes, when it may run beside the steps after it
+                                          # (pfc.report.pipeline_run: a later step touching the folder waits)
 
 
 def lib_hash() -> str:
