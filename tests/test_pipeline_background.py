@@ -175,3 +175,33 @@ def test_ctrl_c_beside_a_background_notebook_stops_its_kernel_before_the_pipelin
     assert time.perf_counter() - t0 < 100  # not the cell's 120 s
     assert not _alive(int(pid_file.read_text()))
     assert not (tmp_path / "state.json").exists() or "slow" not in json.loads((tmp_path / "state.json").read_text())
+
+
+def test_ctrl_c_while_waiting_for_the_background_step_after_a_failure_still_stops_its_kernel(tmp_path):
+    import _thread
+    import time
+
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+    pid_file = tmp_path / "pid"
+    nb = tmp_path / "slow.ipynb"
+    nbformat.write(new_notebook(cells=[new_code_cell(
+        f"import os, time, pathlib; pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid())); time.sleep(120)")]),
+        str(nb))
+
+    def broken():
+        for _ in range(600):
+            if pid_file.exists() and pid_file.read_text():
+                break
+            time.sleep(0.1)
+        threading.Timer(1.0, _thread.interrupt_main).start()  # the user gives up on the wait a second later
+        raise ZeroDivisionError
+
+    folder = tmp_path / "run"
+    steps = [Step("slow", str(nb), {}, [], [folder / "p"], copy_name="bg-wait-interrupt-check", background=folder),
+             Step("broken", None, {}, [], [tmp_path / "never"], fn=broken)]
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        reproduce(steps, state_path=tmp_path / "state.json", **QUIET)
+    assert time.perf_counter() - t0 < 100
+    assert not _alive(int(pid_file.read_text()))

@@ -87,18 +87,22 @@ class _Loop:
         self.state, self.records, self.pending = state, [None] * len(steps), []
 
     def run(self) -> list[dict]:
+        try:
+            return self._run()
+        except KeyboardInterrupt:  # also while waiting after a failure: the background step's kernel ends now,
+            stop_kernels()         # its thread tidies up, the finished steps are kept
+            for bg in self.pending:
+                bg.join(10)
+            stop_kernels(now=True)  # one that did not stop in time
+            raise
+
+    def _run(self) -> list[dict]:
         lib = lib_hash()
         try:
             for i, s in enumerate(self.steps, 1):
                 for bg in [b for b in self.pending if needs(s, b.step.background)]:
                     self._wait(bg)
                 self._step(i, s, lib)
-        except KeyboardInterrupt:  # the background step's kernel ends now, its thread tidies up, the rest is kept
-            stop_kernels()
-            for bg in self.pending:
-                bg.join(10)
-            stop_kernels(now=True)  # one that did not stop in time
-            raise
         except (StepFailed, UserError):
             for bg in list(self.pending):  # its finished work is kept, then the first failure is reported
                 self._say(f"reproduce: a step failed; waiting for '{bg.step.name}', running beside it")
