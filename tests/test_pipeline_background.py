@@ -146,11 +146,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def test_ctrl_c_beside_a_background_notebook_stops_its_kernel_before_the_pipeline_returns(tmp_path):
-    # trap: the background step's thread is a daemon; without stop_kernels its kernel ran on after the pipeline
-    # exited, until it noticed its parent gone (and printed a warning after the pipeline's last line)
-    import time
-
+def _slow_notebook(tmp_path):
+    """A notebook whose one cell writes its kernel's pid to ``pid`` and then sleeps 120 s: (notebook, pid file)."""
     import nbformat
     from nbformat.v4 import new_code_cell, new_notebook
     pid_file = tmp_path / "pid"
@@ -158,12 +155,26 @@ def test_ctrl_c_beside_a_background_notebook_stops_its_kernel_before_the_pipelin
     nbformat.write(new_notebook(cells=[new_code_cell(
         f"import os, time, pathlib; pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid())); time.sleep(120)")]),
         str(nb))
+    return nb, pid_file
+
+
+def _wait_for(pid_file) -> None:
+    import time
+    for _ in range(600):
+        if pid_file.exists() and pid_file.read_text():
+            return
+        time.sleep(0.1)
+
+
+def test_ctrl_c_beside_a_background_notebook_stops_its_kernel_before_the_pipeline_returns(tmp_path):
+    # trap: the background step's thread is a daemon; without stop_kernels its kernel ran on after the pipeline
+    # exited, until it noticed its parent gone (and printed a warning after the pipeline's last line)
+    import time
+
+    nb, pid_file = _slow_notebook(tmp_path)
 
     def ctrl_c():
-        for _ in range(600):  # the kernel has started and is in its long cell
-            if pid_file.exists() and pid_file.read_text():
-                break
-            time.sleep(0.1)
+        _wait_for(pid_file)  # the kernel has started and is in its long cell
         raise KeyboardInterrupt
 
     folder = tmp_path / "run"
@@ -181,19 +192,10 @@ def test_ctrl_c_while_waiting_for_the_background_step_after_a_failure_still_stop
     import _thread
     import time
 
-    import nbformat
-    from nbformat.v4 import new_code_cell, new_notebook
-    pid_file = tmp_path / "pid"
-    nb = tmp_path / "slow.ipynb"
-    nbformat.write(new_notebook(cells=[new_code_cell(
-        f"import os, time, pathlib; pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid())); time.sleep(120)")]),
-        str(nb))
+    nb, pid_file = _slow_notebook(tmp_path)
 
     def broken():
-        for _ in range(600):
-            if pid_file.exists() and pid_file.read_text():
-                break
-            time.sleep(0.1)
+        _wait_for(pid_file)
         threading.Timer(1.0, _thread.interrupt_main).start()  # the user gives up on the wait a second later
         raise ZeroDivisionError
 
