@@ -2,8 +2,10 @@
 
 ``PFC_OUTPUT_ROOT`` moves data built by pipelines, runs, the response cache, figures and
 reports out of the repository (``pfc.paths``); notebooks run by nbval and subprocesses
-inherit it. Hypothesis keeps no example database and Python writes no bytecode, so
-``git status --ignored`` is the same before and after ``make test``.
+inherit it; ``PFC_SCRATCH_DIR`` does the same for a notebook's throw-away output folder (an empty
+``out_dir``), so nothing is left in the system's temporary directory. Hypothesis keeps no example
+database and Python writes no bytecode, so ``git status --ignored`` is the same before and after
+``make test``.
 """
 import atexit
 import os
@@ -13,6 +15,7 @@ import tempfile
 
 _OUT = tempfile.mkdtemp(prefix="pfc-test-output-")
 os.environ["PFC_OUTPUT_ROOT"] = _OUT
+os.environ["PFC_SCRATCH_DIR"] = os.path.join(_OUT, "scratch")  # notebooks' throw-away output (pfc.paths.scratch_dir)
 os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
 sys.dont_write_bytecode = True
 atexit.register(shutil.rmtree, _OUT, ignore_errors=True)

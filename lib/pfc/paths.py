@@ -6,6 +6,9 @@ never copied into the repository:
 - ``PFC_TOOLSPECTRUM_DIR``: the ToolSpectrum public release (default: ``<root>/../shared/data/toolspectrum``).
 - ``PFC_MODELS_DIR``: converted real-model weights (default ``~/.cache/pfc/models``; see ``pfc.models.registry``).
 - ``PFC_PTBENCH_DIR``: a hyfshadow/PTBench checkout (official prompt and test data; no default).
+- ``PFC_SCRATCH_DIR``: where :func:`scratch_dir` makes a notebook's throw-away output folder when its
+  ``out_dir`` parameter is empty (default: the system's temporary directory; the tests point it inside
+  their own output root, which they remove, so ``make test`` leaves nothing in ``/tmp``).
 
     >>> from pfc import paths; paths.REPORTS.name
     'reports'
@@ -62,6 +65,23 @@ def _env_dir(var: str, default: Path | None) -> Path | None:
 def toolspectrum_dir() -> Path | None:
     """The ToolSpectrum release directory (``PFC_TOOLSPECTRUM_DIR`` or ``../shared/data/toolspectrum``)."""
     return _env_dir("PFC_TOOLSPECTRUM_DIR", ROOT.parent / "shared" / "data" / "toolspectrum")
+
+
+def scratch_dir(prefix: str = "pfc-") -> Path:
+    """A new, empty temporary directory for output nobody asked to keep (a notebook run with an empty
+    ``out_dir``): under ``PFC_SCRATCH_DIR`` when set (made if missing), else the system's temporary directory.
+    The caller owns it; nothing removes it.
+
+    >>> import os, tempfile; os.environ["PFC_SCRATCH_DIR"] = root = tempfile.mkdtemp()
+    >>> d = scratch_dir("nb-"); (d.parent == Path(root), d.name.startswith("nb-"), list(d.iterdir()))
+    (True, True, [])
+    >>> del os.environ["PFC_SCRATCH_DIR"]; import shutil; shutil.rmtree(root)
+    """
+    import tempfile
+    root = _env_dir("PFC_SCRATCH_DIR", None)
+    if root is not None:
+        root.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=root))
 
 
 def relative(path: Path) -> str:

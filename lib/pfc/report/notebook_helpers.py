@@ -8,7 +8,6 @@ through ``pfc.report.pipeline``, which re-exports them.
 """
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from pfc import paths
@@ -17,8 +16,9 @@ from pfc.plans.sample_run import (REAL_MODEL_NAME, real_model_dir, stratified_sa
 
 
 def out_dir(value: str, prefix: str = "pfc-") -> Path:
-    """A notebook's output directory parameter (relative: under ``PFC_OUTPUT_ROOT``); empty: a fresh temporary one."""
-    return paths.output(value) if value else Path(tempfile.mkdtemp(prefix=prefix))
+    """A notebook's output directory parameter (relative: under ``PFC_OUTPUT_ROOT``); empty: a fresh temporary one
+    (``pfc.paths.scratch_dir``)."""
+    return paths.output(value) if value else paths.scratch_dir(prefix)
 
 
 def split_dirs(value: str) -> list[Path]:
