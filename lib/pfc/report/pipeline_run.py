@@ -151,7 +151,8 @@ class _Loop:
 
     def _say(self, line: str) -> None:
         """One log line. While a background step's progress bar redraws itself on the terminal (carriage returns),
-        a line first clears the bar's half-drawn line, so the two never run together; the bar redraws below."""
+        a line first clears the bar's half-drawn line, so the two never run together; the bar redraws below. (In a
+        log file the bar is whole lines, ``pfc.progress``, so there is nothing to clear.)"""
         self.log(("\r\x1b[K" if self.pending and _tty() else "") + line, flush=True)
 
     def _done(self, i: int, s: Step, key: str, status: str, dt: float, record_state: bool = True) -> None:
