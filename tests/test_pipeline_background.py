@@ -188,7 +188,17 @@ def test_ctrl_c_beside_a_background_notebook_stops_its_kernel_before_the_pipelin
     assert not (tmp_path / "state.json").exists() or "slow" not in json.loads((tmp_path / "state.json").read_text())
 
 
-def test_ctrl_c_while_waiting_for_the_background_step_after_a_failure_still_stops_its_kernel(tmp_path):
+@pytest.fixture
+def ctrl_c_raises():
+    """SIGINT raises KeyboardInterrupt for the test's length: a process started in the background by a non-interactive
+    shell (`make test &`, a nohup job) inherits SIGINT ignored, and then ``_thread.interrupt_main`` does nothing."""
+    import signal
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def test_ctrl_c_while_waiting_for_the_background_step_after_a_failure_still_stops_its_kernel(tmp_path, ctrl_c_raises):
     import _thread
     import time
 
