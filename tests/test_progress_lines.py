@@ -66,6 +66,16 @@ def test_the_final_state_is_written_even_within_the_interval():
     assert [line.split("|")[-1].split()[0] for line in log.getvalue().splitlines()] == ["0/2", "2/2"]
 
 
+def test_a_bar_whose_last_line_showed_its_final_count_does_not_repeat_it_on_closing():
+    log, clock = io.StringIO(), Clock()
+    bar = tqdm(total=2, desc="run", file=progress.LineStream(log, interval=30, clock=clock), mininterval=0)
+    clock.t = 40
+    bar.update(2)  # 40 s after the first line: written, with tqdm's smoothed rate
+    clock.t = 41
+    bar.close()  # redraws 2/2 with the average rate: the same count, no second line
+    assert [line.split("|")[-1].split()[0] for line in log.getvalue().splitlines()] == ["0/2", "2/2"]
+
+
 @pytest.mark.parametrize("value", ["soon", "-3"])
 def test_an_unusable_interval_falls_back_to_a_sane_one(monkeypatch, value):
     monkeypatch.setenv("PFC_PROGRESS_INTERVAL", value)

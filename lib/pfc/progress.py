@@ -36,7 +36,7 @@ INTERVAL = 30.0  # seconds between two lines of one bar in a log file (PFC_PROGR
 class LineStream:
     """A file for tqdm's ``file=`` that turns carriage-return redraws into whole lines, throttled: the first
     redraw, then the latest one once ``interval`` seconds have passed since the last line, and the final one
-    (tqdm ends a finished bar with a newline); a redraw identical to the last line is not repeated."""
+    (tqdm ends a finished bar with a newline); a redraw of the count the last line showed is not repeated."""
 
     def __init__(self, fp, interval: float = INTERVAL, clock=time.monotonic):
         self.fp, self.interval, self.clock = fp, interval, clock
@@ -47,7 +47,7 @@ class LineStream:
         for part in re.split(r"(\r|\n)", s):
             if part == "\n":
                 self._line()
-            elif part != "\r" and part.strip() and part.rstrip() != self.written:  # a redraw of the same state: none
+            elif part != "\r" and part.strip() and _state(part) != _state(self.written):  # the same count: no line
                 self.latest = part.rstrip()
         if self.latest is not None:
             now = self.clock()
@@ -65,6 +65,12 @@ class LineStream:
 
     def flush(self) -> None:  # lines are flushed as they are written; a pending redraw waits for its turn
         pass
+
+
+def _state(text: str | None) -> str | None:
+    """A redraw without its timing (tqdm's trailing ``[elapsed<left, rate]``): a bar's closing redraw of the count
+    its last line showed differs only there, and is not written again."""
+    return None if text is None else re.sub(r"\s*\[[^\]]*\]\s*$", "", text.rstrip())
 
 
 def _interval() -> float:
