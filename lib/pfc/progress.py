@@ -10,9 +10,10 @@ as under pytest). Anywhere else (the CLI, a notebook opened by hand) it is ``sys
 A bar redraws itself with carriage returns. On a terminal that is what a reader wants; in a file
 (``make reproduce > log``, CI, a ``nohup`` run) every redraw piles onto one ever longer line, and a
 log line written meanwhile (the pipeline's, from another process) lands in the middle of it. So when
-the target is neither a terminal nor a Jupyter cell's output, :func:`stream` hands out a :class:`LineStream` over it: each redraw
-becomes a whole line, at most one every ``PFC_PROGRESS_INTERVAL`` seconds (default 30), and the bar's
-last state is always written. This module draws no bars itself.
+the target is neither a terminal nor a Jupyter cell's output, :func:`stream` hands out a
+:class:`LineStream` over it: each redraw becomes a whole line, at most one every
+``PFC_PROGRESS_INTERVAL`` seconds (default 30), and the bar's last state is always written. This
+module draws no bars itself.
 
     >>> import io; s = LineStream(io.StringIO(), interval=30, clock=iter([0, 1, 40, 41, 42]).__next__)
     >>> for text in ("\\rrun: 0/3", "\\rrun: 1/3", "\\rrun: 2/3", "\\rrun: 3/3", "\\n"):
