@@ -42,3 +42,12 @@ def test_no_notebook_makes_a_temporary_folder_that_nothing_removes():
         code = "".join(line for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "code"
                        for line in c["source"])
         assert "mkdtemp" not in code, f"{nb.name}: use pfc.paths.scratch_dir (the tests' PFC_SCRATCH_DIR)"
+
+
+def test_a_pfc_scratch_dir_that_is_a_file_is_refused_naming_the_variable(tmp_path, monkeypatch):
+    import pytest
+    from pfc.errors import UserError
+    (tmp_path / "f").write_text("x")
+    monkeypatch.setenv("PFC_SCRATCH_DIR", str(tmp_path / "f"))
+    with pytest.raises(UserError, match="PFC_SCRATCH_DIR is not a usable folder"):
+        paths.scratch_dir()

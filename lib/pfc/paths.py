@@ -80,7 +80,12 @@ def scratch_dir(prefix: str = "pfc-") -> Path:
     import tempfile
     root = _env_dir("PFC_SCRATCH_DIR", None)
     if root is not None:
-        root.mkdir(parents=True, exist_ok=True)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as e:  # a file there, no permission: one line naming the variable
+            from pfc.errors import UserError
+            raise UserError(f"PFC_SCRATCH_DIR is not a usable folder ({type(e).__name__}: {e.strerror})",
+                            file=str(root)) from None
     return Path(tempfile.mkdtemp(prefix=prefix, dir=root))
 
 
