@@ -57,3 +57,16 @@ def _run(name, ids):
 def test_runs_on_different_example_sets_are_refused_with_the_shared_count():
     with pytest.raises(UserError, match="they share 2 ids"):
         align(_run("A", ["1", "2", "3"]), _run("B", ["2", "3", "4", "5"]))
+
+
+def test_rows_without_a_user_count_as_one_cluster_each():
+    # ToolSpectrum examples carry no user id: the bootstrap resamples them one by one, and the count it reports
+    # must say so (4 clusters, not the single "missing user" that nunique(dropna=False) would give)
+    a = pd.DataFrame({"user_id": [None] * 4, "overall": [1, 1, 0, 0]})
+    b = pd.DataFrame({"user_id": [None] * 4, "overall": [1, 0, 0, 0]})
+    assert paired_metric(a, b, "overall", n_boot=50)["clusters"] == 4
+
+
+def test_users_are_counted_once_however_many_rows_they_have():
+    a = pd.DataFrame({"user_id": ["u1", "u1", "u2", None], "overall": [1, 1, 0, 0]})
+    assert paired_metric(a, a, "overall", n_boot=50)["clusters"] == 3  # u1, u2 and the row without a user

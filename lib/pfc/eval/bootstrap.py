@@ -92,12 +92,18 @@ def ci(per_example: pd.DataFrame, metric: str, n_boot: int = N_BOOT, seed: int =
     return aggregate(METRICS[metric], per_example), intervals(per_example, {metric: metric}, n_boot, seed, alpha)[metric]
 
 
-def cluster_sums(per_example: pd.DataFrame, columns, cluster: str = "user_id"):
-    """(per-cluster column sums {column: array}, rows per cluster) in sorted cluster order; a row
-    without a cluster id is its own cluster."""
+def cluster_keys(per_example: pd.DataFrame, cluster: str = "user_id") -> pd.Series:
+    """Each row's cluster as a string: its ``cluster`` value, or, for a row without one (a ToolSpectrum
+    example: its persona is its own), a key of its own."""
     keys = per_example[cluster].astype(object).where(per_example[cluster].notna(),
                                                      "row:" + per_example.index.astype(str))
-    keys = keys.astype(str)
+    return keys.astype(str)
+
+
+def cluster_sums(per_example: pd.DataFrame, columns, cluster: str = "user_id"):
+    """(per-cluster column sums {column: array}, rows per cluster) in sorted cluster order; a row
+    without a cluster id is its own cluster (``cluster_keys``)."""
+    keys = cluster_keys(per_example, cluster)
     grouped = per_example.assign(_c=keys.to_numpy(), _n=1).groupby("_c", sort=True)
     sums = grouped[list(dict.fromkeys([*columns, "_n"]))].sum()
     return {c: sums[c].to_numpy(dtype=float) for c in columns}, sums["_n"].to_numpy(dtype=float)

@@ -22,7 +22,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from pfc.eval.bootstrap import ALPHA, N_BOOT, cluster_indices, cluster_stat, cluster_sums
+from pfc.eval.bootstrap import ALPHA, N_BOOT, cluster_indices, cluster_keys, cluster_stat, cluster_sums
 from pfc.eval.metrics import METRICS, aggregate
 
 
@@ -53,7 +53,7 @@ def paired_metric(a: pd.DataFrame, b: pd.DataFrame, metric: str, cluster: str = 
     m = METRICS[metric]
     va, vb = aggregate(m, a), aggregate(m, b)
     out = {"metric": metric, "a": va, "b": vb, "diff": va - vb, "n": len(a),
-           "clusters": int(a[cluster].nunique(dropna=False))}
+           "clusters": int(cluster_keys(a, cluster).nunique())}  # the units the intervals resample
     if m.aggregation == "sum":
         return out
     sa, counts = cluster_sums(a, m.columns, cluster)

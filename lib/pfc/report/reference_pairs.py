@@ -226,7 +226,9 @@ def markdown(result: dict) -> str:
              "`<model>-<backend>/`: that model on that engine; all with the papers' sampling. Each pair is scored "
              "on the ids both runs "
              "answered. A − B with a user-clustered paired bootstrap 95% interval (the unpaired one beside it) "
-             "and an exact McNemar p on the discordant examples (A only / B only) for 0/1 metrics.", ""]
+             "and an exact McNemar p on the discordant examples (A only / B only) for 0/1 metrics. `users`: the "
+             "clusters the intervals resample; ToolSpectrum's examples carry no user (each has a persona of its own), "
+             "so there each example is its own cluster.", ""]
     for q, title in TITLES.items():
         lines += [f"## {title}", ""]
         for p in result["pairs"]:
