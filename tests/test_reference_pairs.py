@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from pfc.eval.paired import records
 from pfc.report import reference_pairs as P
 from pfc.run.config import RunConfig
 from pfc.run.runner import execute
@@ -106,7 +107,7 @@ def test_a_tiny_mcnemar_p_keeps_its_significant_digits():
     """28 discordant examples all one way: exact two-sided p = 2 * 0.5**28 = 2**-27 (by hand), not 0."""
     import pandas as pd
     from pfc.eval.paired import mcnemar_exact
-    row = P._rows(pd.DataFrame([{"key": "overall", "a": 0.9, "b": 0.1, "diff": 0.8, "a_only": 28, "b_only": 0,
+    row = records(pd.DataFrame([{"key": "overall", "a": 0.9, "b": 0.1, "diff": 0.8, "a_only": 28, "b_only": 0,
                                  "mcnemar_p": mcnemar_exact(28, 0)}]))[0]
     assert row["mcnemar_p"] == pytest.approx(2 ** -27, rel=1e-5) and row["mcnemar_p"] > 0
 
@@ -119,7 +120,7 @@ def test_discordant_counts_stay_integers_beside_an_f1_row_without_them():
                            "mcnemar_p": 0.25},
                           {"key": "APP", "a": 0.5, "b": 0.4, "diff": 0.1, "a_only": None, "b_only": None,
                            "mcnemar_p": None}])
-    fmt, app = P._rows(table)
+    fmt, app = records(table)
     assert (fmt["a_only"], fmt["b_only"]) == (3, 0) and type(fmt["a_only"]) is int
     assert app["a_only"] is None and app["b_only"] is None
     md = "\n".join(P._table({"question": "layout", "a": "x", "b": "y", "pending": False, "n": 5, "partial": False,
@@ -129,7 +130,7 @@ def test_discordant_counts_stay_integers_beside_an_f1_row_without_them():
 
 def test_a_table_of_f1_rows_only_keeps_its_missing_counts_missing():
     import pandas as pd
-    (row,) = P._rows(pd.DataFrame([{"key": "APP", "a": 0.5, "b": 0.4, "diff": 0.1, "a_only": None, "b_only": None,
+    (row,) = records(pd.DataFrame([{"key": "APP", "a": 0.5, "b": 0.4, "diff": 0.1, "a_only": None, "b_only": None,
                                     "mcnemar_p": None}]))
     assert row["a_only"] is None and row["b_only"] is None and row["mcnemar_p"] is None
 

@@ -83,3 +83,30 @@ def paired_table(a: pd.DataFrame, b: pd.DataFrame, metrics: dict[str, str], clus
             continue
         rows.append({"key": key, **paired_metric(a, b, name, cluster, n_boot, seed, alpha)})
     return pd.DataFrame(rows)
+
+
+COUNTS = ("a_only", "b_only", "n", "clusters")
+RECORD_KEYS = ("key", "a", "b", "diff", "paired_lo", "paired_hi", "unpaired_lo", "unpaired_hi", "a_only", "b_only",
+               "mcnemar_p", "n", "clusters")
+
+
+def cell(key: str, v):
+    """One cell of :func:`records`: missing (None or NaN) as None, a McNemar p to 6 significant digits (1e-9 must
+    not round to 0), counts as integers (a count column with an F1 row's gap is float in pandas), other floats to 6
+    decimals.
+
+    >>> cell("mcnemar_p", 1.23456789e-9), cell("clusters", 10.0), cell("diff", 0.1234567), cell("paired_lo", float("nan"))
+    (1.23457e-09, 10, 0.123457, None)
+    """
+    if v is None or v != v:
+        return None
+    if key == "mcnemar_p":
+        return float(f"{v:.6g}")
+    if key in COUNTS:
+        return int(v)
+    return round(float(v), 6) if isinstance(v, float) else v
+
+
+def records(table: pd.DataFrame) -> list[dict]:
+    """A :func:`paired_table` as JSON-ready rows (the columns of ``RECORD_KEYS``, cells by :func:`cell`)."""
+    return [{k: cell(k, v) for k, v in rec.items() if k in RECORD_KEYS} for rec in table.to_dict("records")]

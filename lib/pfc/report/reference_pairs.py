@@ -1,6 +1,6 @@
 """Paired comparisons of the committed reference runs, each on the ids both runs answered.
 
-Five questions, each a pair of run directories under ``reports/reference_runs/`` (:func:`pairs`):
+Six questions, five of them a pair of run directories under ``reports/reference_runs/`` (:func:`pairs`):
 
 - **prompt layout** (issue 18, item 2): each ``layout/<run>-<other layout>`` ablation run (100 seeded
   examples of the run under the other layout; ``pfc.plans.reference.LAYOUT_ABLATION``) against its run;
@@ -11,7 +11,9 @@ Five questions, each a pair of run directories under ``reports/reference_runs/``
   model's, on one engine (``pfc.plans.reference.MODEL_PAIRS``: Qwen2.5-Coder-1.5B − 0.5B on ``openvino``);
 - **engine**: one model's rows on two engines (``ENGINE_PAIRS``: the 0.5B on ``openvino`` − on ``hf``), a
   check that the faster engine answers as the reference one does; PTBench's ``hf`` runs answered the earlier
-  synthesis, so those pairs say "not compared" (the runs' examples hashes differ) rather than pair them.
+  synthesis, so those pairs say "not compared" (the runs' examples hashes differ) rather than pair them;
+- **personalization**: the same sides' context following, request faithfulness and sensitivity on the swap-user
+  variants, paired per variant (``pfc.report.personalization_pairs``: each side is two runs).
 
 Both runs are scored on the ids both answered (``pfc.eval.scoring.score``: a partial run is compared
 on its finished rows, never counted wrong on the others) and compared with
@@ -32,35 +34,14 @@ from pathlib import Path
 
 from pfc import benchmarks, paths
 from pfc.eval.bootstrap import N_BOOT
-from pfc.eval.paired import paired_table
+from pfc.eval.paired import paired_table, records
 from pfc.eval.scoring import score
+from pfc.report import personalization_pairs
 from pfc.report import reference_run as reference
 from pfc.report.reference_run import present
 from pfc.io import atomic
 from pfc.plans.reference import (ENGINE_PAIRS, LAYOUT_ABLATION, MODEL_PAIRS, PAIRED_RUNS, ablation_run, command,
                                  folder)
-
-
-COUNTS = ("a_only", "b_only", "n", "clusters")
-
-
-def _value(key: str, v):
-    """One cell as written: missing (None or NaN) as None, a McNemar p to 6 significant digits (1e-9 must not
-    round to 0), counts as integers (a count column with an F1 row's gap is float in pandas), other floats to 6
-    decimals."""
-    if v is None or v != v:
-        return None
-    if key == "mcnemar_p":
-        return float(f"{v:.6g}")
-    if key in COUNTS:
-        return int(v)
-    return round(float(v), 6) if isinstance(v, float) else v
-
-
-def _rows(table) -> list[dict]:
-    keep = ("key", "a", "b", "diff", "paired_lo", "paired_hi", "unpaired_lo", "unpaired_hi", "a_only", "b_only",
-            "mcnemar_p", "n", "clusters")
-    return [{k: _value(k, v) for k, v in rec.items() if k in keep} for rec in table.to_dict("records")]
 
 
 LORA_SPLITS = ("trained", "untrained")
@@ -133,7 +114,7 @@ def pair(root: Path, question: str, a: str, b: str, n_boot: int = N_BOOT, seed: 
         df = rep.per_example.set_index("id").loc[common].reset_index()
         frames.append(df.assign(user_id=df["id"].map(users)))
     table = paired_table(frames[0], frames[1], keys, "user_id", n_boot, seed)
-    return {**entry, "pending": False, "n": len(common), "partial": len(common) < planned, "metrics": _rows(table)}
+    return {**entry, "pending": False, "n": len(common), "partial": len(common) < planned, "metrics": records(table)}
 
 
 def tracebench_check(root: Path) -> dict:
@@ -162,7 +143,8 @@ def compute(root: Path | None = None, n_boot: int = N_BOOT, seed: int = 0) -> di
     from pfc.io.reuse import reading_once
     root = Path(root or reference.ROOT)
     with reading_once():  # both runs of a pair, and every pair on one build, read and hash its examples once
-        return {"pairs": [pair(root, *p, n_boot=n_boot, seed=seed) for p in pairs()],
+        return {"pairs": [pair(root, *p, n_boot=n_boot, seed=seed) for p in pairs()]
+                + personalization_pairs.compute(root, n_boot, seed),
                 "tracebench_layouts": tracebench_check(root)}
 
 
@@ -175,8 +157,18 @@ TITLES = {"layout": "Prompt layout (issue 18, item 2): the other layout − the 
           "lora": "LoRA − base model (the top-level pairs answered PTBench's first synthesis, ptool-v1, the model "
                   "folders' the second, ptool-v2; each adapter was trained on its synthesis' training split)",
           "model": "Model size: the larger model − the smaller, same engine and settings",
+          "personalization": "Personalization under swapped users: one side − the other, on the same variants",
           "engine": "Engine: one model's rows on two engines, same prompts and settings"}
-WHAT = {"layout": "layout", "history": "history", "lora": "model", "model": "model", "engine": "backend"}
+WHAT = {"layout": "layout", "history": "history", "lora": "model", "model": "model", "engine": "backend",
+        "personalization": "side"}
+# what a section's tables measure, where their rows alone do not say
+NOTES = {"personalization": (
+    "Each side is a model on an engine: its `tracebench-last_k` run on the originals and its swap-user run on their "
+    "variants (`pfc.report.personalization_pairs`; the metrics of notebook 08 and `pfc personalize`), scored on the "
+    "variants that all four runs answered. `context_following`: of the app choices and history-sourced values the "
+    "other user's context should change, the share the answer moved to; `request_faithfulness`: of the values "
+    "stated in the request and right on the original, the share still right; `sensitivity`: variants whose answer "
+    "changed (McNemar on those). Users resampled together for both sides.")}
 
 
 def _command(run: str) -> str:
@@ -192,9 +184,10 @@ def _table(p: dict) -> list[str]:
     if p.get("other_data"):
         return [f"`{p['a']}` vs `{p['b']}`: not compared (the two runs answered different builds of the data: "
                 "their identities' examples hashes differ).", ""]
-    if p["pending"]:
-        return [f"`{p['a']}` vs `{p['b']}`: pending (no rows in both yet; `{_command(p['a'])}`, "
-                f"`{_command(p['b'])}`).", ""]
+    if p["pending"]:  # the commands of every run the pair reads (a personalization side reads two)
+        runs = [p["a"], p["b"], *p.get("originals", ())]
+        return [f"`{p['a']}` vs `{p['b']}`: pending (no rows in {'all four' if len(runs) > 2 else 'both'} runs yet; "
+                + ", ".join(f"`{_command(r)}`" for r in runs) + ").", ""]
     part = f", partial: {p['n']} of {p['planned']} planned" if p["partial"] else ""
     what = WHAT[p["question"]]
     lines = [f"`{p['a']}` ({p.get('a_' + what)}) − `{p['b']}` ({p.get('b_' + what)}), n = {p['n']} paired "
@@ -230,7 +223,7 @@ def markdown(result: dict) -> str:
              "clusters the intervals resample; ToolSpectrum's examples carry no user (each has a persona of its own), "
              "so there each example is its own cluster.", ""]
     for q, title in TITLES.items():
-        lines += [f"## {title}", ""]
+        lines += [f"## {title}", ""] + ([NOTES[q], ""] if q in NOTES else [])
         for p in result["pairs"]:
             if p["question"] == q:
                 lines += _table(p)
