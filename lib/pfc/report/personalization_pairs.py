@@ -18,14 +18,13 @@ It reads runs and returns data; it runs no model and writes no file (``pfc.repor
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pfc.eval.bootstrap import N_BOOT
 from pfc.eval.paired import paired_table, records
 from pfc.plans.reference import ENGINE_PAIRS, HISTORY_RUNS, MODEL_PAIRS, SWAP_RUN, folder
 from pfc.report.counterfactual import PERSONALIZATION, personalization
-from pfc.report.reference_run import present
+from pfc.report.reference_run import examples_hash, present
 
 ORIGINALS_RUN = HISTORY_RUNS["last_k"]  # the run the swap-user variants were made from (same examples, same k)
 
@@ -40,12 +39,6 @@ def _run_path(side: tuple[str, str], run: str) -> str:
     return f"{folder(*side)}/{run}".lstrip("/")
 
 
-def _examples_hash(run: Path) -> str | None:
-    f = run / "run.json"
-    return (json.loads(f.read_text(encoding="utf-8")).get("identity") or {}).get("examples_sha256") \
-        if f.is_file() else None
-
-
 def pair(root: Path, a: tuple[str, str], b: tuple[str, str], n_boot: int = N_BOOT, seed: int = 0) -> dict:
     """Side ``a`` against side ``b`` (each ``(model, engine)``) on the variants all four runs answered."""
     root = Path(root)
@@ -55,7 +48,7 @@ def pair(root: Path, a: tuple[str, str], b: tuple[str, str], n_boot: int = N_BOO
     dirs = [(root / _run_path(s, ORIGINALS_RUN), root / _run_path(s, SWAP_RUN)) for s in (a, b)]
     if not all((d / "predictions.jsonl").is_file() and (d / "config.json").is_file() for pr in dirs for d in pr):
         return {**entry, "pending": True}
-    if any(_examples_hash(dirs[0][i]) != _examples_hash(dirs[1][i]) for i in (0, 1)):
+    if any(examples_hash(dirs[0][i]) != examples_hash(dirs[1][i]) for i in (0, 1)):
         return {**entry, "pending": False, "other_data": True}
     (_, orig_a, out_oa, _, _, _), (_, var_a, out_va, _, planned, _) = (present(d) for d in dirs[0])
     (_, _, out_ob, _, _, _), (_, _, out_vb, _, _, _) = (present(d) for d in dirs[1])

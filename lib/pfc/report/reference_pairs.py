@@ -38,7 +38,7 @@ from pfc.eval.paired import paired_table, records
 from pfc.eval.scoring import score
 from pfc.report import personalization_pairs
 from pfc.report import reference_run as reference
-from pfc.report.reference_run import present
+from pfc.report.reference_run import examples_hash, present
 from pfc.io import atomic
 from pfc.plans.reference import (ENGINE_PAIRS, LAYOUT_ABLATION, MODEL_PAIRS, PAIRED_RUNS, ablation_run, command,
                                  folder)
@@ -80,12 +80,6 @@ def pairs() -> list[tuple[str, str, str]]:
             + [("engine", at(m, ea, r), at(m, eb, r)) for m, ea, eb in ENGINE_PAIRS for r in PAIRED_RUNS])
 
 
-def _data_hash(run: Path) -> str | None:
-    """The examples hash a run's identity records (which build it answered), None when it records none."""
-    f = run / "run.json"
-    return (json.loads(f.read_text(encoding="utf-8")).get("identity") or {}).get("examples_sha256") if f.is_file() else None
-
-
 def pair(root: Path, question: str, a: str, b: str, n_boot: int = N_BOOT, seed: int = 0) -> dict:
     """Run ``a`` against run ``b`` on the ids both answered; ``pending`` when either lacks rows; refused
     (``other_data``) when the two answered different builds (PTBench's two syntheses share ids, not examples)."""
@@ -93,7 +87,7 @@ def pair(root: Path, question: str, a: str, b: str, n_boot: int = N_BOOT, seed: 
     entry = {"question": question, "a": a, "b": b}
     if not all((d / "predictions.jsonl").is_file() and (d / "config.json").is_file() for d in (a_dir, b_dir)):
         return {**entry, "pending": True}
-    if _data_hash(a_dir) != _data_hash(b_dir):
+    if examples_hash(a_dir) != examples_hash(b_dir):
         return {**entry, "pending": False, "other_data": True}
     cfg_a, exs_a, out_a, tools, planned, _ = present(a_dir)
     cfg_b, exs_b, out_b, _, _, _ = present(b_dir)

@@ -84,6 +84,13 @@ def is_reference(run_dir) -> bool:
     return joins_tables(plan_record(run_dir))
 
 
+def examples_hash(run: Path) -> str | None:
+    """The examples hash a run's identity records (which build it answered), None when it records none."""
+    f = Path(run) / "run.json"
+    return (json.loads(f.read_text(encoding="utf-8")).get("identity") or {}).get("examples_sha256") \
+        if f.is_file() else None
+
+
 def present(run: Path):
     """``(config, examples with a row, outputs, tools, planned n, label)`` of one run directory."""
     run = Path(run)
