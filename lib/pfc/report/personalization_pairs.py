@@ -50,7 +50,7 @@ def pair(root: Path, a: tuple[str, str], b: tuple[str, str], n_boot: int = N_BOO
         return {**entry, "pending": True}
     if any(examples_hash(dirs[0][i]) != examples_hash(dirs[1][i]) for i in (0, 1)):
         return {**entry, "pending": False, "other_data": True}
-    (_, orig_a, out_oa, _, _, _), (_, var_a, out_va, _, planned, _) = (present(d) for d in dirs[0])
+    (_, orig_a, out_oa, _, _, _), (config, var_a, out_va, _, planned, _) = (present(d) for d in dirs[0])
     (_, _, out_ob, _, _, _), (_, _, out_vb, _, _, _) = (present(d) for d in dirs[1])
     variants = [v for v in var_a if v.id in out_vb
                 and all(v.meta["counterfactual"]["original_id"] in o for o in (out_oa, out_ob))]
@@ -59,7 +59,7 @@ def pair(root: Path, a: tuple[str, str], b: tuple[str, str], n_boot: int = N_BOO
         return {**entry, "pending": True}
     kept = {v.meta["counterfactual"]["original_id"] for v in variants}
     originals = [e for e in orig_a if e.id in kept]
-    frames = [personalization("tracebench", originals, variants, out_o, out_v)
+    frames = [personalization(config["benchmark"], originals, variants, out_o, out_v)
               for out_o, out_v in ((out_oa, out_va), (out_ob, out_vb))]
     table = paired_table(frames[0], frames[1], {m: m for m in PERSONALIZATION}, "user_id", n_boot, seed)
     return {**entry, "pending": False, "n": len(variants), "partial": len(variants) < planned, "metrics": records(table)}
