@@ -87,8 +87,7 @@ def is_reference(run_dir) -> bool:
 def examples_hash(run: Path) -> str | None:
     """The examples hash a run's identity records (which build it answered), None when it records none."""
     f = Path(run) / "run.json"
-    return (json.loads(f.read_text(encoding="utf-8")).get("identity") or {}).get("examples_sha256") \
-        if f.is_file() else None
+    return (_json(f, "identity").get("identity") or {}).get("examples_sha256") if f.is_file() else None
 
 
 def present(run: Path):
