@@ -59,6 +59,13 @@ def test_a_missing_run_is_pending_not_zero(root, tiny_tracebench):
     assert "pending" in P.markdown(result)
 
 
+def test_a_started_run_with_no_finished_row_is_pending_not_refused(root, tiny_tracebench):
+    _runs(root, tiny_tracebench, "oracle", "history-prior")
+    (root / A / "predictions.jsonl").write_text("\n")  # opened by the runner, its first request not yet answered
+    entry = P.compute(root)["pairs"][0]
+    assert entry["pending"] and "metrics" not in entry
+
+
 def test_the_planned_pairs_ask_the_three_questions():
     got = P.pairs()
     assert ("history", "tracebench-retrieved", "tracebench-last_k") in got
@@ -73,6 +80,15 @@ def test_each_models_lora_run_pairs_with_that_models_base_run():
     assert P._command(f"{ov}/ptbench-trained-lora") == ("python -m pfc.plans.reference --model qwen2.5-coder-0.5b "
                                                         "--backend openvino --only ptbench-trained-lora")
     assert len(got) == len(set(got))
+
+
+def test_each_models_retrieved_run_pairs_with_its_own_last_k_run():
+    got = [(a, b) for q, a, b in P.pairs() if q == "history"]
+    assert got == [("tracebench-retrieved", "tracebench-last_k"),
+                   *((f"qwen2.5-coder-{s}-openvino/tracebench-retrieved", f"qwen2.5-coder-{s}-openvino/tracebench-last_k")
+                     for s in ("0.5b", "1.5b"))]
+    assert P._command("qwen2.5-coder-1.5b-openvino/tracebench-retrieved") == (
+        "python -m pfc.plans.reference --model qwen2.5-coder-1.5b --backend openvino --only tracebench-retrieved")
 
 
 def test_tracebench_layouts_build_the_same_requests_on_every_planned_example(tmp_path, tiny_tracebench):

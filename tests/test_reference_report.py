@@ -71,6 +71,17 @@ def test_no_run_present_writes_nothing(tmp_path):
     assert reference.write(tmp_path, tmp_path / "metrics.json") is None and not (tmp_path / "metrics.json").exists()
 
 
+def test_a_started_run_with_no_finished_row_is_left_out_not_refused(oracle_run, tiny_tracebench):
+    """The runner opens predictions.jsonl before its first request ends: such a run is pending (no entry), while
+    the other runs are still scored."""
+    started = oracle_run.parent / "qwen2.5-coder-1.5b-openvino" / "tracebench-last_k"
+    execute(RunConfig("tracebench", tiny_tracebench, "oracle", started, history="last_k", k=5,
+                      plan=record("tracebench-last_k", "qwen2.5-coder-1.5b", "openvino")))
+    (started / "predictions.jsonl").write_text("")
+    assert sorted(reference.metrics(oracle_run.parent)) == ["tracebench-last_k"]
+    assert reference.main(["--root", str(oracle_run.parent)]) == 0
+
+
 def test_tables_score_a_partial_reference_run_on_its_rows_with_its_label(oracle_run):
     from pfc.report import tables as T
     pred = oracle_run / "predictions.jsonl"

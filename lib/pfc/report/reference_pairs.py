@@ -4,7 +4,8 @@ Six questions, five of them a pair of run directories under ``reports/reference_
 
 - **prompt layout** (issue 18, item 2): each ``layout/<run>-<other layout>`` ablation run (100 seeded
   examples of the run under the other layout; ``pfc.plans.reference.LAYOUT_ABLATION``) against its run;
-- **history mode**: ``tracebench-retrieved`` against ``tracebench-last_k`` (the same 400 examples);
+- **history mode**: ``tracebench-retrieved`` against ``tracebench-last_k`` (the same 400 examples), in each model's
+  folder (the 0.5B on ``hf`` at the root, each model on ``openvino`` in its own): does retrieval help either size;
 - **LoRA**: ``ptbench-<split>-lora`` against the base model's ``ptbench-<split>`` in each model's folder (issue 19's
   base vs LoRA at the root, on the first synthesis; issue 38's on the second, in ``<model>-openvino``);
 - **model size**: each run of ``PAIRED_RUNS`` in the larger model's folder against the same run in the smaller
@@ -38,10 +39,10 @@ from pfc.eval.paired import paired_table, records
 from pfc.eval.scoring import score
 from pfc.report import personalization_pairs
 from pfc.report import reference_run as reference
-from pfc.report.reference_run import examples_hash, present
+from pfc.report.reference_run import examples_hash, is_run, present
 from pfc.io import atomic
-from pfc.plans.reference import (ENGINE_PAIRS, LAYOUT_ABLATION, MODEL_PAIRS, PAIRED_RUNS, ablation_run, command,
-                                 folder)
+from pfc.plans.reference import (ENGINE_PAIRS, HISTORY_RUNS, LAYOUT_ABLATION, MODEL_PAIRS, PAIRED_RUNS, ablation_run,
+                                 command, folder)
 
 
 LORA_SPLITS = ("trained", "untrained")
@@ -74,7 +75,7 @@ def pairs() -> list[tuple[str, str, str]]:
         return f"{folder(model, backend)}/{run}".lstrip("/")
 
     return ([("layout", ablation_run(b), b) for b in LAYOUT_ABLATION]
-            + [("history", "tracebench-retrieved", "tracebench-last_k")]
+            + [("history", at(m, e, HISTORY_RUNS["retrieved"]), at(m, e, HISTORY_RUNS["last_k"])) for m, e in _sides()]
             + [("lora", *(at(m, e, r) for r in _lora_pair(s))) for m, e in _sides() for s in LORA_SPLITS]
             + [("model", at(a, eng, r), at(b, eng, r)) for a, b, eng in MODEL_PAIRS for r in PAIRED_RUNS]
             + [("engine", at(m, ea, r), at(m, eb, r)) for m, ea, eb in ENGINE_PAIRS for r in PAIRED_RUNS])
@@ -85,7 +86,7 @@ def pair(root: Path, question: str, a: str, b: str, n_boot: int = N_BOOT, seed: 
     (``other_data``) when the two answered different builds (PTBench's two syntheses share ids, not examples)."""
     a_dir, b_dir = root / a, root / b
     entry = {"question": question, "a": a, "b": b}
-    if not all((d / "predictions.jsonl").is_file() and (d / "config.json").is_file() for d in (a_dir, b_dir)):
+    if not all(is_run(d) for d in (a_dir, b_dir)):
         return {**entry, "pending": True}
     if examples_hash(a_dir) != examples_hash(b_dir):
         return {**entry, "pending": False, "other_data": True}

@@ -29,8 +29,14 @@ def _json(path: Path, field: str | None = None):
 
 
 def is_run(d: Path) -> bool:
-    """True for a ``pfc run`` output directory (predictions and config)."""
-    return (d / "predictions.jsonl").is_file() and (d / "config.json").is_file()
+    """True for a ``pfc run`` output directory (predictions and config) that holds a finished row: a run that has
+    started but not yet finished its first request (the runner opens ``predictions.jsonl`` first) is pending, as
+    a missing one is, not a run of n = 0 (which :func:`present` refuses)."""
+    d = Path(d)
+    if not ((d / "predictions.jsonl").is_file() and (d / "config.json").is_file()):
+        return False
+    with open(d / "predictions.jsonl", "rb") as f:
+        return any(line.strip() for line in f)
 
 
 def planned_runs(root: Path) -> list[tuple[Path, dict]]:
@@ -127,7 +133,7 @@ def present(run: Path):
                           file=str(run / "predictions.jsonl"), field="id")
     exs = [e for e in exs if e.id in outputs]
     if not exs:
-        raise UserError(f"{run / 'predictions.jsonl'}: no finished rows")
+        raise UserError(f"{paths.relative(run / 'predictions.jsonl')}: no finished rows")
     planned = int(usage.get("n_examples") or config.get("n_examples") or len(exs))
     tail = f" of {planned}, partial)" if len(exs) < planned else ")"
     return config, exs, outputs, tools, planned, f"{_label(shown(config, run), run.name)} (reference run, n={len(exs)}{tail}"
