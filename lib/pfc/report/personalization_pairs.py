@@ -24,7 +24,7 @@ from pfc.eval.bootstrap import N_BOOT
 from pfc.eval.paired import paired_table, records
 from pfc.plans.reference import ENGINE_PAIRS, HISTORY_RUNS, MODEL_PAIRS, SWAP_RUN, folder
 from pfc.report.counterfactual import PERSONALIZATION, personalization
-from pfc.report.reference_run import examples_hash, is_run, present
+from pfc.report.reference_run import examples_hash, has_rows, present
 
 ORIGINALS_RUN = HISTORY_RUNS["last_k"]  # the run the swap-user variants were made from (same examples, same k)
 
@@ -46,7 +46,7 @@ def pair(root: Path, a: tuple[str, str], b: tuple[str, str], n_boot: int = N_BOO
              "a_side": f"{a[0]} on {a[1]}", "b_side": f"{b[0]} on {b[1]}",
              "originals": [_run_path(s, ORIGINALS_RUN) for s in (a, b)]}
     dirs = [(root / _run_path(s, ORIGINALS_RUN), root / _run_path(s, SWAP_RUN)) for s in (a, b)]
-    if not all(is_run(d) for pr in dirs for d in pr):
+    if not all(has_rows(d) for pr in dirs for d in pr):
         return {**entry, "pending": True}
     if any(examples_hash(dirs[0][i]) != examples_hash(dirs[1][i]) for i in (0, 1)):
         return {**entry, "pending": False, "other_data": True}

@@ -31,8 +31,8 @@ from pfc.eval.scoring import score
 from pfc.provenance import sha256_path
 from pfc.io import atomic
 from pfc.report.reference_run import (PTBENCH_HISTORY, ROOT, SPLIT_LABELS, _json, _label,  # noqa: F401  (re-exported)
-                                      history_examples, is_history, is_reference, is_run, plan_roots, planned_runs,
-                                      present, run_key)
+                                      has_rows, history_examples, is_history, is_reference, is_run, plan_roots,
+                                      planned_runs, present, run_key)
 from pfc.schema import SchemaError
 
 
@@ -40,8 +40,9 @@ def run_dirs(root: Path | None = None) -> list[Path]:
     """Every run directory of the accuracy tables under ``root`` (default: the committed ``ROOT``), as each run's
     own plan record says (``pfc.report.reference_run.planned_runs``): the runs at the top (the original 0.5B
     ``hf`` runs), then each model folder's (``<model>-<backend>/<run>``), by name. The side runs (layout
-    ablation, variants) are the paired comparisons' and notebook 08's."""
-    return [d for d, rec in planned_runs(Path(root or ROOT)) if rec.get("tables")]
+    ablation, variants) are the paired comparisons' and notebook 08's. A run with no finished row yet is left out
+    (``pfc.report.reference_run.has_rows``)."""
+    return [d for d, rec in planned_runs(Path(root or ROOT)) if rec.get("tables") and has_rows(d)]
 
 
 def _cells(ci: dict) -> dict:

@@ -39,7 +39,7 @@ from pfc.eval.paired import paired_table, records
 from pfc.eval.scoring import score
 from pfc.report import personalization_pairs
 from pfc.report import reference_run as reference
-from pfc.report.reference_run import examples_hash, is_run, present
+from pfc.report.reference_run import examples_hash, has_rows, present
 from pfc.io import atomic
 from pfc.plans.reference import (ENGINE_PAIRS, HISTORY_RUNS, LAYOUT_ABLATION, MODEL_PAIRS, PAIRED_RUNS, ablation_run,
                                  command, folder)
@@ -86,7 +86,7 @@ def pair(root: Path, question: str, a: str, b: str, n_boot: int = N_BOOT, seed: 
     (``other_data``) when the two answered different builds (PTBench's two syntheses share ids, not examples)."""
     a_dir, b_dir = root / a, root / b
     entry = {"question": question, "a": a, "b": b}
-    if not all(is_run(d) for d in (a_dir, b_dir)):
+    if not all(has_rows(d) for d in (a_dir, b_dir)):
         return {**entry, "pending": True}
     if examples_hash(a_dir) != examples_hash(b_dir):
         return {**entry, "pending": False, "other_data": True}

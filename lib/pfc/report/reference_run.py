@@ -29,11 +29,16 @@ def _json(path: Path, field: str | None = None):
 
 
 def is_run(d: Path) -> bool:
-    """True for a ``pfc run`` output directory (predictions and config) that holds a finished row: a run that has
-    started but not yet finished its first request (the runner opens ``predictions.jsonl`` first) is pending, as
-    a missing one is, not a run of n = 0 (which :func:`present` refuses)."""
+    """True for a ``pfc run`` output directory (predictions and config)."""
+    return (d / "predictions.jsonl").is_file() and (d / "config.json").is_file()
+
+
+def has_rows(d: Path) -> bool:
+    """True for a run directory that holds a finished row. A run that has started but not yet finished its first
+    request (the runner opens ``predictions.jsonl`` first) is pending to the scores and pairs, as a missing one
+    is, not a run of n = 0 (which :func:`present` refuses); it still marks its folder as a plan root."""
     d = Path(d)
-    if not ((d / "predictions.jsonl").is_file() and (d / "config.json").is_file()):
+    if not is_run(d):
         return False
     with open(d / "predictions.jsonl", "rb") as f:
         return any(line.strip() for line in f)
