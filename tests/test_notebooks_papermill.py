@@ -55,7 +55,7 @@ def test_no_api_key_lands_in_an_executed_notebook_run_files_or_reports(tiny_trac
         assert secret not in f.read_text(errors="ignore"), f
 
 
-def test_evidence_dose_notebook_draws_given_runs_and_names_a_real_run_not_committed(tiny_tracebench, tmp_path):
+def test_evidence_dose_notebook_draws_given_runs_and_names_a_real_run_not_committed_or_not_answered(tiny_tracebench, tmp_path):
     import csv
 
     from pfc.data.counterfactual import sample, write
@@ -71,6 +71,10 @@ def test_evidence_dose_notebook_draws_given_runs_and_names_a_real_run_not_commit
         execute(RunConfig("tracebench", sets[kind], "history-prior", runs[kind], cache_path=tmp_path / "c.sqlite", progress=False))
     orig = tmp_path / "runs" / "orig"
     execute(RunConfig("tracebench", tiny_tracebench, "history-prior", orig, cache_path=tmp_path / "c.sqlite", progress=False))
+    started = tmp_path / "runs" / "started"  # a run in its first batch: predictions.jsonl opened, no row finished
+    started.mkdir()
+    (started / "config.json").write_bytes((runs["dose:0,2,8"] / "config.json").read_bytes())
+    (started / "predictions.jsonl").write_text("")
     out = tmp_path / "o.ipynb"
     pm.execute_notebook(str(paths.NOTEBOOKS / "09_evidence_dose.ipynb"), str(out), kernel_name="python3",
                         progress_bar=False, parameters={
@@ -78,12 +82,29 @@ def test_evidence_dose_notebook_draws_given_runs_and_names_a_real_run_not_commit
                             "stated_variants": str(sets["contradict-stated"]),
                             "dose_runs": f"history-prior={runs['dose:0,2,8']}",
                             "override_runs": f"history-prior={orig}:{runs['contradict-stated']}",
-                            "real_dose_runs": f"ghost={tmp_path / 'not-yet'}", "out_dir": str(tmp_path / "ev"),
+                            "real_dose_runs": f"ghost={tmp_path / 'not-yet'},started={started}", "out_dir": str(tmp_path / "ev"),
                             "n_boot": 50})
-    assert "ghost: no answers on the dose variants yet" in out.read_text()
+    text = out.read_text()
+    assert "ghost: no answers on the dose variants yet" in text
+    assert "started: no answers on the dose variants yet" in text
     rows = list(csv.DictReader((tmp_path / "ev" / "evidence_dose.csv").open()))
-    assert {r["run"] for r in rows} == {"history-prior"}  # the ghost is left out, never an error
+    assert {r["run"] for r in rows} == {"history-prior"}  # the ghost and the started run are left out, never an error
     assert {r["k"] for r in rows if r["part"] == "dose"} == {"0", "2", "8"}
     stated = {r["metric"]: float(r["value"]) for r in rows if r["part"] == "override"}
     assert stated == {"stated_wins": 1.0, "overrides": 0.0}  # history-prior never overrules a stated value
     assert (tmp_path / "ev" / "figures" / "dose_response.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_counterfactual_notebook_names_a_real_pair_whose_variants_run_has_no_finished_answer(tmp_path):
+    started = tmp_path / "started"  # a swap-user run in its first batch: predictions.jsonl opened, no row finished
+    started.mkdir()
+    (started / "config.json").write_text(json.dumps({"benchmark": "tracebench", "model": "m", "backend": "hf"}))
+    (started / "predictions.jsonl").write_text("")
+    out = tmp_path / "o.ipynb"
+    pm.execute_notebook(str(paths.NOTEBOOKS / "08_counterfactuals.ipynb"), str(out), kernel_name="python3",
+                        progress_bar=False, parameters={"real_run": f"m={tmp_path / 'orig'}:{started}",
+                                                        "out_dir": str(tmp_path / "cf"), "n_boot": 50})
+    text = out.read_text()
+    assert "m: its answers on the counterfactual variants are not available (no finished answer on them" in text
+    assert not (tmp_path / "cf" / "personalization_real_model.csv").exists()  # left out, never an error
+    assert (tmp_path / "cf" / "personalization.csv").is_file()  # the baselines are still scored

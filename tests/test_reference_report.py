@@ -168,6 +168,23 @@ def test_notebook_08_reads_back_the_committed_reference_pairs_the_pipeline_names
         assert f" · {folder.rsplit('-', 1)[1]}" in name  # the engine in the name: two engines of one model differ
 
 
+def test_notebook_08_is_not_given_a_pair_whose_variants_run_has_no_finished_row(oracle_run, tiny_tracebench,
+                                                                               monkeypatch):
+    """A swap-user run in its first batch (predictions.jsonl opened, nothing finished) is pending: the pipeline
+    names only the pairs with answers on both sides, so notebook 08 reads the others and skips it."""
+    from pfc.plans.reference import SWAP_RUN
+    from pfc.report import pipeline_studies
+    root = oracle_run.parent
+    for base, rec in ((root, TOP), (root / "m-openvino", ("m", "openvino"))):
+        execute(RunConfig("tracebench", tiny_tracebench, "oracle", base / "tracebench-last_k", history="last_k", k=5,
+                          plan=record("tracebench-last_k", *rec)))
+        execute(RunConfig("tracebench", tiny_tracebench, "oracle", base / SWAP_RUN, history="last_k", k=5,
+                          plan=record(SWAP_RUN, *rec)))
+    (root / "m-openvino" / SWAP_RUN / "predictions.jsonl").write_text("")
+    monkeypatch.setattr(reference, "ROOT", root)
+    assert pipeline_studies.reference_pairs() == [(root / "tracebench-last_k", root / SWAP_RUN)]
+
+
 def test_model_folder_runs_join_the_report_under_their_path_and_engine(tiny_tracebench, tmp_path):
     root = tmp_path / "reference_runs"
     for sub, rec in (("tracebench-last_k", record("tracebench-last_k", *TOP)),

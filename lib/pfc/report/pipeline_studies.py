@@ -103,11 +103,12 @@ def evidence_real_runs(root: Path | None = None) -> tuple[str, str, list[Path]]:
 
 def reference_pairs() -> list[tuple[Path, Path]]:
     """The committed real-model runs on TRACEBench's originals and on their swap-user variants, for the top-level
-    runs and each model folder (``<model>-<backend>/``) holding both."""
+    runs and each model folder (``<model>-<backend>/``) holding both with a finished row each (a run in its first
+    batch is pending, ``pfc.report.reference_run.has_rows``)."""
     from pfc.report import reference
     from pfc.plans.reference import HISTORY_RUNS, SWAP_RUN
     pairs = [(base / HISTORY_RUNS["last_k"], base / SWAP_RUN) for base in reference.plan_roots(reference.ROOT)]
-    return [p for p in pairs if all((d / "predictions.jsonl").is_file() for d in p)]
+    return [p for p in pairs if all(reference.has_rows(d) for d in p)]
 
 
 def real_pair(real_run) -> str:
