@@ -75,6 +75,9 @@ def test_evidence_dose_notebook_draws_given_runs_and_names_a_real_run_not_commit
     started.mkdir()
     (started / "config.json").write_bytes((runs["dose:0,2,8"] / "config.json").read_bytes())
     (started / "predictions.jsonl").write_text("")
+    copied = tmp_path / "runs" / "copied"  # answers without their run's config: the notebook reads predictions only
+    copied.mkdir()
+    (copied / "predictions.jsonl").write_bytes((runs["dose:0,2,8"] / "predictions.jsonl").read_bytes())
     out = tmp_path / "o.ipynb"
     pm.execute_notebook(str(paths.NOTEBOOKS / "09_evidence_dose.ipynb"), str(out), kernel_name="python3",
                         progress_bar=False, parameters={
@@ -82,13 +85,14 @@ def test_evidence_dose_notebook_draws_given_runs_and_names_a_real_run_not_commit
                             "stated_variants": str(sets["contradict-stated"]),
                             "dose_runs": f"history-prior={runs['dose:0,2,8']}",
                             "override_runs": f"history-prior={orig}:{runs['contradict-stated']}",
-                            "real_dose_runs": f"ghost={tmp_path / 'not-yet'},started={started}", "out_dir": str(tmp_path / "ev"),
+                            "real_dose_runs": f"ghost={tmp_path / 'not-yet'},started={started},copied={copied}",
+                            "out_dir": str(tmp_path / "ev"),
                             "n_boot": 50})
     text = out.read_text()
     assert "ghost: no answers on the dose variants yet" in text
     assert "started: no answers on the dose variants yet" in text
     rows = list(csv.DictReader((tmp_path / "ev" / "evidence_dose.csv").open()))
-    assert {r["run"] for r in rows} == {"history-prior"}  # the ghost and the started run are left out, never an error
+    assert {r["run"] for r in rows} == {"history-prior", "copied"}  # the ghost and the started run are left out
     assert {r["k"] for r in rows if r["part"] == "dose"} == {"0", "2", "8"}
     stated = {r["metric"]: float(r["value"]) for r in rows if r["part"] == "override"}
     assert stated == {"stated_wins": 1.0, "overrides": 0.0}  # history-prior never overrules a stated value

@@ -33,15 +33,21 @@ def is_run(d: Path) -> bool:
     return (d / "predictions.jsonl").is_file() and (d / "config.json").is_file()
 
 
-def has_rows(d: Path) -> bool:
-    """True for a run directory that holds a finished row. A run that has started but not yet finished its first
-    request (the runner opens ``predictions.jsonl`` first) is pending to the scores and pairs, as a missing one
-    is, not a run of n = 0 (which :func:`present` refuses); it still marks its folder as a plan root."""
-    d = Path(d)
-    if not is_run(d):
+def answered(d: Path) -> bool:
+    """True when ``d/predictions.jsonl`` holds a finished row, config or not (what notebooks 08 and 09 read). The
+    runner opens the file before its first request ends, so a run in its first batch has the file and no row."""
+    pred = Path(d) / "predictions.jsonl"
+    if not pred.is_file():
         return False
-    with open(d / "predictions.jsonl", "rb") as f:
+    with open(pred, "rb") as f:
         return any(line.strip() for line in f)
+
+
+def has_rows(d: Path) -> bool:
+    """True for a run directory (:func:`is_run`) that holds a finished row (:func:`answered`). A run that has
+    started but not yet finished its first request is pending to the scores and pairs, as a missing one is, not a
+    run of n = 0 (which :func:`present` refuses); it still marks its folder as a plan root."""
+    return is_run(Path(d)) and answered(d)
 
 
 def planned_runs(root: Path) -> list[tuple[Path, dict]]:
