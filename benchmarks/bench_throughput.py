@@ -67,28 +67,29 @@ SUBSETS = {"profile": "dataset_persona.json", "environment": "dataset_environmen
            "both": "dataset_persona_environment.json"}
 
 
-def samples(n: int) -> dict[str, list[tuple[Path, list[str]]]]:
-    """Per benchmark: [(examples file, ids)] (ToolSpectrum: one entry per subset)."""
+def samples(n: int, benches=("ptbench", "tracebench", "toolspectrum")) -> dict[str, list[tuple[Path, list[str]]]]:
+    """Per benchmark of ``benches``: [(examples file, ids)] (ToolSpectrum: the ``both`` subset; left out when the
+    release is not found). Only the benchmarks asked for are built or read."""
     from pfc.report.real_models import tracebench_data
     from pfc.plans.real_models import ptbench_data
     from pfc.run.runner import _ordered
     out: dict = {}
     ts = paths.toolspectrum_dir()
-    if ts is not None:
-        out["toolspectrum"] = []
-        for sub, fname in SUBSETS.items():
-            exs, _ = benchmarks.get("toolspectrum").load(ts / "data" / fname, None)
-            if sub == "both":  # one subset: the prefix (its toolset) is shared as in a full run of the subset
-                ids = sorted(random.Random(f"bench:{sub}").sample(sorted(e.id for e in exs), n))
-                out["toolspectrum"].append((ts / "data" / fname, ids))
-    tb = tracebench_data()
-    exs, _ = benchmarks.get("tracebench").load(tb, None)
-    ordered = _ordered(exs)
-    i0 = len(ordered) // 10
-    out["tracebench"] = [(tb, [e.id for e in ordered[i0:i0 + n]])]
-    pt = ptbench_data(0) / "test_trained_user" / "data.json"
-    exs, _ = benchmarks.get("ptbench").load(pt, None)
-    out["ptbench"] = [(pt, sorted(random.Random("bench:ptbench").sample(sorted(e.id for e in exs), n)))]
+    if ts is not None and "toolspectrum" in benches:
+        fname = SUBSETS["both"]  # one subset: the prefix (its toolset) is shared as in a full run of the subset
+        exs, _ = benchmarks.get("toolspectrum").load(ts / "data" / fname, None)
+        ids = sorted(random.Random("bench:both").sample(sorted(e.id for e in exs), n))
+        out["toolspectrum"] = [(ts / "data" / fname, ids)]
+    if "tracebench" in benches:
+        tb = tracebench_data()
+        exs, _ = benchmarks.get("tracebench").load(tb, None)
+        ordered = _ordered(exs)
+        i0 = len(ordered) // 10
+        out["tracebench"] = [(tb, [e.id for e in ordered[i0:i0 + n]])]
+    if "ptbench" in benches:
+        pt = ptbench_data(0) / "test_trained_user" / "data.json"
+        exs, _ = benchmarks.get("ptbench").load(pt, None)
+        out["ptbench"] = [(pt, sorted(random.Random("bench:ptbench").sample(sorted(e.id for e in exs), n)))]
     return out
 
 
@@ -119,9 +120,11 @@ def prime(bench: str, parts) -> float:
     return round(time.perf_counter() - t0, 1)
 
 
-def measure(bench: str, parts, backend, layout: str, limit: int | None, workdir: Path, warm: bool = False) -> dict:
+def measure(bench: str, parts, backend, layout: str, limit: int | None, workdir: Path, warm: bool = False,
+            sampling: dict | None = None) -> dict:
     """Seconds per example over ``parts`` (the first ``limit`` ids of each part), with the outputs. ``warm``: the
-    first example runs once untimed before all of them are timed (its seconds are ``warmup_s``)."""
+    first example runs once untimed, into a directory of its own, before all of them are timed (its seconds are
+    ``warmup_s``; the timed run answers it again, its prompt cached). ``sampling``: overrides of the papers'."""
     load0 = os.getloadavg()
     outputs, n, secs, gen = {}, 0, 0.0, {"prefill_s": 0.0, "decode_s": 0.0, "completion_tokens": 0}
     warmup = 0.0
@@ -129,13 +132,13 @@ def measure(bench: str, parts, backend, layout: str, limit: int | None, workdir:
         out = workdir / f"{bench}-{backend.name}-{getattr(backend, 'engine', '')}-{layout}-{j}"
         if (limit and limit < len(ids)) or warm:  # one untimed example first: the cache is warm as in a long run
             t0 = time.perf_counter()
-            execute(RunConfig(bench, path, backend, out, history="full", ids=ids[:1], use_cache=False, progress=False,
-                layout=layout, force=True))
+            execute(RunConfig(bench, path, backend, out.with_name(out.name + "-warm"), history="full", ids=ids[:1],
+                              use_cache=False, progress=False, layout=layout, force=True, sampling=sampling or {}))
             warmup += time.perf_counter() - t0
             ids = ids[1:limit + 1] if limit and limit < len(ids) else ids
         t0 = time.perf_counter()
         execute(RunConfig(bench, path, backend, out, history="full", ids=ids, use_cache=False, progress=False, layout=layout,
-            force=True, batch_size=max(16, len(ids))))
+            force=True, batch_size=max(16, len(ids)), sampling=sampling or {}))
         secs += time.perf_counter() - t0
         n += len(ids)
         for line in (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines():

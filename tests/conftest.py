@@ -30,6 +30,7 @@ def bench_script():
     def load(name: str):
         spec = importlib.util.spec_from_file_location(name, paths.ROOT / "benchmarks" / f"{name}.py")
         mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod  # as an import would (dataclasses look their module up there)
         spec.loader.exec_module(mod)
         return mod
     return load

