@@ -142,7 +142,7 @@ def child_cell(engine: str, model: str, bench: str, n: int, gen_n: int, out: Pat
         os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "4")
         server = contextlib.ExitStack()
         url = server.enter_context(serve(registry.resolve(model), "m", out.with_suffix(".log"), dtype="bfloat16",
-                                         max_model_len=20480, python=str(VLLM_PY)))
+                                         max_model_len=24576, python=str(VLLM_PY)))
         os.environ.update(OPENAI_BASE_URL=url, OPENAI_API_KEY="local")
         be = get("openai", "m", concurrency=n, timeout=7200, max_retries=0)
         res["identity"] = f"{model} on vllm-cpu {vllm_version()} (bf16, prefix caching)"
