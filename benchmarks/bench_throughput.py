@@ -70,24 +70,24 @@ SUBSETS = {"profile": "dataset_persona.json", "environment": "dataset_environmen
 def samples(n: int) -> dict[str, list[tuple[Path, list[str]]]]:
     """Per benchmark: [(examples file, ids)] (ToolSpectrum: one entry per subset)."""
     from pfc.report.real_models import tracebench_data
-    from pfc.plans.real_models import ptbench_data
+    from pfc.benchmarks.ptbench.plans import data as ptbench_data
     from pfc.run.runner import _ordered
     out: dict = {}
     ts = paths.toolspectrum_dir()
     if ts is not None:
         out["toolspectrum"] = []
         for sub, fname in SUBSETS.items():
-            exs, _ = benchmarks.get("toolspectrum").load(ts / "data" / fname, None)
+            exs, _ = benchmarks.get("toolspectrum").scoring.load(ts / "data" / fname, None)
             if sub == "both":  # one subset: the prefix (its toolset) is shared as in a full run of the subset
                 ids = sorted(random.Random(f"bench:{sub}").sample(sorted(e.id for e in exs), n))
                 out["toolspectrum"].append((ts / "data" / fname, ids))
     tb = tracebench_data()
-    exs, _ = benchmarks.get("tracebench").load(tb, None)
+    exs, _ = benchmarks.get("tracebench").scoring.load(tb, None)
     ordered = _ordered(exs)
     i0 = len(ordered) // 10
     out["tracebench"] = [(tb, [e.id for e in ordered[i0:i0 + n]])]
     pt = ptbench_data(0) / "test_trained_user" / "data.json"
-    exs, _ = benchmarks.get("ptbench").load(pt, None)
+    exs, _ = benchmarks.get("ptbench").scoring.load(pt, None)
     out["ptbench"] = [(pt, sorted(random.Random("bench:ptbench").sample(sorted(e.id for e in exs), n)))]
     return out
 
@@ -100,7 +100,7 @@ def sample_hashes(plan: dict) -> dict[str, str]:
     for bench, parts in plan.items():
         picked, tools_all = [], []
         for path, ids in parts:
-            exs, tools = benchmarks.get(bench).load(path, None)
+            exs, tools = benchmarks.get(bench).scoring.load(path, None)
             by_id = {e.id: e for e in exs}
             picked += [by_id[i] for i in ids]
             tools_all += list(tools or [])
@@ -115,7 +115,7 @@ def prime(bench: str, parts) -> float:
     from pfc.run.identity import examples_sha256
     t0 = time.perf_counter()
     for path, _ in parts:
-        examples_sha256(bench, path, None, *benchmarks.get(bench).load(path, None))
+        examples_sha256(bench, path, None, *benchmarks.get(bench).scoring.load(path, None))
     return round(time.perf_counter() - t0, 1)
 
 

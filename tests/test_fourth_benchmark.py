@@ -1,7 +1,9 @@
-"""The proof that a benchmark is its adapter: a toy fourth benchmark registered from ``tests/toy/`` (an adapter
-and a prompt module, ``PFC_BENCHMARKS=toybench=toybench``; no edit anywhere in ``lib/``) goes through
-``pfc run`` (built-in baselines), ``pfc score``, ``pfc compare --paired``, ``pfc sweep --dry-run``,
-``pfc report`` and ``pfc export`` (refused: it says what it can export)."""
+"""The proof that a benchmark is one package: a toy fourth benchmark registered from ``tests/toy/toybench/`` (its
+adapter, prompts, report section, builder and real-model plan entries; ``PFC_BENCHMARKS=toybench=toybench``; no
+edit anywhere in ``lib/``) goes through ``pfc build``, ``pfc run`` (built-in baselines), ``pfc score``,
+``pfc compare --paired``, ``pfc sweep`` (its plan, and its data built by its own builder), ``pfc report`` (its
+section), the real-model plan (a dry run), ``inspect eval`` and ``pfc export`` (refused: it says what it can
+export)."""
 from __future__ import annotations
 
 import json
@@ -83,3 +85,55 @@ def test_pfc_report_writes_a_report_for_toy_runs(runs, tmp_path):
 def test_pfc_export_refuses_the_toy_benchmark_naming_what_it_exports(toy, tmp_path):
     p = pfc("export", "--benchmark", "toybench", "--examples", toy, "--out", tmp_path / "e", ok=False)
     assert p.returncode == 2 and "expected one of" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_pfc_build_builds_the_toy_with_its_builder_seeded(tmp_path):
+    for out, seed in (("a", 1), ("b", 1), ("c", 2)):
+        pfc("build", "toybench", "--users", 4, "--seed", seed, "--out", tmp_path / out)
+    rows = [json.loads(x) for x in (tmp_path / "a" / "examples.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["t0", "t1", "t2", "t3"] and rows[0]["gold"][0]["function"] == "route"
+    assert (tmp_path / "a" / "examples.jsonl").read_bytes() == (tmp_path / "b" / "examples.jsonl").read_bytes()
+    assert (tmp_path / "a" / "examples.jsonl").read_bytes() != (tmp_path / "c" / "examples.jsonl").read_bytes()
+
+
+def test_a_sweep_builds_the_toy_with_its_own_builder(tmp_path):
+    spec = tmp_path / "toy.yaml"
+    spec.write_text("name: toy\nmodels:\n  - {name: oracle, backend: oracle}\nbenchmarks:\n"
+                    "  - {name: toyb, benchmark: toybench, build: {n: 3, seed: 5}}\n")
+    p = pfc("sweep", spec, "--dry-run", "--out", tmp_path / "sw")
+    assert "# builds toybench 'toyb'" in p.stdout
+    code = ("import sys; from pathlib import Path; from pfc.sweep.plan import plan; from pfc.sweep.command import _build; "
+            "from pfc.sweep.spec import load_spec; "
+            "out = Path(sys.argv[2]); _build(plan(load_spec(sys.argv[1]), sys.argv[1], out), out)")
+    b = subprocess.run([sys.executable, "-c", code, str(spec), str(tmp_path / "sw")], capture_output=True, text=True,
+                       env=ENV, cwd=ROOT, timeout=300)
+    assert b.returncode == 0, b.stderr
+    pfc("build", "toybench", "--users", 3, "--seed", 5, "--out", tmp_path / "direct")  # the same builder, by hand
+    built = tmp_path / "sw" / "benchmarks" / "toyb"
+    assert (built / "examples.jsonl").read_bytes() == (tmp_path / "direct" / "examples.jsonl").read_bytes()
+    assert json.loads((built / "sweep_build.json").read_text()) == {"n": 3, "seed": 5}
+
+
+def test_pfc_report_writes_the_toys_own_section(runs, tmp_path):
+    pfc("report", runs["oracle"], runs["random"], "--out", tmp_path / "rep", "--n-boot", "20")
+    table = (tmp_path / "rep" / "toybench_headline.csv").read_text()
+    assert "oracle" in table and "random" in table
+
+
+def test_the_real_model_plan_plans_the_toy_in_a_dry_run(toy, tmp_path):
+    p = subprocess.run([sys.executable, "-m", "pfc.report.real_models", "--benchmarks", "toybench", "--data",
+                        f"toybench={toy}", "--n-toybench", "3", "--dry-run"], capture_output=True, text=True, env=ENV,
+                       cwd=ROOT, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split("\t")[:3] == ["toybench-zero_shot", "toybench", "3 examples"]
+
+
+def test_inspect_eval_runs_the_toy_through_the_generic_task(toy, tmp_path):
+    pytest.importorskip("inspect_ai", reason="the inspect extra (make venv-inspect; make test installs it)")
+    p = subprocess.run([sys.executable, "-m", "inspect_ai", "eval", str(ROOT / "lib/pfc/integrations/inspect_tasks.py")
+                        + "@benchmark", "-T", "name=toybench", "-T", f"examples={toy}", "--model", "mockllm/model",
+                        "--log-dir", str(tmp_path / "logs"), "--display", "none"], capture_output=True, text=True,
+                       env=ENV, cwd=ROOT, timeout=600)
+    assert p.returncode == 0, p.stderr
+    log = json.loads(next((tmp_path / "logs").glob("*.json")).read_text())
+    assert log["status"] == "success" and len(log["samples"]) == 6

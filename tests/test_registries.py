@@ -25,13 +25,13 @@ def test_every_registered_builtin_backend_is_built_by_its_name():
 def test_every_adapter_strategy_is_a_registered_strategy_its_prompt_module_can_build():
     for name in benchmarks.NAMES:
         adapter, prompts = benchmarks.get(name), prompt_module(name)
-        assert set(adapter.strategies) <= set(strategies.STRATEGIES), name
+        assert set(adapter.running.strategies) <= set(strategies.STRATEGIES), name
         assert callable(prompts.request) and callable(prompts.template_identity), name
-        if "hierarchical" in adapter.strategies:
+        if "hierarchical" in adapter.running.strategies:
             assert callable(prompts.domain_request), name
 
 
 def test_default_data_is_the_built_benchmark_or_the_toolspectrum_release():
-    assert benchmarks.get("tracebench").default_data() == paths.BENCHMARKS / "tracebench"
-    assert benchmarks.get("ptbench").default_data() == paths.BENCHMARKS / "ptbench"
-    assert benchmarks.get("toolspectrum").default_data() == paths.toolspectrum_dir()
+    assert benchmarks.get("tracebench").data_dir() == paths.BENCHMARKS / "tracebench"
+    assert benchmarks.get("ptbench").data_dir() == paths.BENCHMARKS / "ptbench"
+    assert benchmarks.get("toolspectrum").data_dir() == paths.toolspectrum_dir()

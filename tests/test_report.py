@@ -90,8 +90,8 @@ def test_ptbench_runs_get_table1_the_split_tables_and_the_error_pies(tmp_path):
     from pfc import benchmarks, paths
     fixture = paths.GOLDEN / "ptbench_official"
     adapter = benchmarks.get("ptbench")
-    examples, _ = adapter.load(fixture, None)
-    outputs = adapter.load_predictions(fixture, examples)  # the fixture's synthetic outputs, by split
+    examples, _ = adapter.scoring.load(fixture, None)
+    outputs = adapter.scoring.load_predictions(fixture, examples)  # the fixture's synthetic outputs, by split
     run_dir = tmp_path / "pt"
     run_dir.mkdir()
     (run_dir / "predictions.jsonl").write_text("".join(json.dumps({"id": e.id, "output": outputs.get(e.id)}) + "\n"

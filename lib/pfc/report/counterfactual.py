@@ -30,7 +30,7 @@ def personalization(benchmark: str, originals, variants, outputs_orig: dict, out
     """Per-variant columns; ``same_answer``: each variant is answered as its original was."""
     if same_answer:
         outputs_var = {v.id: outputs_orig.get(v.meta["counterfactual"]["original_id"]) for v in variants}
-    return rows(originals, variants, outputs_orig, outputs_var or {}, benchmarks.get(benchmark).style)
+    return rows(originals, variants, outputs_orig, outputs_var or {}, benchmarks.get(benchmark).scoring.style)
 
 
 def load_outputs(run_dir, examples) -> dict:
@@ -93,8 +93,8 @@ def evaluate_pairs(benchmark: str, originals_path, variants_path, pairs: dict, n
     """
     from pfc.eval.scoring import score
     adapter = benchmarks.get(benchmark)
-    all_originals, _ = adapter.load(originals_path, None)
-    all_variants, _ = adapter.load(variants_path, None)
+    all_originals, _ = adapter.scoring.load(originals_path, None)
+    all_variants, _ = adapter.scoring.load(variants_path, None)
     long, per, accuracy = [], {}, {}
     for name, (orig_dir, var_dir) in pairs.items():
         originals, variants = all_originals, all_variants

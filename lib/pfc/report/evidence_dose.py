@@ -61,7 +61,7 @@ def dose_curve(variants: list, run_dir, n_boot: int = N_BOOT, seed: int = 0,
     if answered_only:
         variants = [v for v in variants if v.id in outputs]
     per = score(variants, outputs, benchmark).per_example if variants else pd.DataFrame(columns=["id", "overall"])
-    df = dose.dose_rows(variants, outputs, benchmarks.get(benchmark).style, dict(zip(per["id"], per["overall"])))
+    df = dose.dose_rows(variants, outputs, benchmarks.get(benchmark).scoring.style, dict(zip(per["id"], per["overall"])))
     return dose.curve(df, n_boot, seed)
 
 
@@ -73,7 +73,7 @@ def overrides(originals: list, variants: list, orig_run, var_run, n_boot: int = 
     out_o, out_v = load_outputs(orig_run, originals), load_outputs(var_run, variants)
     if answered_only:
         variants = [v for v in variants if v.id in out_v and v.meta["counterfactual"]["original_id"] in out_o]
-    df = dose.override_rows(originals, variants, out_o, out_v, benchmarks.get(benchmark).style)
+    df = dose.override_rows(originals, variants, out_o, out_v, benchmarks.get(benchmark).scoring.style)
     return dose.metric_rows(df, dose.OVERRIDE_METRICS, n_boot, seed, variants=len(df),
                             users=int(df["user_id"].nunique()))
 
