@@ -35,7 +35,6 @@ NOT_YET = {
     "render.py": 2,
     "report/counterfactual.py": 3,
     "report/notebook_helpers.py": 2,
-    "report/pipeline_plan.py": 20,
     "report/pipeline_studies.py": 2,
     "report/reference.py": 1,
     "report/reference_pairs.py": 9,

@@ -36,7 +36,7 @@ def tracebench_data() -> Path:
     if not (tb / "examples.jsonl").exists():
         from pfc.report.pipeline import plan as pipeline_plan, reproduce
         print("building the embedded TRACEBench (make reproduce's steps 1-2) …", file=sys.stderr)
-        reproduce(pipeline_plan(real_model="none", toolspectrum=False)[:2], log=lambda *a, **k: print(*a, file=sys.stderr))
+        reproduce(pipeline_plan(real_model="none")[:2], log=lambda *a, **k: print(*a, file=sys.stderr))
     return tb
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pfc.errors import out_dir
 
-PARAMS = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+PARAMS = {"type": "object", "properties": {"city": {"type": "string", "description": "a city"}}, "required": ["city"]}
 TOOLS = [{"app": "Maps", "function": "route", "description": "Plan a route", "parameters": PARAMS},
          {"app": "Maps", "function": "search", "description": "Find a place", "parameters": PARAMS}]
 CITIES = ["Lyon", "Oslo", "Rome", "Kyiv", "Pune", "Lima", "Faro", "Bern"]
