@@ -35,3 +35,21 @@ def test_default_data_is_the_built_benchmark_or_the_toolspectrum_release():
     assert benchmarks.get("tracebench").data_dir() == paths.BENCHMARKS / "tracebench"
     assert benchmarks.get("ptbench").data_dir() == paths.BENCHMARKS / "ptbench"
     assert benchmarks.get("toolspectrum").data_dir() == paths.toolspectrum_dir()
+
+
+def test_each_package_part_has_the_shape_its_protocol_names():
+    from pfc.benchmarks.adapter import Builder, PromptModule, ReportSection
+    for a in benchmarks.adapters():
+        assert isinstance(a.prompts(), PromptModule), a.name
+        assert a.section() is None or isinstance(a.section(), ReportSection), a.name
+        assert a.builder() is None or callable(a.builder().command), a.name
+        if a.building.params:  # a sweep may build it: the builder takes the spec's parameters
+            assert isinstance(a.builder(), Builder), a.name
+    assert benchmarks.get("toolspectrum").builder() is None  # the release is read in place, never built
+
+
+def test_an_unknown_part_is_refused_and_a_missing_one_is_none():
+    a = benchmarks.get("toolspectrum")
+    assert a.part("baselines") is None and a.has("baselines") is False
+    with pytest.raises(ValueError, match="unknown part 'tables'"):
+        a.part("tables")

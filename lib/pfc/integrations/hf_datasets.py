@@ -29,7 +29,7 @@ JSON_FIELDS = ("gold", "profile", "environment", "history", "tools", "meta")
 
 
 def _exports() -> dict:
-    """``{name: pfc.benchmarks.Export}`` of the benchmarks pfc generates (each adapter's ``export``)."""
+    """``{name: pfc.benchmarks.adapter.Export}`` of the benchmarks pfc generates (each ``Building.export``)."""
     from pfc import benchmarks
     return {a.name: a.building.export for a in benchmarks.adapters() if a.building.export is not None}
 

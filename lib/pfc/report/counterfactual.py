@@ -121,14 +121,14 @@ def demo(root, users: int = 3, records: int = 150, seed: int = 1,
     Returns (originals dir, variants dir, {backend: (originals run, variants run | None)}); the oracle's
     variants run is None (the original's gold: see :func:`evaluate_pairs`).
     """
-    from pfc.data.build import build_tracebench
     from pfc.data.counterfactual import build_variants
+    from pfc.plans.evidence import EVIDENCE_BENCHMARK as TB  # the benchmark whose prompts select history records
     from pfc.run.config import RunConfig
     from pfc.run.runner import execute
     root = Path(root)
-    bench, var = root / "tracebench", root / "tracebench_swap-user"
+    bench, var = root / TB, root / f"{TB}_swap-user"
     if not (bench / "examples.jsonl").exists():
-        build_tracebench(bench, users=users, seed=seed, records=records, progress=False)
+        benchmarks.get(TB).builder().build(bench, users=users, seed=seed, records=records)
     if not (var / "perturb.json").is_file():  # the manifest, written last: a set without it is not finished
         build_variants(bench, var, "swap-user", seed=0)
     pairs = {}
@@ -139,7 +139,7 @@ def demo(root, users: int = 3, records: int = 150, seed: int = 1,
                 dirs.append(None)
                 continue
             d = root / "runs" / f"{tag}-{b}"
-            execute(RunConfig("tracebench", ex, b, d, cache_path=root / "cache.sqlite", progress=False))
+            execute(RunConfig(TB, ex, b, d, cache_path=root / "cache.sqlite", progress=False))
             dirs.append(d)
         pairs[b] = tuple(dirs)
     return bench, var, pairs

@@ -29,16 +29,17 @@ def split_dirs(value: str) -> list[Path]:
 def demo_runs(root, backends=("oracle", "history-prior", "no-history"), users: int = 2, records: int = 150,
               seed: int = 1) -> list[Path]:
     """A tiny TRACEBench (2 simulated users) and baseline runs on it, under ``root`` (for defaults and tests)."""
-    from pfc.data.build import build_tracebench
+    from pfc import benchmarks
+    from pfc.plans.evidence import EVIDENCE_BENCHMARK as TB  # the benchmark whose prompts select history records
     from pfc.run.config import RunConfig
     from pfc.run.runner import execute
     root = Path(root)
-    bench = root / "tracebench"
+    bench = root / TB
     if not (bench / "examples.jsonl").exists():
-        build_tracebench(bench, users=users, seed=seed, records=records, progress=False)
+        benchmarks.get(TB).builder().build(bench, users=users, seed=seed, records=records)
     dirs = []
     for b in backends:
         d = root / "runs" / b
-        execute(RunConfig("tracebench", bench, b, d, cache_path=root / "cache.sqlite", progress=False))
+        execute(RunConfig(TB, bench, b, d, cache_path=root / "cache.sqlite", progress=False))
         dirs.append(d)
     return dirs

@@ -4,7 +4,7 @@ Each subdirectory holding a ``pfc run`` output (``config.json``, ``run.json``,
 ``predictions.jsonl``, ``usage.json``; written by ``python -m pfc.plans.reference``) is scored on
 exactly the rows it holds with the project's scorer (``pfc.eval.scoring.score``) and bootstrap 95%
 intervals over examples (``pfc.eval.bootstrap.estimates``): the headline metrics of
-each adapter's ``headline`` (``pfc.benchmarks``), TRACEBench per vagueness level and per history bin,
+each adapter's ``Reporting.headline`` (``pfc.benchmarks``), TRACEBench per vagueness level and per history bin,
 ToolSpectrum per subset (Table 3's columns) with both F1 definitions (ours, ⊥ an item, and the
 paper-compatible ``*_paper``; ``pfc.benchmarks.toolspectrum``), and its strict mode (the headline
 metrics, ours only). A run whose ``usage.json`` says fewer rows

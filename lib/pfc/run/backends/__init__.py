@@ -66,7 +66,7 @@ class Backend:
     name = "base"
     model = ""
     reads_examples = False  # True for Baseline: the runner hands it the examples (gold included)
-    needs_query_spans = False  # answers from the gold values' provenance per span (``Adapter.query_spans``)
+    needs_query_spans = False  # answers from the gold values' provenance per span (``Running.query_spans``)
     needs_tools = False
     version = ""
 
