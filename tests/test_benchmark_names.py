@@ -36,7 +36,6 @@ NOT_YET = {
     "report/reference.py": 1,
     "report/reference_pairs.py": 9,
     "report/reference_run.py": 2,
-    "report/toolspectrum_report.py": 1,
     "run/backends/nearest_train.py": 3,
     "sweep/spec.py": 1,
 }

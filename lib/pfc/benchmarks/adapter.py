@@ -20,7 +20,7 @@ from typing import Any, Callable, Protocol, runtime_checkable
 # a benchmark package's modules by job -> the stage their code belongs to (tests/test_layers.py checks their
 # imports as that stage's): the other modules of the package (its adapter, loaders, scorers) are eval's
 PARTS = {"prompts": "run", "baselines": "run", "build": "train", "plans": "plans", "section": "report",
-         "pipeline": "report", "inspect_task": "integrations"}
+         "views": "report", "pipeline": "report", "inspect_task": "integrations"}
 
 Loader = Callable[..., tuple]                  # (examples_path, tools_path) -> (examples, tools)
 PredictionsLoader = Callable[[Any, list], Any]  # (path, examples) -> {id: raw output}

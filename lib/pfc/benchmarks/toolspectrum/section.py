@@ -39,7 +39,7 @@ def write(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> None:
             .pivot_table(index=["run", "mode"], columns="level", values="cell", aggfunc="first")[T.TS_LEVELS]
         w.table("toolspectrum_both_modes", "ToolSpectrum 'both' subset: the two scoring modes side by side (ours)",
                 wide, side, "Where the modes differ most: most 'both' samples expect a refusal.")
-    from pfc.report.toolspectrum_report import domain_means
+    from pfc.benchmarks.toolspectrum.views import domain_means
     dm = domain_means({r.name: r.per_example for r in runs})
     if len(dm):
         w.table("toolspectrum_fig4_domains", "ToolSpectrum Fig. 4 layout: mean F1 per domain (ours)",
