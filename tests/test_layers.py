@@ -214,3 +214,12 @@ def test_modules_needing_the_model_stack_at_import_are_the_ones_the_fast_tier_sk
                                                    for n in ([a.name for a in node.names] if isinstance(node, ast.Import)
                                                              else [node.module or ""])})
     assert heavy == sorted(skipped)
+
+
+def test_report_modules_start_no_run_but_the_pipelines_own_steps():
+    """A report reads run directories; the notebooks' demo runs are ``pfc.plans.demo``'s (issue 62). The pipeline's
+    steps (``pipeline_step``: the baselines' runs of ``make reproduce``) are the one orchestration left here."""
+    def runs(f: Path) -> bool:
+        return any(isinstance(n, ast.ImportFrom) and n.module == "pfc.run.runner"
+                   for n in ast.walk(ast.parse(f.read_text(encoding="utf-8"))))
+    assert sorted(f.name for f in (LIB / "report").rglob("*.py") if runs(f)) == ["pipeline_step.py"]

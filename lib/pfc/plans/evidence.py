@@ -32,6 +32,7 @@ EVIDENCE_SETS = {"dose": DOSE_ANCHORS, "contradict-stated": STATED_ANCHORS}
 EVIDENCE_WINDOW = 20
 # the dose and contradict-stated kinds count call-history records: the benchmark whose prompts select them
 EVIDENCE_BENCHMARK = next(n for n in benchmarks.NAMES if benchmarks.get(n).running.history_selection)
+EVIDENCE_BASELINES = ("history-prior", "no-history", "always-habit")  # the baselines notebook 09 shows
 
 
 def evidence_dir(tracebench: Path, kind: str) -> Path:

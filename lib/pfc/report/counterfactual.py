@@ -114,37 +114,6 @@ def evaluate_pairs(benchmark: str, originals_path, variants_path, pairs: dict, n
     return long, summary(long, accuracy), per
 
 
-def demo(root, users: int = 3, records: int = 150, seed: int = 1,
-         backends=("history-prior", "no-history", "query-oracle", "oracle")) -> tuple[Path, Path, dict]:
-    """A tiny TRACEBench, its swap-user variants and baseline runs on both, under ``root`` (notebook defaults, tests).
-
-    Returns (originals dir, variants dir, {backend: (originals run, variants run | None)}); the oracle's
-    variants run is None (the original's gold: see :func:`evaluate_pairs`).
-    """
-    from pfc.data.counterfactual import build_variants
-    from pfc.plans.evidence import EVIDENCE_BENCHMARK as TB  # the benchmark whose prompts select history records
-    from pfc.run.config import RunConfig
-    from pfc.run.runner import execute
-    root = Path(root)
-    bench, var = root / TB, root / f"{TB}_swap-user"
-    if not (bench / "examples.jsonl").exists():
-        benchmarks.get(TB).builder().build(bench, users=users, seed=seed, records=records)
-    if not (var / "perturb.json").is_file():  # the manifest, written last: a set without it is not finished
-        build_variants(bench, var, "swap-user", seed=0)
-    pairs = {}
-    for b in backends:
-        dirs = []
-        for ex, tag in ((bench, "orig"), (var, "swap")):
-            if b == "oracle" and tag == "swap":
-                dirs.append(None)
-                continue
-            d = root / "runs" / f"{tag}-{b}"
-            execute(RunConfig(TB, ex, b, d, cache_path=root / "cache.sqlite", progress=False))
-            dirs.append(d)
-        pairs[b] = tuple(dirs)
-    return bench, var, pairs
-
-
 def parse_pairs(text: str) -> dict:
     """``"name=ORIG:VARIANTS,…"`` -> {name: (ORIG, VARIANTS | None)}; VARIANTS ``-`` or empty -> None.
 

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from pfc import paths  # noqa: F401 - re-exported (pipeline.paths)
 from pfc.errors import EXIT_RUN_FAILED, UserError, entry
-from pfc.report.notebook_helpers import (REAL_MODEL_NAME, demo_runs, out_dir, real_model_dir,  # noqa: F401 - re-exported
+from pfc.report.notebook_helpers import (REAL_MODEL_NAME, out_dir, real_model_dir,  # noqa: F401 - re-exported
                                          split_dirs, stratified_sample, walkthrough_examples)
 from pfc.report.pipeline_exec import execute, to_html  # noqa: F401 - re-exported
 from pfc.report.pipeline_index import write_index
