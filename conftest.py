@@ -49,6 +49,8 @@ def pytest_ignore_collect(collection_path, config):
     if path.endswith("lib/pfc/__main__.py"):  # no doctests; importing it installs the CLI's start-up SIGINT handler
         return True
     extra = next((pkg for mod, pkg in EXTRA_MODULES.items() if path.endswith(mod)), None)
+    if path.endswith("/inspect_task.py"):  # each benchmark package's inspect_ai task
+        extra = "inspect_ai"
     if extra is not None:
         return True if importlib.util.find_spec(extra) is None else None
     if not path.endswith(MODEL_STACK_MODULES):

@@ -71,10 +71,10 @@ def metrics(bench: str, parts, outputs: dict) -> dict:
     adapter = benchmarks.get(bench)
     exs, tools = [], None
     for path, ids in parts:
-        e, tools = adapter.load(path, None)
+        e, tools = adapter.scoring.load(path, None)
         exs += [x for x in e if x.id in set(ids)]
     rep = score(exs, outputs, bench, tools)
-    keys = {k: adapter.metric_keys[k] for k in adapter.headline if k in adapter.metric_keys}
+    keys = {k: adapter.scoring.metric_keys[k] for k in adapter.reporting.headline if k in adapter.scoring.metric_keys}
     return {k: [round(float(v), 4) for v in ci] for k, ci in estimates(rep.per_example, keys).items()}
 
 

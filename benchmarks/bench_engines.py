@@ -182,7 +182,7 @@ def child_floor(model: str, n: int, benches: list[str], out: Path) -> None:
     for bench, parts in bt.samples(n, benches).items():
         prompts, warm = [], None
         for fpath, ids in parts:
-            exs, tools = benchmarks.get(bench).load(fpath, None)
+            exs, tools = benchmarks.get(bench).scoring.load(fpath, None)
             by_id = {e.id: e for e in exs}
             rb = RequestBuilder(bench, tools, history="full", sampling=DEFAULT_SAMPLING, pool=exs,
                                 layout="prefix")

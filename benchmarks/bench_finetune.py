@@ -84,7 +84,7 @@ def ci_table(results: dict) -> list[str]:
     import pandas as pd
     from pfc import benchmarks
     from pfc.eval.bootstrap import estimates
-    keys = {k: benchmarks.get("ptbench").metric_keys[k] for k in CI_KEYS}
+    keys = {k: benchmarks.get("ptbench").scoring.metric_keys[k] for k in CI_KEYS}
     lines = ["| Model | users | n | " + " | ".join(CI_KEYS) + " |", "|---|---|---:|" + "---|" * len(CI_KEYS)]
     for name, by_split in results.items():
         parts = {"trained": by_split["test_trained_user"]["per_example"],

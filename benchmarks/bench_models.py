@@ -57,7 +57,7 @@ def speed(be, n_prompt: int, n_decode: int = 16) -> tuple[float, float]:
 
 def user_examples(n: int, position: float = 0.5):
     """``n`` consecutive examples (run order) of the user with the longest histories, full history."""
-    from pfc.run.prompts.tracebench import build
+    from pfc.benchmarks.tracebench.prompts import build
     from pfc.run.runner import _ordered
     from pfc.schema import load_examples, load_tools
     tb = paths.BENCHMARKS / "tracebench"

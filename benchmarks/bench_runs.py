@@ -78,7 +78,7 @@ def main(argv=None) -> int:
 
     from pfc.run.backends import get
     from pfc.data.build import build_tracebench
-    from pfc.run.prompts.tracebench import build
+    from pfc.benchmarks.tracebench.prompts import build
     from pfc.run.config import RunConfig
     from pfc.run.runner import _ordered, execute
     from pfc.schema import load_examples, load_tools

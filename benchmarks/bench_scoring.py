@@ -53,7 +53,7 @@ def child(mode: str, work: Path, official_src: str | None) -> dict:
 def hostile_timings() -> list[tuple[str, float]]:
     sys.path.insert(0, str(paths.TESTS))
     from test_hostile import CODE_FORMS, SIZES  # the same inputs the tests use
-    from pfc.benchmarks.ptbench_official import score_sample
+    from pfc.benchmarks.ptbench.official import score_sample
     from pfc.eval.parsing import parse
     out = []
     for text in CODE_FORMS + SIZES:
@@ -74,7 +74,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     out_file(args.out)  # a bad --out is refused before any work
 
-    from pfc.benchmarks import ptbench_synth
+    from pfc.benchmarks.ptbench import synth as ptbench_synth
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         recs, preds = ptbench_synth.make(args.n, seed=7)
@@ -94,7 +94,7 @@ def main(argv=None) -> int:
         f"Measured by `benchmarks/bench_scoring.py` on {time.strftime('%Y-%m-%d')}, "
         f"{os.cpu_count()} cores, Python {platform.python_version()}, a fresh process per run, "
         f"fastest of {args.repeat} runs, "
-        f"{args.n:,} synthetic PTBench predictions (`pfc.benchmarks.ptbench_synth`, seed 7; "
+        f"{args.n:,} synthetic PTBench predictions (`pfc.benchmarks.ptbench.synth`, seed 7; "
         "the adversarial mix of the compat fixture). Times include interpreter start-up, imports "
         "and reading the files; the published evaluator parses every output twice (accuracy and "
         "error passes), as published.", "",

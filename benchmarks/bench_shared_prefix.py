@@ -40,7 +40,7 @@ SAMPLING = {"temperature": 0, "max_tokens": 512, "seed": 0}
 def requests(bench: str, layout: str, n: int) -> list:
     import bench_throughput
     path, ids = bench_throughput.samples(24)[bench][0]
-    exs, tools = benchmarks.get(bench).load(path, None)
+    exs, tools = benchmarks.get(bench).scoring.load(path, None)
     chosen = [e for e in _ordered(exs) if e.id in set(ids)][:n + 1]
     rb = RequestBuilder(bench, tools, "zero_shot", "full", 50, True, dict(SAMPLING), layout=layout)
     return [rb.answer(e) for e in chosen]

@@ -71,24 +71,24 @@ def samples(n: int, benches=("ptbench", "tracebench", "toolspectrum")) -> dict[s
     """Per benchmark of ``benches``: [(examples file, ids)] (ToolSpectrum: the ``both`` subset; left out when the
     release is not found). Only the benchmarks asked for are built or read."""
     from pfc.report.real_models import tracebench_data
-    from pfc.plans.real_models import ptbench_data
+    from pfc.benchmarks.ptbench.plans import data as ptbench_data
     from pfc.run.runner import _ordered
     out: dict = {}
     ts = paths.toolspectrum_dir()
     if ts is not None and "toolspectrum" in benches:
         fname = SUBSETS["both"]  # one subset: the prefix (its toolset) is shared as in a full run of the subset
-        exs, _ = benchmarks.get("toolspectrum").load(ts / "data" / fname, None)
+        exs, _ = benchmarks.get("toolspectrum").scoring.load(ts / "data" / fname, None)
         ids = sorted(random.Random("bench:both").sample(sorted(e.id for e in exs), n))
         out["toolspectrum"] = [(ts / "data" / fname, ids)]
     if "tracebench" in benches:
         tb = tracebench_data()
-        exs, _ = benchmarks.get("tracebench").load(tb, None)
+        exs, _ = benchmarks.get("tracebench").scoring.load(tb, None)
         ordered = _ordered(exs)
         i0 = len(ordered) // 10
         out["tracebench"] = [(tb, [e.id for e in ordered[i0:i0 + n]])]
     if "ptbench" in benches:
         pt = ptbench_data(0) / "test_trained_user" / "data.json"
-        exs, _ = benchmarks.get("ptbench").load(pt, None)
+        exs, _ = benchmarks.get("ptbench").scoring.load(pt, None)
         out["ptbench"] = [(pt, sorted(random.Random("bench:ptbench").sample(sorted(e.id for e in exs), n)))]
     return out
 
@@ -101,7 +101,7 @@ def sample_hashes(plan: dict) -> dict[str, str]:
     for bench, parts in plan.items():
         picked, tools_all = [], []
         for path, ids in parts:
-            exs, tools = benchmarks.get(bench).load(path, None)
+            exs, tools = benchmarks.get(bench).scoring.load(path, None)
             by_id = {e.id: e for e in exs}
             picked += [by_id[i] for i in ids]
             tools_all += list(tools or [])
@@ -116,7 +116,7 @@ def prime(bench: str, parts) -> float:
     from pfc.run.identity import examples_sha256
     t0 = time.perf_counter()
     for path, _ in parts:
-        examples_sha256(bench, path, None, *benchmarks.get(bench).load(path, None))
+        examples_sha256(bench, path, None, *benchmarks.get(bench).scoring.load(path, None))
     return round(time.perf_counter() - t0, 1)
 
 

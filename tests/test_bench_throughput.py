@@ -10,7 +10,7 @@ from pfc.run.backends import get
 def test_repeats_report_the_median_run_and_keep_every_run(bench_script, tiny_tracebench, tmp_path):
     bt = bench_script("bench_throughput")
     from pfc import benchmarks
-    ids = sorted(e.id for e in benchmarks.get("tracebench").load(tiny_tracebench, None)[0])[:3]
+    ids = sorted(e.id for e in benchmarks.get("tracebench").scoring.load(tiny_tracebench, None)[0])[:3]
     made = []
 
     def make():

@@ -1,9 +1,9 @@
-"""A benchmark's facts live in its adapter: no benchmark-name literal elsewhere in ``lib/pfc``.
+"""A benchmark's facts live in its package: no benchmark-name literal outside ``lib/pfc/benchmarks/``.
 
 A *benchmark-name literal* is a string constant (an f-string's literal parts included) that is a
 registered name, or starts with one followed by ``-``, ``_`` or ``/`` (``"ptbench-trained"``,
-``"tracebench_table4"``). Allowed: everything under ``lib/pfc/benchmarks/``, the per-benchmark
-modules an adapter names (its prompts, baselines and report section), docstrings, and prose that
+``"tracebench_table4"``). Allowed: everything under ``lib/pfc/benchmarks/`` (each benchmark's package:
+its adapter, prompts, baselines, builder, report section, …), docstrings, and prose that
 mentions a benchmark among other words (help texts, messages). ``NOT_YET`` lists the files that still
 hold such literals, with how many: the count may only go down (a stale entry fails too).
 """
@@ -30,34 +30,15 @@ NOT_YET = {
     "data/origin.py": 2,
     "eval/parsing.py": 3,
     "eval/strict.py": 1,
-    "integrations/inspect_tasks.py": 3,
     "paths.py": 1,
-    "plans/real_models.py": 12,
     "plans/reference.py": 11,
     "render.py": 2,
-    "report/counterfactual.py": 3,
-    "report/index_html.py": 6,
-    "report/notebook_helpers.py": 2,
-    "report/pipeline_plan.py": 20,
-    "report/pipeline_studies.py": 2,
-    "report/real_models.py": 11,
     "report/reference.py": 1,
     "report/reference_pairs.py": 9,
     "report/reference_run.py": 2,
-    "report/toolspectrum_report.py": 1,
     "run/backends/nearest_train.py": 3,
     "sweep/spec.py": 1,
 }
-
-
-def _module_file(dotted: str) -> Path:
-    p = LIB / Path(*dotted.split("."))
-    return p.with_suffix(".py") if p.with_suffix(".py").exists() else p / "__init__.py"
-
-
-def adapter_modules() -> set[Path]:
-    """The per-benchmark modules the adapters name (prompts, own baselines, report section)."""
-    return {_module_file(m) for a in benchmarks.adapters() for m in (a.prompts, a.baselines, a.report) if m}
 
 
 def _docstrings(tree) -> set[int]:
@@ -80,10 +61,9 @@ def name_literals(source: str) -> list[tuple[int, str]]:
 
 
 def found() -> dict[str, list[tuple[int, str]]]:
-    allowed = adapter_modules()
     out = {}
     for f in sorted(PFC.rglob("*.py")):
-        if (PFC / "benchmarks") in f.parents or f in allowed:
+        if (PFC / "benchmarks") in f.parents:
             continue
         hits = name_literals(f.read_text(encoding="utf-8"))
         if hits:
@@ -101,9 +81,10 @@ def test_the_checker_skips_docstrings_and_prose():
     assert name_literals(src) == []
 
 
-def test_the_adapters_name_their_per_benchmark_modules():
-    names = {p.relative_to(PFC).as_posix() for p in adapter_modules()}
-    assert {"run/prompts/tracebench.py", "report/sections/ptbench.py"} <= names
+def test_each_benchmark_package_holds_its_prompts_and_report_section():
+    for a in benchmarks.adapters():
+        assert a.has("prompts") and a.has("section"), a.name
+        assert (PFC / "benchmarks" / a.name / "prompts.py").is_file(), a.name
 
 
 def test_no_benchmark_name_literal_outside_the_adapters():

@@ -189,7 +189,7 @@ def test_sample_takes_one_request_per_anchor_at_every_k_equal_to_its_copy_in_the
     whole set's; each sampled request has every K; at most one request per anchor; n caps the anchors."""
     from pfc import benchmarks
     from pfc.data.counterfactual import sample
-    exs, _ = benchmarks.get("tracebench").load(tiny_tracebench, None)
+    exs, _ = benchmarks.get("tracebench").scoring.load(tiny_tracebench, None)
     whole = {v.id: v.to_dict() for v in perturb(exs, "dose:0,4", seed=0)[0]}
     some, _ = sample(exs, "dose:0,4", 5, seed=0)
     originals = [v.meta["counterfactual"]["original_id"] for v in some]

@@ -69,7 +69,7 @@ def test_a_window_that_cannot_hold_the_evidence_is_a_one_line_error(bad):
 
 
 def test_windowed_variants_are_the_same_bytes_twice(tiny_tracebench):
-    exs, _ = benchmarks.get("tracebench").load(tiny_tracebench, None)
+    exs, _ = benchmarks.get("tracebench").scoring.load(tiny_tracebench, None)
     once = [v.to_dict() for v in perturb(exs, "dose@20", seed=0)[0]]
     assert once == [v.to_dict() for v in perturb(exs, "dose@20", seed=0)[0]] and once
 
@@ -92,14 +92,14 @@ def test_the_plans_evidence_runs_show_every_record_of_the_dose_and_the_habit(tin
     from pfc.plans.evidence import STATED_ORIGINALS_RUN, DOSE_RUN, STATED_RUN, evidence_runs
     tb = tmp_path / "tracebench"
     shutil.copytree(tiny_tracebench, tb)
-    exs, _ = benchmarks.get("tracebench").load(tb, None)
+    exs, _ = benchmarks.get("tracebench").scoring.load(tb, None)
     like = RunConfig("tracebench", tb, "oracle", tmp_path / "runs" / "tracebench-last_k", history="last_k", k=10)
     steps = {p.name: p for p in evidence_runs(tb, exs, like)}
     for p in steps.values():
         if p.build:
             p.build()
     cfg = {n: steps[n].config for n in (DOSE_RUN, STATED_RUN, STATED_ORIGINALS_RUN)}
-    load = lambda c: {e.id: e for e in benchmarks.get("tracebench").load(c.examples, None)[0]}  # noqa: E731
+    load = lambda c: {e.id: e for e in benchmarks.get("tracebench").scoring.load(c.examples, None)[0]}  # noqa: E731
     dose, stated, originals = (load(cfg[n]) for n in (DOSE_RUN, STATED_RUN, STATED_ORIGINALS_RUN))
     shown = lambda e, c: select_history(e, c.history, c.k)  # noqa: E731
     planned = [dose[i] for i in cfg[DOSE_RUN].ids]
@@ -120,7 +120,7 @@ def test_the_plans_evidence_runs_show_every_record_of_the_dose_and_the_habit(tin
 @pytest.mark.parametrize("kind", ["contradict-stated:8@20", "dose@20", "truncate-history:3"])
 def test_the_manifest_records_a_perturb_command_that_runs_again(tiny_tracebench, tmp_path, kind):
     from pfc.data.counterfactual import write
-    exs, tools = benchmarks.get("tracebench").load(tiny_tracebench, None)
+    exs, tools = benchmarks.get("tracebench").scoring.load(tiny_tracebench, None)
     variants, skipped = perturb(exs, kind, seed=0)
     manifest = write(tmp_path / "v", tiny_tracebench, "tracebench", kind, 0, variants, skipped, tools, len(exs), exs)
     command = manifest["origin"]["derived"][-1]

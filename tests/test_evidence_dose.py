@@ -62,7 +62,7 @@ def test_parse_runs_refuses_an_entry_without_a_name_in_one_line():
 @pytest.fixture()
 def dose_set(tiny_tracebench, tmp_path):
     """3 requests of the tiny build at K = 0 and 4 (one per anchor), written as a variant set."""
-    exs, tools = benchmarks.get("tracebench").load(tiny_tracebench, None)
+    exs, tools = benchmarks.get("tracebench").scoring.load(tiny_tracebench, None)
     variants, skipped = sample(exs, "dose:0,4", 3, seed=0)
     write(tmp_path / "dose", tiny_tracebench, "tracebench", "dose:0,4", 0, variants, skipped, tools, len(exs), exs)
     return tmp_path / "dose", variants
@@ -120,7 +120,7 @@ def test_a_real_run_on_part_of_a_set_claims_no_threshold_though_its_users_all_sw
     (the user's choice) at K = 4: switch rate 1 at K = 4 for each user, so the user-clustered lower bound is 1.
     Answering the whole set gives threshold 4 (the positive control); answering all but one request, of both
     users still, gives none."""
-    exs, tools = benchmarks.get("tracebench").load(tiny_tracebench, None)
+    exs, tools = benchmarks.get("tracebench").scoring.load(tiny_tracebench, None)
     variants, skipped = sample(exs, "dose:0,4", 6, seed=0)
     d = tmp_path / "dose"
     write(d, tiny_tracebench, "tracebench", "dose:0,4", 0, variants, skipped, tools, len(exs), exs)

@@ -5,19 +5,20 @@ the gold as text) are replaced by unique canary strings that occur nowhere else;
 own inputs (query, profile, history, environment) are left as they are, so a value the request
 legitimately states still appears as itself. Every prompt of every benchmark is rendered — every
 strategy, history mode, tool format and PTBench variant, step 1 of the hierarchical strategy too —
-and no canary may appear in it. The few-shot pool is the unmodified examples: demonstrations show
+of every registered benchmark (the toy of tests/toy included) and no canary may appear in it. The few-shot pool is the unmodified examples: demonstrations show
 *other* examples' answers by design.
 """
 import copy
 import dataclasses
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
-from pfc import paths
+from pfc import benchmarks, paths
 from pfc.run.backends import Backend, Request, Response
-from pfc.run.config import RUN_STRATEGIES
-from pfc.run.prompts.ptbench import VARIANTS
 from pfc.run.requests import RequestBuilder
 from pfc.run.config import RunConfig
 from pfc.run.runner import execute
@@ -55,38 +56,61 @@ def _planted(examples) -> int:
     return sum(len(_canaried(e)[1]) for e in examples)
 
 
-def test_tracebench_prompts_state_no_gold_value(tiny_tracebench):
-    examples = load_examples(tiny_tracebench / "examples.jsonl")[:12]
-    tools = load_tools(tiny_tracebench / "tools.json")
-    assert _planted(examples) > 12  # the check has something to find
-    for strategy in RUN_STRATEGIES["tracebench"]:
-        for history in ("full", "last_k", "retrieved"):
-            for native in (True, False):
-                b = RequestBuilder("tracebench", tools, strategy, history, 5, native, {"seed": 0}, examples)
-                assert _leaks(b, examples, strategy == "hierarchical") == [], (strategy, history, native)
+def _tracebench(request, tmp_path, adapter):
+    tiny = request.getfixturevalue("tiny_tracebench")
+    examples = load_examples(tiny / "examples.jsonl")[:12]
+    return examples, load_tools(tiny / "tools.json"), examples
 
 
-def test_ptbench_prompts_state_no_gold_value():
-    from pfc.benchmarks.ptbench import load_official
-    examples = load_official(paths.GOLDEN / "ptbench_official" / "test_trained_user" / "data.json")
-    assert _planted(examples) > len(examples)
-    for strategy in RUN_STRATEGIES["ptbench"]:
-        for variant in VARIANTS:
-            b = RequestBuilder("ptbench", [], strategy, sampling={"seed": 0}, pool=examples, prompt_variant=variant)
-            assert _leaks(b, examples, False) == [], (strategy, variant)
+def _ptbench(request, tmp_path, adapter):
+    examples, tools = adapter.scoring.load(paths.GOLDEN / "ptbench_official" / "test_trained_user" / "data.json")
+    return examples, tools, examples
 
 
-def test_toolspectrum_prompts_state_no_gold_value(release):
-    from pfc.benchmarks import toolspectrum as ts
-    examples, tools = ts.load(release)
+def _toolspectrum(request, tmp_path, adapter):
+    examples, tools = adapter.scoring.load(request.getfixturevalue("release"))
     by_subset = {}
     for e in examples:
         by_subset.setdefault(e.meta["subset"], []).append(e)
-    sample = [e for subset in by_subset.values() for e in subset[:4]]
-    assert _planted(sample) > len(sample)
-    for strategy in RUN_STRATEGIES["toolspectrum"]:
-        b = RequestBuilder("toolspectrum", tools, strategy, sampling={"seed": 0}, pool=examples)
-        assert _leaks(b, sample, strategy == "hierarchical") == [], strategy
+    return [e for subset in by_subset.values() for e in subset[:4]], tools, examples
+
+
+def _built(request, tmp_path, adapter):
+    """Any other benchmark (the toy's included): its builder's data at its defaults."""
+    builder = adapter.builder()
+    assert builder is not None, f"{adapter.name}: give the canary examples (a builder, or an entry in SAMPLES)"
+    builder.build(tmp_path / "data")
+    examples, tools = adapter.scoring.load(tmp_path / "data", None)
+    return examples, tools, examples
+
+
+SAMPLES = {"tracebench": _tracebench, "ptbench": _ptbench, "toolspectrum": _toolspectrum}  # sample, tools, pool
+
+
+@pytest.mark.parametrize("name", benchmarks.NAMES)  # every registered one: PFC_BENCHMARKS adds its own
+def test_every_registered_benchmarks_prompts_state_no_gold_value(name, request, tmp_path):
+    adapter = benchmarks.get(name)
+    examples, tools, pool = SAMPLES.get(name, _built)(request, tmp_path, adapter)
+    assert _planted(examples) >= len(examples) > 0  # the check has something to find
+    histories = ("full", "last_k", "retrieved") if adapter.running.history_selection else ("full",)
+    for strategy in adapter.running.strategies:
+        for history in histories:
+            for native in (True, False):
+                for variant in getattr(adapter.prompts(), "VARIANTS", ("all",)):  # PTBench's prompt variants
+                    b = RequestBuilder(name, tools, strategy, history, 5, native, {"seed": 0}, pool,
+                                       prompt_variant=variant)
+                    assert _leaks(b, examples, strategy == "hierarchical") == [], (strategy, history, native, variant)
+
+
+@pytest.mark.slow  # a pytest in a subprocess
+def test_the_canary_runs_over_a_benchmark_registered_from_outside(tmp_path):
+    """The toy of tests/toy, registered as PFC_BENCHMARKS does: its prompts go through the same canary."""
+    env = {**os.environ, "PFC_BENCHMARKS": "toybench=toybench",
+           "PYTHONPATH": os.pathsep.join([str(paths.ROOT / "lib"), str(paths.ROOT / "tests" / "toy")])}
+    p = subprocess.run([sys.executable, "-m", "pytest", __file__, "-k", "registered_benchmarks and toybench", "-v",
+                        "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "t")], capture_output=True, text=True,
+                       env=env, cwd=paths.ROOT, timeout=600)
+    assert p.returncode == 0 and "1 passed" in p.stdout, p.stdout[-2000:]
 
 
 def test_a_request_has_no_field_for_the_example():

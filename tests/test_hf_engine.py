@@ -67,7 +67,7 @@ def test_batched_greedy_answers_equal_one_at_a_time_on_at_least_95_percent(tmp_p
 def _tracebench_requests(tmp_path, n: int, max_tokens, users: int = 2, records: int = 220):
     """The ``n`` shortest-history TRACEBench prompts of a small build (seed 5), greedy, ``max_tokens`` cycled."""
     from pfc.data.build import build_tracebench
-    from pfc.run.prompts.tracebench import build
+    from pfc.benchmarks.tracebench.prompts import build
     from pfc.schema import load_examples, load_tools
     build_tracebench(tmp_path, users=users, seed=5, records=records, progress=False)
     tools = {t.key: t for t in load_tools(tmp_path / "tools.json")}

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from pfc.benchmarks.ptbench_official import score_sample
+from pfc.benchmarks.ptbench.official import score_sample
 from pfc.eval.parsing import parse
 
 _EVENTS = []

@@ -13,7 +13,7 @@ from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ModelOutput, ModelUsage, get_model  # noqa: E402
 from inspect_ai.tool import ToolCall  # noqa: E402
 
-from pfc import paths  # noqa: E402
+from pfc import benchmarks, paths  # noqa: E402
 from pfc.eval.parsing import parse  # noqa: E402
 from pfc.integrations import inspect_tasks  # noqa: E402
 from pfc.run.config import RunConfig  # noqa: E402
@@ -21,8 +21,7 @@ from pfc.run.runner import execute  # noqa: E402
 
 pytestmark = pytest.mark.slow  # several baseline runs and inspect evals
 
-TASKS = {"tracebench": inspect_tasks.tracebench, "ptbench": inspect_tasks.ptbench,
-         "toolspectrum": inspect_tasks.toolspectrum}
+TASKS = {a.name: getattr(a.part("inspect_task"), a.name) for a in benchmarks.adapters() if a.has("inspect_task")}
 
 
 def pfc_score(benchmark, examples, predictions, out) -> dict:
@@ -88,7 +87,7 @@ def test_tracebench_task_scores_the_baselines_outputs_as_pfc_score_does(traceben
 def test_tracebench_tools_are_offered_as_inspect_tools_and_calls_are_read_never_run(tracebench, tmp_path):
     seen = []
     log, _ = evaluate("tracebench", tracebench / "tb", tracebench / "run" / "predictions.jsonl", tmp_path, seen)
-    specs = {s.id: [t["function"]["name"] for t in s.metadata["tools"]] for s in inspect_tasks.tracebench(
+    specs = {s.id: [t["function"]["name"] for t in s.metadata["tools"]] for s in TASKS["tracebench"](
         examples=str(tracebench / "tb")).dataset}
     assert sorted(map(sorted, seen)) == sorted(map(sorted, specs.values()))  # each sample's own candidate tools
     assert all(s.output.message.tool_calls for s in log.samples)
@@ -122,4 +121,4 @@ def test_toolspectrum_task_scores_the_baselines_outputs_as_pfc_score_does(releas
 def test_hierarchical_prompting_is_refused_in_one_line(tracebench):
     from pfc.errors import UserError
     with pytest.raises(UserError, match="hierarchical.*pfc run"):
-        inspect_tasks.tracebench(examples=str(tracebench / "tb"), strategy="hierarchical")
+        TASKS["tracebench"](examples=str(tracebench / "tb"), strategy="hierarchical")

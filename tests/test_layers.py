@@ -6,8 +6,10 @@ backends, prompts, the runner) → ``train`` (SFT records, LoRA) → ``sweep`` (
 real-model run plans, each step one ``RunConfig``) → ``report``. A module in a
 stage imports only its own stage and lower ones; the modules below the stages (``pfc/*.py`` other than
 the command line on top: ``cli`` and its command groups ``cli_*``; and ``pfc/io``) import no stage at all. Every ``import`` statement counts, lazy ones
-inside functions included. Beside the path, checked too: ``benchmarks/`` (the adapters) import only
-``eval`` and the foundation (they name run-stage modules by dotted name), and any module may import them;
+inside functions included. Beside the path, checked too: ``benchmarks/`` (one package per benchmark) imports only
+``eval`` and the foundation, except a package's parts, each checked as the stage of its job
+(``pfc.benchmarks.adapter.PARTS``: ``prompts`` as ``run``, ``section`` as ``report``, …), and a stage imports no
+part of a higher stage's job; any module may import the adapters;
 ``integrations/`` (inspect_ai, HF datasets) may import every stage below ``report``, and only the
 command line imports them. No two modules import each other, directly or around a loop.
 """
@@ -17,6 +19,8 @@ import ast
 from pathlib import Path
 
 import pytest
+
+from pfc.benchmarks.adapter import PARTS
 
 LIB = Path(__file__).resolve().parents[1] / "lib" / "pfc"
 STAGES = ("eval", "data", "models", "run", "train", "sweep", "plans", "report")   # lowest first
@@ -71,18 +75,60 @@ def test_modules_below_the_stages_import_no_stage():
     assert bad == {}
 
 
+def part_stage(f: Path) -> str | None:
+    """The job's stage of a benchmark package's part (``benchmarks/<name>/<job>.py``), else None."""
+    rel = f.relative_to(LIB).parts
+    return PARTS.get(f.stem) if len(rel) == 3 and rel[0] == "benchmarks" else None
+
+
+def allowed(folder: str, f: Path) -> set[str]:
+    stage = part_stage(f) if folder == "benchmarks" else None
+    if stage is None:
+        return BESIDE[folder]
+    return BESIDE["integrations"] if stage == "integrations" else set(STAGES[:STAGES.index(stage) + 1])
+
+
 @pytest.mark.parametrize("folder", sorted(BESIDE))
 def test_adapter_folders_import_only_what_they_may(folder):
     bad = {str(f.relative_to(LIB)): sorted(v) for f in sorted((LIB / folder).rglob("*.py"))
            if (v := {p for p in imported_pfc_packages(f.read_text(encoding="utf-8"))
-                     if p in STAGES and p not in BESIDE[folder]})}
+                     if p in STAGES and p not in allowed(folder, f)})}
+    assert bad == {}
+
+
+def test_a_benchmark_part_is_checked_as_its_jobs_stage():
+    assert part_stage(LIB / "benchmarks" / "ptbench" / "prompts.py") == "run"
+    assert allowed("benchmarks", LIB / "benchmarks" / "ptbench" / "section.py") == set(STAGES)
+    assert allowed("benchmarks", LIB / "benchmarks" / "ptbench" / "official.py") == {"eval"}
+
+
+def imported_parts(source: str) -> set[str]:
+    """The jobs of the benchmark package parts (``pfc.benchmarks.<name>.<job>``) that ``source`` imports."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pfc.benchmarks."):
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        found |= {n.split(".")[3] for n in names if n.startswith("pfc.benchmarks.") and n.count(".") >= 3
+                  and n.split(".")[3] in PARTS}
+    return found
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_no_stage_imports_a_benchmark_part_of_a_higher_stage(stage):
+    ok = set(STAGES[:STAGES.index(stage) + 1])
+    bad = {str(f.relative_to(LIB)): sorted(j) for f in sorted((LIB / stage).rglob("*.py"))
+           if (j := {p for p in imported_parts(f.read_text(encoding="utf-8")) if PARTS[p] not in ok})}
     assert bad == {}
 
 
 def test_only_the_command_line_imports_the_integrations():
     bad = sorted(str(f.relative_to(LIB)) for f in LIB.rglob("*.py")
                  if "integrations" not in f.relative_to(LIB).parts[:1]
-                 and str(f.relative_to(LIB)) not in CALLS_INTEGRATIONS
+                 and str(f.relative_to(LIB)) not in CALLS_INTEGRATIONS and part_stage(f) != "integrations"
                  and "integrations" in imported_pfc_packages(f.read_text(encoding="utf-8")))
     assert bad == []
 
@@ -168,3 +214,12 @@ def test_modules_needing_the_model_stack_at_import_are_the_ones_the_fast_tier_sk
                                                    for n in ([a.name for a in node.names] if isinstance(node, ast.Import)
                                                              else [node.module or ""])})
     assert heavy == sorted(skipped)
+
+
+def test_report_modules_start_no_run_but_the_pipelines_own_steps():
+    """A report reads run directories; the notebooks' demo runs are ``pfc.plans.demo``'s (issue 62). The pipeline's
+    steps (``pipeline_step``: the baselines' runs of ``make reproduce``) are the one orchestration left here."""
+    def runs(f: Path) -> bool:
+        return any(isinstance(n, ast.ImportFrom) and n.module == "pfc.run.runner"
+                   for n in ast.walk(ast.parse(f.read_text(encoding="utf-8"))))
+    assert sorted(f.name for f in (LIB / "report").rglob("*.py") if runs(f)) == ["pipeline_step.py"]

@@ -8,8 +8,8 @@ from pfc.benchmarks import toolspectrum as ts
 from pfc.data.ptool.build import synthesize, write
 from pfc.errors import UserError
 from pfc.benchmarks.ptbench import load_official
-from pfc.run.prompts import ptbench as pp
-from pfc.run.prompts.toolspectrum import ToolSpectrumPrompter
+from pfc.benchmarks.ptbench import prompts as pp
+from pfc.benchmarks.toolspectrum.prompts import ToolSpectrumPrompter
 from pfc.run.config import RunConfig
 from pfc.run.runner import execute
 

@@ -88,7 +88,7 @@ def _calls(output):
 @pytest.mark.model
 def test_hf_backend_greedy_output_is_a_deterministic_tool_call(tiny_model, tiny_tracebench):
     from pfc.schema import load_examples
-    from pfc.run.prompts.tracebench import build
+    from pfc.benchmarks.tracebench.prompts import build
     from pfc.schema import load_tools
     ex = load_examples(tiny_tracebench / "examples.jsonl")[0]
     tools = {t.key: t for t in load_tools(tiny_tracebench / "tools.json")}

@@ -61,7 +61,7 @@ def test_evidence_dose_notebook_draws_given_runs_and_names_a_real_run_not_commit
     from pfc.data.counterfactual import sample, write
     from pfc.run.config import RunConfig
     from pfc.run.runner import execute
-    exs, tools = benchmarks.get("tracebench").load(tiny_tracebench, None)
+    exs, tools = benchmarks.get("tracebench").scoring.load(tiny_tracebench, None)
     sets, runs = {}, {}
     for kind, n in (("dose:0,2,8", 4), ("contradict-stated", 6)):
         variants, skipped = sample(exs, kind, n, seed=0)

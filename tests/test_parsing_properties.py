@@ -4,7 +4,7 @@ import keyword
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pfc.benchmarks.ptbench_official import OfficialFormatError, official_parse, score_sample
+from pfc.benchmarks.ptbench.official import OfficialFormatError, official_parse, score_sample
 from pfc.eval.matching import same_app
 from pfc.eval.parsing import parse
 from pfc.render import render

@@ -169,7 +169,7 @@ def test_backend_runs_ptbench_on_the_official_data_when_pfc_ptbench_dir_is_set(t
     from pfc import paths
     checkout = _ptbench_checkout(tmp_path / "PTBench")
     monkeypatch.setenv("PFC_PTBENCH_DIR", str(checkout))
-    pt = _own_runs(pipeline.plan("openai", "m", real_model="none", toolspectrum=False))["ptbench"]
+    pt = _own_runs(pipeline.plan("openai", "m", real_model="none", leave_out=("toolspectrum",)))["ptbench"]
     assert pt.params["run_id"] == "pt-official-openai-m"
     assert pt.params["examples"] == paths.relative(checkout)
     assert pt.inputs == [checkout / "test_untrained_user" / "data.json", checkout / "test_trained_user" / "data.json"]

@@ -109,7 +109,7 @@ def test_kernel_env_stays_set_until_the_last_overlapping_block_closes(monkeypatc
 
 
 def test_the_real_models_sample_run_runs_in_the_background_and_the_walkthrough_waits_for_it(tmp_path):
-    steps = pipeline.plan(real_model=str(tmp_path / "m"), toolspectrum=False, ptbench=False)
+    steps = pipeline.plan(real_model=str(tmp_path / "m"), leave_out=("toolspectrum", "ptbench"))
     run = next(s for s in steps if s.name.startswith("run real model"))
     assert run.background == pipeline.paths.RUNS / run.params["run_id"]
     assert [s.name for s in steps if s.background] == [run.name]

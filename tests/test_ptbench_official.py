@@ -9,7 +9,7 @@ import pytest
 
 from golden_cases import load_golden
 from pfc import paths
-from pfc.benchmarks.ptbench_official import OfficialFormatError, official_include, official_parse
+from pfc.benchmarks.ptbench.official import OfficialFormatError, official_include, official_parse
 from pfc.eval.scoring import score_files
 
 DIR = paths.GOLDEN / "ptbench_official"

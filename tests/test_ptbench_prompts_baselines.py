@@ -6,7 +6,7 @@ import pytest
 
 from pfc.errors import UserError
 from pfc.benchmarks.ptbench import load_official
-from pfc.run.prompts import ptbench as pp
+from pfc.benchmarks.ptbench import prompts as pp
 from pfc.data.ptool.build import synthesize, write
 from pfc.run.config import RunConfig
 from pfc.run.runner import execute

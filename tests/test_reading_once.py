@@ -54,7 +54,7 @@ def test_runs_inside_the_block_hash_an_unchanged_build_once(tiny_tracebench, tmp
     from pfc.run.config import RunConfig
     from pfc.run.runner import execute
     # the independent route: the build's hash computed directly, outside any block
-    want = identity.content_hash(*benchmarks.get("tracebench").load(tiny_tracebench, None))
+    want = identity.content_hash(*benchmarks.get("tracebench").scoring.load(tiny_tracebench, None))
     calls = []
     real = identity.content_hash
     monkeypatch.setattr(identity, "content_hash", lambda *a: calls.append(1) or real(*a))

@@ -62,7 +62,7 @@ def test_prefix_reuse_gives_the_same_greedy_text_as_a_fresh_prefill(tiny_tracebe
     # trap: a cache cropped to the wrong length (or not cropped after decoding) shifts positions
     _require(SMOL)
     ex = load_examples(tiny_tracebench / "examples.jsonl")[:2]
-    from pfc.run.prompts.tracebench import build
+    from pfc.benchmarks.tracebench.prompts import build
     from pfc.schema import load_tools
     tools = {t.key: t for t in load_tools(tiny_tracebench / "tools.json")}
     reqs = [Request(build(e, tools, history="last_k", k=8)[0].messages, None,

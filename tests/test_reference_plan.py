@@ -12,11 +12,11 @@ from pfc.plans import reference as R
 
 
 def _ids(bench, path):
-    return {e.id for e in benchmarks.get(bench).load(path, None)[0]}
+    return {e.id for e in benchmarks.get(bench).scoring.load(path, None)[0]}
 
 
 def test_tracebench_sample_holds_at_most_its_quota_per_vagueness_and_history_bin(tiny_tracebench):
-    exs, _ = benchmarks.get("tracebench").load(tiny_tracebench, None)
+    exs, _ = benchmarks.get("tracebench").scoring.load(tiny_tracebench, None)
     by_id = {e.id: e for e in exs}
     ids = R.tracebench_ids(exs, per_cell=2)
     cells = Counter((by_id[i].meta["vagueness"], history_bin(int(by_id[i].meta["history_length"]))) for i in ids)
@@ -75,7 +75,7 @@ def test_dose_run_holds_every_k_of_the_same_requests_one_per_anchor(tiny_tracebe
     """The dose entry: the sampled requests (at most DOSE_ANCHORS, one per anchor) at every K, in the same variant
     set make reproduce builds; the same ids on a second plan (seeded by strings)."""
     from pfc.data.counterfactual_dose import DOSES
-    exs, _ = benchmarks.get("tracebench").load(tiny_tracebench, None)
+    exs, _ = benchmarks.get("tracebench").scoring.load(tiny_tracebench, None)
     anchor = {e.id: e.meta["anchor_id"] for e in exs}
     run = _plan(tiny_tracebench, golden / "ptbench_official")[R.DOSE_RUN].config
     originals = {i.split("~")[0] for i in run.ids}
@@ -97,7 +97,7 @@ def test_dose_build_writes_exactly_the_planned_variants(tiny_tracebench, golden,
 
 
 def test_contradict_stated_runs_pair_variants_with_their_originals(tiny_tracebench, golden):
-    exs, _ = benchmarks.get("tracebench").load(tiny_tracebench, None)
+    exs, _ = benchmarks.get("tracebench").scoring.load(tiny_tracebench, None)
     runs = _plan(tiny_tracebench, golden / "ptbench_official")
     var, orig = runs[R.STATED_RUN].config, runs[R.STATED_ORIGINALS_RUN].config
     assert var.ids and all(i.endswith("~contradict-stated-8") for i in var.ids)
@@ -116,7 +116,7 @@ def test_evidence_runs_on_the_default_build_have_100_dose_requests_and_200_overr
     from pfc.run.config import RunConfig
     tb = tmp_path / "tracebench"
     build_tracebench(tb, progress=False)
-    exs, _ = benchmarks.get("tracebench").load(tb, None)
+    exs, _ = benchmarks.get("tracebench").scoring.load(tb, None)
     like = RunConfig("tracebench", tb, "hf", tmp_path / "out" / "tracebench-last_k", history="last_k", k=10)
     runs = {r.name: r.config for r in R.evidence_runs(tb, exs, like)}
     assert len(runs[R.DOSE_RUN].ids) == 600 and len(runs[R.STATED_RUN].ids) == 200

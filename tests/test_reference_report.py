@@ -114,14 +114,14 @@ def test_figures_draw_a_models_reference_run_instead_of_its_other_runs(oracle_ru
 def test_pipeline_plan_has_no_reference_step_without_committed_runs(monkeypatch, tmp_path):
     from pfc.report import pipeline
     monkeypatch.setattr(reference, "ROOT", tmp_path)
-    names = [s.name for s in pipeline.plan(real_model="none", toolspectrum=False, ptbench=False)]
+    names = [s.name for s in pipeline.plan(real_model="none", leave_out=("toolspectrum", "ptbench"))]
     assert not any(n.startswith("reference runs") for n in names)
 
 
 def test_pipeline_plan_passes_a_committed_reference_run_to_the_tables(monkeypatch, oracle_run):
     from pfc.report import pipeline
     monkeypatch.setattr(reference, "ROOT", oracle_run.parent)
-    steps = pipeline.plan(real_model="none", toolspectrum=False, ptbench=False)
+    steps = pipeline.plan(real_model="none", leave_out=("toolspectrum", "ptbench"))
     assert any(s.name == "reference runs: metrics.json, paired comparisons (1 run)" for s in steps)
     for name in ("evaluate", "error taxonomy", "figures"):
         step = next(s for s in steps if s.name == name)

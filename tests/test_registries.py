@@ -25,13 +25,31 @@ def test_every_registered_builtin_backend_is_built_by_its_name():
 def test_every_adapter_strategy_is_a_registered_strategy_its_prompt_module_can_build():
     for name in benchmarks.NAMES:
         adapter, prompts = benchmarks.get(name), prompt_module(name)
-        assert set(adapter.strategies) <= set(strategies.STRATEGIES), name
+        assert set(adapter.running.strategies) <= set(strategies.STRATEGIES), name
         assert callable(prompts.request) and callable(prompts.template_identity), name
-        if "hierarchical" in adapter.strategies:
+        if "hierarchical" in adapter.running.strategies:
             assert callable(prompts.domain_request), name
 
 
 def test_default_data_is_the_built_benchmark_or_the_toolspectrum_release():
-    assert benchmarks.get("tracebench").default_data() == paths.BENCHMARKS / "tracebench"
-    assert benchmarks.get("ptbench").default_data() == paths.BENCHMARKS / "ptbench"
-    assert benchmarks.get("toolspectrum").default_data() == paths.toolspectrum_dir()
+    assert benchmarks.get("tracebench").data_dir() == paths.BENCHMARKS / "tracebench"
+    assert benchmarks.get("ptbench").data_dir() == paths.BENCHMARKS / "ptbench"
+    assert benchmarks.get("toolspectrum").data_dir() == paths.toolspectrum_dir()
+
+
+def test_each_package_part_has_the_shape_its_protocol_names():
+    from pfc.benchmarks.adapter import Builder, PromptModule, ReportSection
+    for a in benchmarks.adapters():
+        assert isinstance(a.prompts(), PromptModule), a.name
+        assert a.section() is None or isinstance(a.section(), ReportSection), a.name
+        assert a.builder() is None or callable(a.builder().command), a.name
+        if a.building.params:  # a sweep may build it: the builder takes the spec's parameters
+            assert isinstance(a.builder(), Builder), a.name
+    assert benchmarks.get("toolspectrum").builder() is None  # the release is read in place, never built
+
+
+def test_an_unknown_part_is_refused_and_a_missing_one_is_none():
+    a = benchmarks.get("toolspectrum")
+    assert a.part("baselines") is None and a.has("baselines") is False
+    with pytest.raises(ValueError, match="unknown part 'tables'"):
+        a.part("tables")

@@ -90,8 +90,8 @@ def test_ptbench_runs_get_table1_the_split_tables_and_the_error_pies(tmp_path):
     from pfc import benchmarks, paths
     fixture = paths.GOLDEN / "ptbench_official"
     adapter = benchmarks.get("ptbench")
-    examples, _ = adapter.load(fixture, None)
-    outputs = adapter.load_predictions(fixture, examples)  # the fixture's synthetic outputs, by split
+    examples, _ = adapter.scoring.load(fixture, None)
+    outputs = adapter.scoring.load_predictions(fixture, examples)  # the fixture's synthetic outputs, by split
     run_dir = tmp_path / "pt"
     run_dir.mkdir()
     (run_dir / "predictions.jsonl").write_text("".join(json.dumps({"id": e.id, "output": outputs.get(e.id)}) + "\n"
@@ -112,7 +112,7 @@ def test_ptbench_runs_get_table1_the_split_tables_and_the_error_pies(tmp_path):
 
 def test_toolspectrum_report_shows_both_scoring_modes_side_by_side(release, tmp_path):
     from pfc.benchmarks import toolspectrum as ts
-    from pfc.report.toolspectrum_report import reference_runs
+    from pfc.benchmarks.toolspectrum.views import reference_runs
     from pfc.report.runs import write_report
     data = release / "data" / "dataset_persona_environment.json"
     examples, _ = ts.load(data)

@@ -58,7 +58,7 @@ def test_builtin_backend_version_is_a_hash_of_their_code():
     from pfc.run.backends import get
     h = hashlib.sha256()  # independent route: the baselines' source files' bytes, in order
     for part in (("run", "backends", "builtin.py"), ("run", "backends", "query_values.py"),
-                 ("run", "backends", "ptbench_baselines.py"), ("render.py",)):
+                 ("benchmarks", "ptbench", "baselines.py"), ("render.py",)):
         h.update(paths.LIB.joinpath("pfc", *part).read_bytes())
     assert get("history-prior").version == h.hexdigest()[:16] == get("oracle").version
 
@@ -104,7 +104,7 @@ def test_shapes_of_the_three_benchmarks_and_of_predictions(tiny_tracebench, rele
 def test_tracebench_template_identity_changes_with_what_the_prompt_says(monkeypatch, part):
     """The identity hashes what our TRACEBench wording renders (the instructions, the history record form,
     the tool names), not the module's source: a changed word is a new run, moved code is not."""
-    from pfc.run.prompts import tracebench
+    from pfc.benchmarks.tracebench import prompts as tracebench
     before = tracebench.template_identity()
     original = getattr(tracebench, part)
     monkeypatch.setattr(tracebench, part, original + " " if part == "SYSTEM" else lambda *a: original(*a) + "!")
@@ -126,7 +126,7 @@ def test_rerunning_a_finished_run_leaves_its_config_and_usage_untouched(tiny_tra
 def test_ptbench_template_identity_changes_with_what_the_prompt_says(monkeypatch, part):
     """Our PTBench wording is hashed by what it renders under every variant and layout: the prefix layout's
     text and the variants' profile handling count, not only the paper layout's template."""
-    from pfc.run.prompts import ptbench
+    from pfc.benchmarks.ptbench import prompts as ptbench
     monkeypatch.delenv("PFC_PTBENCH_DIR", raising=False)
     before = ptbench.template_identity()
     original = getattr(ptbench, part)
@@ -139,7 +139,7 @@ def test_ptbench_template_identity_changes_with_what_the_prompt_says(monkeypatch
 def test_toolspectrum_template_identity_changes_with_what_our_code_renders(monkeypatch, part):
     """Besides the release's files, the identity covers what our code adds or rearranges: the CoT note, the
     prefix layout's section order and the JSON form of persona, environment and toolset."""
-    from pfc.run.prompts import toolspectrum
+    from pfc.benchmarks.toolspectrum import prompts as toolspectrum
     before = toolspectrum.template_identity()
     original = getattr(toolspectrum, part)
     monkeypatch.setattr(toolspectrum, part, original + " " if isinstance(original, str) else

@@ -133,7 +133,7 @@ def test_oracle_runs_on_ptbench_official_data_in_its_own_format(tmp_path):
 
 
 def test_few_shot_prompts_use_other_anchors_only(tiny_tracebench):
-    from pfc.run.prompts.tracebench import build
+    from pfc.benchmarks.tracebench.prompts import build
     from pfc.schema import load_tools
     examples = load_examples(tiny_tracebench / "examples.jsonl")
     tools = {t.key: t for t in load_tools(tiny_tracebench / "tools.json")}
@@ -186,7 +186,7 @@ def test_hierarchical_run_asks_the_domain_then_shows_only_its_tools(tiny_tracebe
 
 def test_ptbench_few_shot_never_shows_the_sample(tmp_path):
     from pfc.benchmarks.ptbench import load_official
-    from pfc.run.prompts.ptbench import build
+    from pfc.benchmarks.ptbench.prompts import build
     examples = load_official(paths.GOLDEN / "ptbench_official" / "test_trained_user" / "data.json")
     p = build(examples[0], "few_shot", examples, seed=0)
     demos = [m["content"] for m in p.messages[1:-1] if m["role"] == "user"]

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from golden_cases import load_golden
-from pfc.benchmarks import ptbench_official as official
+from pfc.benchmarks.ptbench import official as official
 from pfc.benchmarks.ptbench import load_official
 from pfc.schema import Example, Tool
 from pfc.eval.scoring import score

@@ -6,7 +6,7 @@ import pytest
 from pfc.errors import UserError
 from pfc import paths
 from pfc.benchmarks import toolspectrum as ts
-from pfc.report.toolspectrum_report import reference_runs
+from pfc.benchmarks.toolspectrum.views import reference_runs
 from pfc.schema import Example, Tool
 from pfc.eval.scoring import score
 

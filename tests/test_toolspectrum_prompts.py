@@ -5,7 +5,7 @@ import pytest
 
 from pfc.benchmarks import toolspectrum as ts
 from pfc.run.prompts import STRATEGIES
-from pfc.run.prompts.toolspectrum import FILES, ToolSpectrumPrompter
+from pfc.benchmarks.toolspectrum.prompts import FILES, ToolSpectrumPrompter
 
 SUBSET_FILE = {"profile": "dataset_persona", "environment": "dataset_environment", "both": "dataset_persona_environment"}
 

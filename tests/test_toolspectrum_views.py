@@ -8,7 +8,7 @@ import json
 import pytest
 
 from pfc.benchmarks import toolspectrum as ts
-from pfc.report import toolspectrum_report as R
+from pfc.benchmarks.toolspectrum import views as R
 from pfc.render import render_json
 from pfc.schema import Call
 from pfc.eval.scoring import score

@@ -15,7 +15,7 @@ import json
 import pytest
 
 from pfc.errors import UserError
-from pfc.benchmarks.ptbench_official import OfficialFormatError, official_parse
+from pfc.benchmarks.ptbench.official import OfficialFormatError, official_parse
 from pfc.data.ptool.build import synthesize
 from pfc.train.sft import answer_text
 from pfc.models import registry

@@ -2,22 +2,20 @@
 
 ``simulate`` writes seeded raw phone logs (:mod:`pfc.data.simulate`), ``preprocess`` anonymizes,
 validates and standardizes raw logs (:mod:`pfc.data.preprocess`), and ``build <benchmark>`` builds a
-benchmark end to end through the ``builder`` its adapter names (:func:`builders`): TRACEBench from
-simulated or given logs (:func:`build_tracebench`), PTBench by PTool synthesis (:func:`build_ptbench`),
-with an LLM for screening, role-play or agents when ``--llm-backend`` is given. This module defines the
-commands' arguments and hands the parsed values to those functions; it builds nothing itself, and
-``pfc.cli`` assembles and dispatches the command line.
+benchmark end to end through its package's ``build`` module (:func:`builders`; TRACEBench from simulated or
+given logs, PTBench by PTool synthesis), with an LLM for screening, role-play or agents when
+``--llm-backend`` is given. This module defines the commands' arguments and hands the parsed values to those
+modules; it builds nothing itself, and ``pfc.cli`` assembles and dispatches the command line.
 
-    >>> all(":" in where for where in builders().values())  # "module:function" each
-    True
+    >>> builders()[:2]
+    ['tracebench', 'ptbench']
 """
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 
-from pfc.errors import UserError, existing, nonneg_int, out_dir, positive_int
+from pfc.errors import existing, nonneg_int, out_dir, positive_int
 
 
 def _simulate_cmd(args) -> int:
@@ -35,55 +33,15 @@ def _preprocess_cmd(args) -> int:
     return 0
 
 
-def _llm_chat(args):
-    """``chat(messages) -> text`` through ``--llm-backend`` (LLM screening / role-play / agents), or None."""
-    if not args.llm_backend:
-        return None
-    from pfc.run.backends import chat_function, get
-    return chat_function(get(args.llm_backend, args.llm_model or ""))
-
-
-def build_ptbench(args) -> int:
-    """``pfc build ptbench``: PTool synthesis (pfc.data.ptool); LLM agents when --llm-backend is given."""
-    from pfc.data.ptool.build import synthesize, write
-    try:
-        ks = tuple(int(x) for x in args.ks.split(","))
-    except ValueError:
-        ks = ()
-    if len(ks) != 3 or min(ks) < 1:
-        raise UserError(f"--ks needs three positive integers k0,k1,k2 (N = k0*k1*k2 users), got {args.ks!r}")
-    out = out_dir(args.out)
-    result = synthesize(seed=args.seed, ks=ks, per_user=args.per_user, chat=_llm_chat(args),
-                        llm_verify=args.llm_screen, expand_tools=args.llm_tools, held_out=args.held_out,
-                        version=args.synthesis)
-    st = write(result, out)
-    from pfc.train.sft import write_train
-    write_train(out)
-    print(json.dumps({k: v["queries"] for k, v in st["table5"].items()}))
-    return 0
-
-
-def build_tracebench(args) -> int:
-    """``pfc build tracebench``: simulated (or given) logs -> anchors -> queries (pfc.data.build)."""
-    from pfc.data.build import build_tracebench as build
-    chat = _llm_chat(args)
-    st = build(out_dir(args.out), raw_dir=args.raw and existing(args.raw, "--raw"), users=args.users,
-               seed=args.seed, records=args.records, queries=args.queries, workers=args.workers,
-               review_sheet=args.review_sheet and existing(args.review_sheet, "--review-sheet"),
-               chat=chat if args.llm_queries else None, judge=chat if args.llm_screen else None)
-    print(json.dumps(st["table2"]))
-    return 0
-
-
-def builders() -> dict[str, str]:
-    """``{benchmark: "module:function"}`` of the benchmarks pfc builds itself (each adapter's ``builder``)."""
+def builders() -> list[str]:
+    """The benchmarks pfc can build: those whose package has a ``build`` module (``pfc.benchmarks.adapter.Builder``)."""
     from pfc import benchmarks
-    return {a.name: a.builder for a in benchmarks.adapters() if a.builder}
+    return [a.name for a in benchmarks.adapters() if a.has("build")]
 
 
 def _build_cmd(args) -> int:
-    module, _, fn = builders()[args.benchmark].partition(":")
-    return getattr(importlib.import_module(module), fn)(args)
+    from pfc import benchmarks
+    return benchmarks.get(args.benchmark).builder().command(args)
 
 
 def add_commands(sub) -> None:
@@ -104,9 +62,9 @@ def add_commands(sub) -> None:
 
 
 def _add_build(sub) -> None:
-    """``pfc build``: the benchmarks whose adapter names a builder."""
+    """``pfc build``: the benchmarks whose package has a builder."""
     b = sub.add_parser("build", help="build a benchmark end to end")
-    b.add_argument("benchmark", choices=list(builders()))
+    b.add_argument("benchmark", choices=builders())
     b.add_argument("--raw", help="raw logs directory (default: simulate)")
     b.add_argument("--users", type=positive_int, default=10)
     b.add_argument("--seed", type=int, default=0)

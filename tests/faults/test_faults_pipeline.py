@@ -23,7 +23,7 @@ def test_a_second_reproduce_in_one_checkout_is_refused_naming_the_first(tmp_path
     (tmp_path / "reports").mkdir()
     (tmp_path / "reports" / "pipeline.json").write_text('{"build": "k"}\n')
     with writer_lock(tmp_path / "reports", "checkout's pipeline", "make reproduce", name=PIPELINE_LOCK):
-        p = pipeline(tmp_path, "--real-model", "none", "--no-toolspectrum")
+        p = pipeline(tmp_path, "--real-model", "none", "--leave-out", "toolspectrum")
     line = last_line(p, 2)
     assert line.startswith(f"reproduce: {tmp_path}/reports: another writer holds this checkout's pipeline "
                            f"(pid {os.getpid()} on ")

@@ -14,7 +14,7 @@ def _one_run(monkeypatch, tmp_path):
     tb = paths.BENCHMARKS / "tracebench"
     tb.mkdir(parents=True, exist_ok=True)
     (tb / "examples.jsonl").touch()
-    monkeypatch.setattr("pfc.plans.real_models.ptbench_data", lambda seed: tmp_path / "pt")
+    monkeypatch.setattr("pfc.benchmarks.ptbench.plans.data", lambda seed: tmp_path / "pt")
     monkeypatch.setattr(reference, "plan", lambda *a, **k: [Planned("tracebench-last_k", RunConfig(
         "tracebench", tb, "hf", tmp_path / "out", history="last_k", k=10))])
 
@@ -39,7 +39,7 @@ def test_a_data_build_the_plan_refuses_is_one_line_and_2(monkeypatch, tmp_path, 
         raise UserError("a PTBench build of another synthesis", file="data/benchmarks/ptbench/stats.json",
                         field="synthesis")
 
-    monkeypatch.setattr("pfc.plans.real_models.ptbench_data", other_synthesis)
+    monkeypatch.setattr("pfc.benchmarks.ptbench.plans.data", other_synthesis)
     assert reference.main([]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: data/benchmarks/ptbench/stats.json") and "synthesis" in err[0]
@@ -55,13 +55,14 @@ def test_a_variant_set_without_its_manifest_is_rebuilt_not_used(monkeypatch, tmp
     variants.mkdir()
     (variants / "examples.jsonl").write_text("")             # left by a stop: no manifest
     built = []
-    monkeypatch.setattr("pfc.plans.real_models.ptbench_data", lambda seed: tmp_path / "pt")
+    monkeypatch.setattr("pfc.benchmarks.ptbench.plans.data", lambda seed: tmp_path / "pt")
     monkeypatch.setattr(reference, "plan", lambda *a, **k: [Planned(
         "counterfactual/tracebench-swap-user", RunConfig("tracebench", variants, "hf", tmp_path / "out", ids=(),
                                                          history="last_k", k=10),
         build=lambda: built.append(Path(variants)))])
     from types import SimpleNamespace
-    monkeypatch.setattr(reference.benchmarks, "get", lambda name: SimpleNamespace(load=lambda p, t: ([], None)))
+    no_examples = SimpleNamespace(scoring=SimpleNamespace(load=lambda p, t: ([], None)))
+    monkeypatch.setattr(reference.benchmarks, "get", lambda name: no_examples)
     monkeypatch.setattr("pfc.run.runner.execute", lambda *a, **kw: None)
     reference.main(["--only", "counterfactual/tracebench-swap-user"])
     assert built == [variants]

@@ -263,6 +263,6 @@ def _only_ours(folder: Path) -> bool:
 def build_variants(examples_path, out_dir, kind: str, seed: int = 0, benchmark: str = "tracebench") -> dict:
     """Load a benchmark, write its ``kind`` variants into ``out_dir`` (the pipeline's step); returns the manifest."""
     from pfc import benchmarks
-    examples, tools = benchmarks.get(benchmark).load(examples_path, None)
+    examples, tools = benchmarks.get(benchmark).scoring.load(examples_path, None)
     variants, skipped = perturb(examples, kind, seed)
     return write(out_dir, examples_path, benchmark, kind, seed, variants, skipped, tools, len(examples), examples)

@@ -15,7 +15,7 @@ def _perturb_cmd(args) -> int:
     cf.parse_kind(args.kind)  # a bad kind fails before any loading
     src = existing(args.examples, "--examples")
     not_input(out_dir(args.out), {"--examples": src, "--tools": args.tools})  # before any loading
-    examples, tools = benchmarks.get(args.benchmark).load(src, args.tools and existing(args.tools, "--tools"))
+    examples, tools = benchmarks.get(args.benchmark).scoring.load(src, args.tools and existing(args.tools, "--tools"))
     if not examples:
         raise UserError("no examples", file=str(src))
     other = sorted({e.benchmark for e in examples} - {args.benchmark})

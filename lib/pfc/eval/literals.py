@@ -5,7 +5,7 @@
 - :func:`to_value` (robust): literals, bare words as strings, ``true/false/null``, and
   literal arithmetic folded with bounds (``2*3`` -> 6). Anything else is an :class:`Unsafe`.
 - :func:`official_value`: the published PTBench evaluator's value rules, quirks included
-  (see ``pfc.benchmarks.ptbench_official``), except that where it would run code we refuse.
+  (see ``pfc.benchmarks.ptbench.official``), except that where it would run code we refuse.
 
 Bounds (``LIMITS``): nesting depth, integer size, sequence size made by ``*``/``+``.
 It does not find expressions in prose; ``pfc.eval.parsing`` does that.

@@ -10,7 +10,7 @@ Rules of :func:`values_equal` (prediction vs one gold value):
 - dicts: same keys (case-insensitive) with equal values; ``None`` equals only ``None``.
 
 :func:`value_matches` accepts any of a gold argument's acceptable values. The published
-PTBench evaluator's different rules are in ``pfc.benchmarks.ptbench_official``.
+PTBench evaluator's different rules are in ``pfc.benchmarks.ptbench.official``.
 
     >>> value_matches("  new   YORK ", ["Boston", "New York"])
     True

@@ -16,7 +16,7 @@ One entry point, :func:`parse`, for every style:
 
 ``<think>…</think>`` preambles are removed first. Input size, nesting depth and number
 sizes are bounded (``pfc.eval.literals.LIMITS``, ``MAX_INPUT_CHARS``, ``parse_base.MAX_EXPR_CHARS``).
-The published PTBench evaluator's own parsing rules live in ``pfc.benchmarks.ptbench_official``.
+The published PTBench evaluator's own parsing rules live in ``pfc.benchmarks.ptbench.official``.
 
 This module picks the readers and turns what they raise into a :class:`ParseResult`; the readers
 themselves are :mod:`pfc.eval.parse_bracket` (bracket style) and :mod:`pfc.eval.parse_json` (JSON and

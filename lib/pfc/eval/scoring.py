@@ -21,7 +21,7 @@ from pfc.errors import UserError
 from pfc.io import atomic
 from pfc.io.lock import writer_lock
 from pfc import benchmarks
-from pfc.benchmarks import ptbench_official as official
+from pfc.benchmarks.ptbench import official as official
 from pfc.eval.checker import exact_matching
 from pfc.eval.metrics import compute
 from pfc.eval.parsing import ParseResult, parse
@@ -94,8 +94,8 @@ def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
     keys are the same, ``ScoreReport.mode`` says which rules produced them.
     """
     if compat == "official":
-        if not benchmarks.get(benchmark).official_compat:
-            having = [n for n in benchmarks.NAMES if benchmarks.get(n).official_compat]
+        if not benchmarks.get(benchmark).scoring.official_compat:
+            having = [n for n in benchmarks.NAMES if benchmarks.get(n).scoring.official_compat]
             raise UserError(f"--compat official exists for {', '.join(having)} only")
         if strict:
             raise UserError("--strict and --compat official are different rule sets; choose one")
@@ -105,7 +105,7 @@ def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
     from tqdm import tqdm
     from pfc.progress import stream as progress_stream
     adapter = benchmarks.get(benchmark)
-    ctx = adapter.context(examples, tools or [])
+    ctx = adapter.scoring.context(examples, tools or [])
     rows, errs = [], []
     bar = tqdm(examples, desc=f"scoring {benchmark}", unit="ex", mininterval=0.5, file=progress_stream(),
                disable=True if len(examples) < 5000 else None)  # None: shown on a terminal only
@@ -115,9 +115,9 @@ def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
         errs += error_rows(ex.id, cmp, etype)
     df = pd.DataFrame(rows)
     metrics = headline(adapter, df)
-    for key in adapter.group_by:
+    for key in adapter.scoring.group_by:
         for value, part in df.groupby(key, dropna=True):
-            metrics.update(compute(adapter.metric_keys, part, prefix=f"{key}={value}/"))
+            metrics.update(compute(adapter.scoring.metric_keys, part, prefix=f"{key}={value}/"))
     return ScoreReport(metrics, df, pd.DataFrame(errs, columns=_ERROR_COLUMNS),
                        mode="strict" if strict else "robust")
 
@@ -133,17 +133,17 @@ def example_row(ex: Example, outputs: dict, benchmark: str, adapter, ctx, style:
     elif reason:
         result = ParseResult(False, [], reason)
     else:
-        result = parse(out, style or adapter.style)
+        result = parse(out, style or adapter.scoring.style)
     with exact_matching(strict):
-        row, cmp, etype = adapter.row(ex, result, ctx)
-    row = {"id": ex.id, **{k: _group_value(ex, k) for k in adapter.group_by},
+        row, cmp, etype = adapter.scoring.row(ex, result, ctx)
+    row = {"id": ex.id, **{k: _group_value(ex, k) for k in adapter.scoring.group_by},
            "error_type": etype or "", "valid": int(etype is None and cmp.overall), **row}
     return row, cmp, etype
 
 
 def headline(adapter, per_example: pd.DataFrame) -> dict:
     """The benchmark's headline metrics over per-example rows (:func:`example_row`)."""
-    return compute(adapter.metric_keys, per_example)
+    return compute(adapter.scoring.metric_keys, per_example)
 
 
 def check(example: Example, output, benchmark: str, tools=None, style: str | None = None):
@@ -153,8 +153,8 @@ def check(example: Example, output, benchmark: str, tools=None, style: str | Non
     per-argument results. A checker never raises on model output.
     """
     adapter = benchmarks.get(benchmark)
-    result = parse(output, style or adapter.style)
-    row, cmp, etype = adapter.row(example, result, adapter.context([example], tools or []))
+    result = parse(output, style or adapter.scoring.style)
+    row, cmp, etype = adapter.scoring.row(example, result, adapter.scoring.context([example], tools or []))
     details = {**row, "parse_error": result.error,
                "arguments": [{"function": a.function, "argument": a.argument, "status": a.status,
                               "source": a.role.source if a.role else None} for a in cmp.args]}
@@ -162,7 +162,7 @@ def check(example: Example, output, benchmark: str, tools=None, style: str | Non
 
 
 def _score_official(examples: list[Example], outputs: dict) -> ScoreReport:
-    """The published PTBench evaluator's numbers (see ``pfc.benchmarks.ptbench_official``)."""
+    """The published PTBench evaluator's numbers (see ``pfc.benchmarks.ptbench.official``)."""
     rows, by_split = [], {}
     for ex in examples:
         answer = ex.meta.get("official_answer")
@@ -224,24 +224,24 @@ def _score_files(benchmark, examples_path, predictions_path, tools_path, style, 
     adapter = benchmarks.get(benchmark)
     check_examples(benchmark, examples_path)
     check_predictions(predictions_path)
-    if compat == "official" and adapter.official_compat:  # compat reads the raw answers only
-        examples, tools = adapter.load(examples_path, tools_path, gold=False)
+    if compat == "official" and adapter.scoring.official_compat:  # compat reads the raw answers only
+        examples, tools = adapter.scoring.load(examples_path, tools_path, gold=False)
     else:
-        examples, tools = adapter.load(examples_path, tools_path)
+        examples, tools = adapter.scoring.load(examples_path, tools_path)
     if not examples:
         raise SchemaError("no examples", file=str(examples_path))
     kinds = sorted({e.benchmark for e in examples})
     if kinds != [benchmark]:
         raise SchemaError(f"holds {'/'.join(kinds)} examples, not {benchmark} (check --benchmark)",
                           file=str(examples_path), field="benchmark")
-    outputs = adapter.load_predictions(predictions_path, examples)
+    outputs = adapter.scoring.load_predictions(predictions_path, examples)
     coverage = cov.coverage([e.id for e in examples], outputs)
     cov.check(coverage, predictions_path, strict)
     report = score(examples, outputs, benchmark, tools, style, compat, strict)
     report.coverage = coverage
     report.provenance = {
         "benchmark": benchmark,
-        "options": {"compat": compat or "robust", "strict": strict, "style": style or adapter.style},
+        "options": {"compat": compat or "robust", "strict": strict, "style": style or adapter.scoring.style},
         "inputs": {"examples": prov.file_record(examples_path), "predictions": prov.file_record(predictions_path),
                    "tools": prov.file_record(tools_path)},
         "pfc_version": prov.versions(("pfc",)).get("pfc"), "git_commit": prov.git_commit(),

@@ -52,7 +52,7 @@ def exact_template(output, benchmark: str) -> str | None:
     """None when ``output`` is exactly the benchmark's template; else ``"format:not_exact_template: why"``
     (the template is the adapter's ``strict_template``: one of the functions below)."""
     from pfc import benchmarks
-    return benchmarks.get(benchmark).strict_template(output)
+    return benchmarks.get(benchmark).scoring.strict_template(output)
 
 
 def _text(output) -> str | None:

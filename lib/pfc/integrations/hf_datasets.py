@@ -29,9 +29,9 @@ JSON_FIELDS = ("gold", "profile", "environment", "history", "tools", "meta")
 
 
 def _exports() -> dict:
-    """``{name: pfc.benchmarks.Export}`` of the benchmarks pfc generates (each adapter's ``export``)."""
+    """``{name: pfc.benchmarks.adapter.Export}`` of the benchmarks pfc generates (each ``Building.export``)."""
     from pfc import benchmarks
-    return {a.name: a.export for a in benchmarks.adapters() if a.export is not None}
+    return {a.name: a.building.export for a in benchmarks.adapters() if a.building.export is not None}
 
 
 LICENSE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}")  # a Hub license id: one YAML scalar, no newline
@@ -78,7 +78,7 @@ def export(benchmark: str, examples, out, license: str = "cc-by-4.0") -> dict:
     import pyarrow.parquet as pq
     from pfc import benchmarks
     exportable = tuple(_exports())
-    third_party = benchmarks.get(benchmark).third_party if benchmark in benchmarks.NAMES else ""
+    third_party = benchmarks.get(benchmark).building.third_party if benchmark in benchmarks.NAMES else ""
     if third_party:
         raise UserError(f"{third_party} is third-party data and is never exported "
                         f"(export {' or '.join(exportable)})")

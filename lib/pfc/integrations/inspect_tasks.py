@@ -1,4 +1,4 @@
-"""inspect_ai tasks ``tracebench``, ``ptbench`` and ``toolspectrum``: our prompts, inspect's models, our scorer.
+"""inspect_ai tasks for every registered benchmark: our prompts, inspect's models, our scorer.
 
 A thin adapter (``pip install -e .[inspect]``). Each example becomes a ``Sample`` whose input
 is the chat our prompter builds for ``pfc run`` (``pfc.run.runner.build_request``: same
@@ -12,7 +12,10 @@ once with ``pfc.eval.scoring.score`` — the numbers ``pfc score`` prints for th
 Two-step (hierarchical) prompting is ``pfc run``'s only.
 
     LOCAL_BASE_URL=http://127.0.0.1:8000/v1 LOCAL_API_KEY=local inspect eval \\
-        lib/pfc/integrations/inspect_tasks.py@tracebench --model openai-api/local/tiny -T examples=data/benchmarks/tracebench
+        lib/pfc/benchmarks/tracebench/inspect_task.py@tracebench --model openai-api/local/tiny -T examples=data/benchmarks/tracebench
+
+Each benchmark's package holds its task (``inspect_task.py``, a call of :func:`make_task` with the parameters
+it takes); :func:`benchmark` runs any registered one by name (``inspect_tasks.py@benchmark -T name=…``).
 """
 from __future__ import annotations
 
@@ -35,14 +38,14 @@ ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": Chat
 
 
 def _default_examples(benchmark: str) -> str:
-    d = benchmarks.get(benchmark).default_data()
+    d = benchmarks.get(benchmark).data_dir()
     return str(d) if d is not None else ""
 
 
 def load(benchmark: str, examples: str = "", tools: str = "", limit: int = 0) -> tuple[str, list, list]:
     """Our examples and tools (``examples`` read like ``pfc run --examples``); returns (key, examples, tools)."""
     examples = examples or _default_examples(benchmark)
-    exs, tls = benchmarks.get(benchmark).load(paths.source(examples), paths.source(tools) if tools else None)
+    exs, tls = benchmarks.get(benchmark).scoring.load(paths.source(examples), paths.source(tools) if tools else None)
     if not exs:
         raise UserError(f"{examples}: no {benchmark} examples")
     kinds = sorted({e.benchmark for e in exs})
@@ -129,7 +132,7 @@ def pfc_scorer(key: str):
     exs, tls = _LOADED[key]
     by_id = {e.id: e for e in exs}
     adapter = benchmarks.get(benchmark)
-    ctx = adapter.context(exs, tls)
+    ctx = adapter.scoring.context(exs, tls)
 
     @scorer(metrics=[pfc(key)], name="pfc")
     def pfc_check():
@@ -168,17 +171,10 @@ def make_task(benchmark: str, examples: str = "", tools: str = "", strategy: str
 
 
 @task
-def tracebench(examples: str = "", strategy: str = "zero_shot", history: str = "full", k: int = 50, seed: int = 0,
-               limit: int = 0) -> Task:
-    return make_task("tracebench", examples, "", strategy, history, k, seed, limit)
-
-
-@task
-def ptbench(examples: str = "", strategy: str = "zero_shot", seed: int = 0, limit: int = 0) -> Task:
-    return make_task("ptbench", examples, "", strategy, "full", 50, seed, limit)
-
-
-@task
-def toolspectrum(examples: str = "", tools: str = "", strategy: str = "zero_shot", seed: int = 0,
-                 limit: int = 0) -> Task:
-    return make_task("toolspectrum", examples, tools, strategy, "full", 50, seed, limit)
+def benchmark(name: str, examples: str = "", tools: str = "", strategy: str = "zero_shot", history: str = "full",
+              k: int = 50, seed: int = 0, limit: int = 0) -> Task:
+    """Any registered benchmark (``-T name=…``); each benchmark's package also has its own task
+    (``lib/pfc/benchmarks/<name>/inspect_task.py@<name>``) with just the parameters it takes."""
+    if name not in benchmarks.NAMES:
+        raise UserError(f"unknown benchmark {name!r}; expected one of {', '.join(benchmarks.NAMES)}", field="name")
+    return make_task(name, examples, tools, strategy, history, k, seed, limit)

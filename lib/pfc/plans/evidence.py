@@ -31,7 +31,8 @@ EVIDENCE_SETS = {"dose": DOSE_ANCHORS, "contradict-stated": STATED_ANCHORS}
 # last 10 records of a ~290-record history sees almost none of the dose (pfc.data.counterfactual_dose).
 EVIDENCE_WINDOW = 20
 # the dose and contradict-stated kinds count call-history records: the benchmark whose prompts select them
-EVIDENCE_BENCHMARK = next(n for n in benchmarks.NAMES if benchmarks.get(n).history_selection)
+EVIDENCE_BENCHMARK = next(n for n in benchmarks.NAMES if benchmarks.get(n).running.history_selection)
+EVIDENCE_BASELINES = ("history-prior", "no-history", "always-habit")  # the baselines notebook 09 shows
 
 
 def evidence_dir(tracebench: Path, kind: str) -> Path:
@@ -44,7 +45,7 @@ def build_evidence(tracebench: Path, kinds=tuple(EVIDENCE_SETS)) -> None:
     """Write each kind's variants of :data:`EVIDENCE_SETS`'s sampled anchors (seed 0) into :func:`evidence_dir`,
     reading TRACEBench once (the pipeline's step builds both); the manifest records ``sampled_anchors``."""
     from pfc.data.counterfactual import write
-    examples, tools = benchmarks.get(EVIDENCE_BENCHMARK).load(tracebench, None)
+    examples, tools = benchmarks.get(EVIDENCE_BENCHMARK).scoring.load(tracebench, None)
     for kind in kinds:
         variants, skipped = sample(examples, windowed(kind), EVIDENCE_SETS[kind], seed=0)
         write(evidence_dir(tracebench, kind), tracebench, EVIDENCE_BENCHMARK, windowed(kind), 0, variants, skipped,

@@ -4,13 +4,9 @@ Samples (seeded, stratified) and one run directory per configuration under ``dat
 (resumable, response-cached: a re-run costs nothing). Scoring them and ``reports/real_models.md``
 are the report stage's (``pfc.report.real_models``, which is also the command line).
 
-- TRACEBench (embedded default): ``n_tracebench`` examples covering every vagueness level
-  and every history bin (``pfc.plans.sampling.tracebench_sample``, its seeded random draw); history
-  ``last_k`` and ``retrieved``.
-- ToolSpectrum (release, read in place): ``n_toolspectrum`` random samples per subset
-  (profile, environment, both); strategies zero-shot and hierarchical.
-- PTBench: ``n_ptbench`` seeded records of each test split (trained and untrained users) of our
-  offline PTool synthesis (``pfc build ptbench --seed 0``), in the official format.
+Each benchmark's package plans its own runs (``<package>.plans.real_models``): TRACEBench a sample covering
+every vagueness level and history bin, ToolSpectrum samples per subset and strategy, PTBench records of each
+test split; an outside benchmark (``PFC_BENCHMARKS``) the same way.
 
 Each step is the model's run (one ``RunConfig``, backend ``hf``); :func:`execute` runs it and each baseline's
 variant of it. It does not pick models or change prompts: everything goes through ``pfc.run.runner``.
@@ -24,16 +20,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from pfc import benchmarks, paths
-from pfc.benchmarks.toolspectrum import SUBSETS as _RELEASE_FILES
 from pfc.errors import UserError
 from pfc.io import atomic
 from pfc.plans import Planned
 from pfc.plans.sample_run import REAL_MODEL_NAME
-from pfc.plans.sampling import subset, tracebench_sample
 from pfc.run.backends.builtin import GOLD_FREE
 from pfc.run.config import RunConfig
 
-SUBSETS = {subset: f"{stem}.json" for stem, subset in _RELEASE_FILES.items()}  # subset -> its release file
 MODEL_BACKEND = "hf"
 
 
@@ -41,40 +34,39 @@ def run_dir(name: str, backend: str) -> Path:
     return paths.RUNS / "real" / f"{name}--{backend}"
 
 
-def plan(n_tracebench: int = 16, n_toolspectrum: int = 3, n_ptbench: int = 8, k: int = 10, seed: int = 0,
-         tracebench=None, model: str = REAL_MODEL_NAME, max_tokens: int = 128,
-         max_tokens_toolspectrum: int = 256) -> list[Planned]:
-    """Every configuration, as the model's run. ``tracebench``: the built TRACEBench directory (default
-    ``data/benchmarks/tracebench``, which ``make reproduce`` builds); ``max_tokens_toolspectrum``: the
-    ToolSpectrum answers' limit (its JSON answer format with typed keys runs longer)."""
-    def run(name, bench, examples, ids, strategy="zero_shot", history="full", tokens=max_tokens) -> Planned:
-        return Planned(name, RunConfig(bench, examples, MODEL_BACKEND, run_dir(name, MODEL_BACKEND), model=model,
-                                       strategy=strategy, history=history, k=k, ids=tuple(ids),
-                                       sampling={"max_tokens": tokens}))
-    tb = Path(tracebench) if tracebench else paths.BENCHMARKS / "tracebench"
-    exs, _ = benchmarks.get("tracebench").load(tb, None)
-    ids = tracebench_sample(exs, seed, n=n_tracebench)
-    runs = [run(f"tracebench-{hist}", "tracebench", tb, ids, history=hist) for hist in ("last_k", "retrieved")]
-    ts = paths.toolspectrum_dir()
-    if ts is not None and (ts / "data").is_dir():
-        for strategy in ("zero_shot", "hierarchical"):
-            for sub, fname in SUBSETS.items():
-                exs, _ = benchmarks.get("toolspectrum").load(ts / "data" / fname, None)
-                runs.append(run(f"toolspectrum-{sub}-{strategy}", "toolspectrum", ts / "data" / fname,
-                                subset([e.id for e in exs], n_toolspectrum, f"{seed}:{sub}"), strategy,
-                                tokens=max_tokens_toolspectrum))
-    pt = ptbench_data(seed)
-    for split in ("test_trained_user", "test_untrained_user"):
-        exs, _ = benchmarks.get("ptbench").load(pt / split / "data.json", None)
-        runs.append(run(f"ptbench-{split.split('_')[1]}", "ptbench", pt / split / "data.json",
-                        subset([e.id for e in exs], n_ptbench, f"{seed}:{split}")))
+def parts() -> list:
+    """``(adapter, its plans module)`` of every benchmark whose package plans real-model runs (``real_models`` in
+    its ``plans`` module), in the order of their first run (``RANK``; none: last)."""
+    found = [(a, m) for a in benchmarks.adapters() if a.has("plans")
+             and hasattr(m := a.part("plans"), "real_models")]
+    return sorted(found, key=lambda am: min(getattr(am[1], "RANK", {}).values(), default=len(found) * 100))
+
+
+def rank(name: str) -> int:
+    """Where run ``name`` comes in the order :func:`execute`'s caller runs the plan (its package's ``RANK``)."""
+    ranks = {n: r for _, m in parts() for n, r in getattr(m, "RANK", {}).items()}
+    return ranks.get(name, len(ranks))
+
+
+def plan(n: dict | None = None, k: int = 10, seed: int = 0, data: dict | None = None, model: str = REAL_MODEL_NAME,
+         max_tokens: int = 128, tokens: dict | None = None, only: tuple = ()) -> list[Planned]:
+    """Every configuration, as the model's run, from each benchmark package's ``plans.real_models``. ``n``,
+    ``data``, ``tokens``: per benchmark name, its sample size (default its ``N``), its data directory (default
+    its own: ``make reproduce``'s build, the release) and its answers' limit (default its ``MAX_TOKENS``, else
+    ``max_tokens``); ``only``: these benchmarks (default: all)."""
+    n, data, tokens = n or {}, data or {}, tokens or {}
+    runs = []
+    for a, m in parts():
+        if only and a.name not in only:
+            continue
+        limit = tokens.get(a.name) or getattr(m, "MAX_TOKENS", max_tokens)
+
+        def run(name, bench, examples, ids, strategy="zero_shot", history="full", _limit=limit) -> Planned:
+            return Planned(name, RunConfig(bench, examples, MODEL_BACKEND, run_dir(name, MODEL_BACKEND), model=model,
+                                           strategy=strategy, history=history, k=k, ids=tuple(ids),
+                                           sampling={"max_tokens": _limit}))
+        runs += m.real_models(run, n.get(a.name) or m.N, seed, data.get(a.name))
     return runs
-
-
-def ptbench_data(seed: int = 0) -> Path:
-    """Our offline PTool synthesis (``pfc build ptbench --seed``), the one ``make reproduce`` builds."""
-    from pfc.train.sft import build_ptbench
-    return build_ptbench(paths.BENCHMARKS / "ptbench" if seed == 0 else paths.BENCHMARKS / f"ptbench_seed{seed}", seed)
 
 
 def baseline(step: Planned, backend: str) -> RunConfig:

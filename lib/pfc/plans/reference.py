@@ -149,7 +149,7 @@ def ablation_run(run: str) -> str:
 def _layout_run(base: Planned) -> Planned:
     """The ablation run of ``base``: its settings under the other layout, on ``ABLATION_N`` of its examples."""
     cfg, name = base.config, ablation_run(base.name)
-    ids = cfg.ids or [e.id for e in benchmarks.get(cfg.benchmark).load(cfg.examples, None)[0]]
+    ids = cfg.ids or [e.id for e in benchmarks.get(cfg.benchmark).scoring.load(cfg.examples, None)[0]]
     return Planned(name, replace(cfg, layout=LAYOUT_ABLATION[base.name], ids=tuple(ablation_ids(ids)),
                                  out_dir=Path(cfg.out_dir).parent / name))
 
@@ -165,7 +165,7 @@ def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None, model: str 
         return RunConfig(benchmark, examples, backend, root / name, model=model, history=history, k=k,
                          ids=None if ids is None else tuple(ids), layout=layout, backend_options=options or {},
                          batch_size=batch)
-    exs, _ = benchmarks.get(EVIDENCE_BENCHMARK).load(tracebench, None)
+    exs, _ = benchmarks.get(EVIDENCE_BENCHMARK).scoring.load(tracebench, None)
     ids = tracebench_ids(exs)
     tb = {h: Planned(name, run(name, EVIDENCE_BENCHMARK, tracebench, ids, h, 10)) for h, name in HISTORY_RUNS.items()}
     variants = tracebench.parent / f"{tracebench.name}_swap-user"  # what make reproduce builds for notebook 08
@@ -253,7 +253,7 @@ def _run(step: Planned) -> int | None:
         if step.build is not None:
             if not (Path(cfg.examples) / "perturb.json").exists():  # its manifest, written last: a finished set
                 step.build()
-            known = {e.id for e in benchmarks.get(cfg.benchmark).load(cfg.examples, None)[0]}
+            known = {e.id for e in benchmarks.get(cfg.benchmark).scoring.load(cfg.examples, None)[0]}
             cfg = replace(cfg, ids=tuple(i for i in cfg.ids if i in known))  # an original without a donor has none
         print(f"[reference] {step.name}: {len(cfg.ids) if cfg.ids else 'all'} examples", file=sys.stderr, flush=True)
         execute(cfg)
@@ -269,7 +269,7 @@ def _run(step: Planned) -> int | None:
 
 
 def main(argv=None) -> int:
-    from pfc.plans import real_models
+    from pfc.benchmarks.ptbench.plans import data as ptbench_data
     from pfc.run.identity import write_plan
     args = _arguments(argv)
     os.chdir(paths.ROOT)  # the adapter is named relative to the repository root in each run's config
@@ -278,7 +278,7 @@ def main(argv=None) -> int:
         return _say(f"error: {paths.relative(tb)}: no embedded TRACEBench; build it first (make reproduce, or "
                     "python -m pfc.report.real_models, which builds it)")
     try:  # e.g. a PTBench build of another synthesis where the plan builds ours
-        steps = plan(tb, real_models.ptbench_data(0), paths.toolspectrum_dir(), args.model, args.backend, args.batch)
+        steps = plan(tb, ptbench_data(0), paths.toolspectrum_dir(), args.model, args.backend, args.batch)
     except UserError as e:
         return _say(f"error: {e}")
     unknown = set(args.only or ()) - {s.name for s in steps}

@@ -30,7 +30,7 @@ def personalization(benchmark: str, originals, variants, outputs_orig: dict, out
     """Per-variant columns; ``same_answer``: each variant is answered as its original was."""
     if same_answer:
         outputs_var = {v.id: outputs_orig.get(v.meta["counterfactual"]["original_id"]) for v in variants}
-    return rows(originals, variants, outputs_orig, outputs_var or {}, benchmarks.get(benchmark).style)
+    return rows(originals, variants, outputs_orig, outputs_var or {}, benchmarks.get(benchmark).scoring.style)
 
 
 def load_outputs(run_dir, examples) -> dict:
@@ -93,8 +93,8 @@ def evaluate_pairs(benchmark: str, originals_path, variants_path, pairs: dict, n
     """
     from pfc.eval.scoring import score
     adapter = benchmarks.get(benchmark)
-    all_originals, _ = adapter.load(originals_path, None)
-    all_variants, _ = adapter.load(variants_path, None)
+    all_originals, _ = adapter.scoring.load(originals_path, None)
+    all_variants, _ = adapter.scoring.load(variants_path, None)
     long, per, accuracy = [], {}, {}
     for name, (orig_dir, var_dir) in pairs.items():
         originals, variants = all_originals, all_variants
@@ -112,37 +112,6 @@ def evaluate_pairs(benchmark: str, originals_path, variants_path, pairs: dict, n
         long += metric_rows(df, name, n_boot, seed, variants=len(df))
     long = pd.DataFrame(long)
     return long, summary(long, accuracy), per
-
-
-def demo(root, users: int = 3, records: int = 150, seed: int = 1,
-         backends=("history-prior", "no-history", "query-oracle", "oracle")) -> tuple[Path, Path, dict]:
-    """A tiny TRACEBench, its swap-user variants and baseline runs on both, under ``root`` (notebook defaults, tests).
-
-    Returns (originals dir, variants dir, {backend: (originals run, variants run | None)}); the oracle's
-    variants run is None (the original's gold: see :func:`evaluate_pairs`).
-    """
-    from pfc.data.build import build_tracebench
-    from pfc.data.counterfactual import build_variants
-    from pfc.run.config import RunConfig
-    from pfc.run.runner import execute
-    root = Path(root)
-    bench, var = root / "tracebench", root / "tracebench_swap-user"
-    if not (bench / "examples.jsonl").exists():
-        build_tracebench(bench, users=users, seed=seed, records=records, progress=False)
-    if not (var / "perturb.json").is_file():  # the manifest, written last: a set without it is not finished
-        build_variants(bench, var, "swap-user", seed=0)
-    pairs = {}
-    for b in backends:
-        dirs = []
-        for ex, tag in ((bench, "orig"), (var, "swap")):
-            if b == "oracle" and tag == "swap":
-                dirs.append(None)
-                continue
-            d = root / "runs" / f"{tag}-{b}"
-            execute(RunConfig("tracebench", ex, b, d, cache_path=root / "cache.sqlite", progress=False))
-            dirs.append(d)
-        pairs[b] = tuple(dirs)
-    return bench, var, pairs
 
 
 def parse_pairs(text: str) -> dict:

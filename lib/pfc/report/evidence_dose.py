@@ -23,9 +23,10 @@ import pandas as pd
 from pfc import benchmarks
 from pfc.eval import dose
 from pfc.eval.bootstrap import N_BOOT
+from pfc.plans.evidence import EVIDENCE_BASELINES
 from pfc.report.counterfactual import load_outputs
 
-BASELINES = ("history-prior", "no-history", "always-habit")
+BASELINES = EVIDENCE_BASELINES
 COLUMNS = ["run", "part", "k", "variants", "users", "metric", "value", "lo", "hi", "items", "higher_is_better"]
 
 
@@ -61,7 +62,7 @@ def dose_curve(variants: list, run_dir, n_boot: int = N_BOOT, seed: int = 0,
     if answered_only:
         variants = [v for v in variants if v.id in outputs]
     per = score(variants, outputs, benchmark).per_example if variants else pd.DataFrame(columns=["id", "overall"])
-    df = dose.dose_rows(variants, outputs, benchmarks.get(benchmark).style, dict(zip(per["id"], per["overall"])))
+    df = dose.dose_rows(variants, outputs, benchmarks.get(benchmark).scoring.style, dict(zip(per["id"], per["overall"])))
     return dose.curve(df, n_boot, seed)
 
 
@@ -73,7 +74,7 @@ def overrides(originals: list, variants: list, orig_run, var_run, n_boot: int = 
     out_o, out_v = load_outputs(orig_run, originals), load_outputs(var_run, variants)
     if answered_only:
         variants = [v for v in variants if v.id in out_v and v.meta["counterfactual"]["original_id"] in out_o]
-    df = dose.override_rows(originals, variants, out_o, out_v, benchmarks.get(benchmark).style)
+    df = dose.override_rows(originals, variants, out_o, out_v, benchmarks.get(benchmark).scoring.style)
     return dose.metric_rows(df, dose.OVERRIDE_METRICS, n_boot, seed, variants=len(df),
                             users=int(df["user_id"].nunique()))
 
@@ -194,33 +195,3 @@ def figure(long: pd.DataFrame, thresholds: dict, level: float = 0.5, planned: in
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False)
     return fig
-
-
-def demo(root, users: int = 3, records: int = 150, seed: int = 1, backends=BASELINES):
-    """A tiny TRACEBench, its dose and contradict-stated variants (every request, in the reference plan's window
-    of records) and the baselines' runs on all three, under ``root`` (notebook 09's defaults, tests). Returns
-    (originals, dose variants, contradict-stated variants, {backend: dose run}, {backend: (originals run,
-    contradict-stated run)})."""
-    from pfc.data.build import build_tracebench
-    from pfc.data.counterfactual import MANIFEST, build_variants
-    from pfc.plans.evidence import windowed
-    from pfc.run.config import RunConfig
-    from pfc.run.runner import execute
-    root = Path(root)
-    bench = root / "originals"
-    if not (bench / "examples.jsonl").exists():
-        build_tracebench(bench, users=users, seed=seed, records=records, progress=False)
-    name = _load(bench)[0].benchmark
-    sets = {kind: root / kind for kind in ("dose", "contradict-stated")}
-    for kind, d in sets.items():
-        if not (d / MANIFEST).is_file():  # written last: a set without it is not finished
-            build_variants(bench, d, windowed(kind), seed=0, benchmark=name)  # the reference plan's window
-    dose_runs, override_runs = {}, {}
-    for b in backends:
-        made = {}
-        for tag, ex in (("orig", bench), *sets.items()):
-            made[tag] = root / "runs" / f"{tag}-{b}"
-            execute(RunConfig(name, ex, b, made[tag], cache_path=root / "cache.sqlite", progress=False))
-        dose_runs[b] = made["dose"]
-        override_runs[b] = (made["orig"], made["contradict-stated"])
-    return bench, sets["dose"], sets["contradict-stated"], dose_runs, override_runs

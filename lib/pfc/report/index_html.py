@@ -1,7 +1,7 @@
 """``reports/index.html``: the reproduction's results on one static page, readable offline.
 
-Shows on the page the headline tables from ``reports/evaluate/*.csv`` (TRACEBench Table 4,
-ToolSpectrum Table 3 in both F1 modes, PTBench Tables 1/11/12): our rows and the papers'
+Shows on the page the headline tables from ``reports/evaluate/*.csv`` (those each benchmark's report section
+lists in its ``INDEX``: TRACEBench Table 4, PTBench Tables 1/11/12, ToolSpectrum Table 3 in both F1 modes): our rows and the papers'
 printed rows told apart by class, colour and a label, our 95% bootstrap intervals under
 each value, every column sortable by a click (a few lines of inline JavaScript; no CDN, no
 server). Then every figure with its caption and its paper counterpart, and per run a
@@ -20,11 +20,15 @@ from pathlib import Path
 from pfc import paths
 from pfc.io import atomic
 
-HEADLINE = [("tracebench_table4", "TRACEBench Table 4"),
-            ("toolspectrum_table3", "ToolSpectrum Table 3 — F1, ours (a correct refusal counts as a hit)"),
-            ("toolspectrum_table3_paper_mode", "ToolSpectrum Table 3 — F1, paper-compatible mode"),
-            ("ptbench_table1", "PTBench Table 1"), ("ptbench_table11", "PTBench Table 11 (trained users)"),
-            ("ptbench_table12", "PTBench Table 12 (untrained users)")]
+
+
+def headline() -> list[tuple[str, str]]:
+    """``(table name, title)`` of every benchmark's headline tables (its report section's ``INDEX``), in registry
+    order."""
+    from pfc import benchmarks
+    return [t for a in benchmarks.adapters() if (s := a.section()) is not None for t in s.INDEX]
+
+
 FIGURE_DIRS = ("figures", "taxonomy", "evaluate")
 # Figures the notebooks draw outside a report section: (directory under the output root, file, caption, counterpart)
 NOTEBOOK_FIGURES = [
@@ -154,7 +158,7 @@ def write(records: list[dict], seconds: float) -> Path:
             f"<p>Last run: {sum(r['status'] == 'ran' for r in records)} steps ran, "
             f"{sum(r['status'] != 'ran' for r in records)} skipped, {seconds:.0f} s. Markdown copy: "
             "<a href='index.md'>index.md</a>.</p>", "<h2>Headline tables</h2>"]
-    for name, title in HEADLINE:
+    for name, title in headline():
         f = ev / f"{name}.csv"
         if f.exists():
             body += [f"<h3>{_e(title)}</h3>", table_html(f, name),

@@ -24,7 +24,7 @@ from pfc.report import tables as T
 def user_ids(run: T.Run, examples=None, tools=None) -> dict:
     """{example id: user id} of the examples a run was scored on."""
     path = Path(examples) if examples is not None else T._examples_path(Path(run.run_dir or "."), run.config, None)
-    exs, _ = benchmarks.get(run.benchmark).load(path, tools)
+    exs, _ = benchmarks.get(run.benchmark).scoring.load(path, tools)
     return {e.id: e.user_id for e in exs}
 
 

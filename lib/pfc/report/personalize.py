@@ -75,8 +75,8 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
         raise UserError(f"{json.dumps(vcfg.get(k))}, the originals run's {json.dumps(ocfg.get(k))}: another "
                         "answerer, not a pair", file=str(Path(var_dir) / "config.json"), field=k)
     adapter = benchmarks.get(bench)
-    originals, _ = adapter.load(orig_path, None)
-    variants, _ = adapter.load(var_path, None)
+    originals, _ = adapter.scoring.load(orig_path, None)
+    variants, _ = adapter.scoring.load(var_path, None)
     ids = {e.id for e in originals}
     linked = [v for v in variants if (v.meta.get("counterfactual") or {}).get("original_id") in ids]
     if not linked:
@@ -111,7 +111,7 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
                        **({"threshold_withheld": why} if why else {})}
     variants = answered
     if any(dose.kind_of(v) == "contradict-stated" for v in variants):
-        df = dose.override_rows(originals, variants, out_o, out_v, adapter.style)
+        df = dose.override_rows(originals, variants, out_o, out_v, adapter.scoring.style)
         out["override"] = _records(dose.metric_rows(df, dose.OVERRIDE_METRICS, n_boot, seed))
     return out
 

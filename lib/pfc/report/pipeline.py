@@ -34,7 +34,7 @@ from pathlib import Path
 
 from pfc import paths  # noqa: F401 - re-exported (pipeline.paths)
 from pfc.errors import EXIT_RUN_FAILED, UserError, entry
-from pfc.report.notebook_helpers import (REAL_MODEL_NAME, demo_runs, out_dir, real_model_dir,  # noqa: F401 - re-exported
+from pfc.report.notebook_helpers import (REAL_MODEL_NAME, out_dir, real_model_dir,  # noqa: F401 - re-exported
                                          split_dirs, stratified_sample, walkthrough_examples)
 from pfc.report.pipeline_exec import execute, to_html  # noqa: F401 - re-exported
 from pfc.report.pipeline_index import write_index
@@ -60,7 +60,8 @@ def _main(argv=None) -> int:
     ap.add_argument("--sample", type=positive_int, default=os.environ.get("SAMPLE", "4"),
                     help="the real small model: this many examples covering every vagueness level and history bin, plus the walkthrough's")
     ap.add_argument("--n-boot", type=positive_int, default=1000)
-    ap.add_argument("--no-toolspectrum", action="store_true")
+    ap.add_argument("--leave-out", action="append", default=[], metavar="BENCHMARK",
+                    help="leave this benchmark's own steps out (repeatable; e.g. toolspectrum)")
     ap.add_argument("--force", action="store_true", help="run every step even when its inputs are unchanged")
     args = ap.parse_args(argv)
     from pfc.run.backends.builtin import BASELINES
@@ -71,7 +72,11 @@ def _main(argv=None) -> int:
         raise UserError(f"{args.real_model}: not a model directory (no config.json); REAL_MODEL / --real-model is "
                         "auto, none or a model directory")
     t0 = time.perf_counter()
-    steps = plan(args.backend, args.model, args.real_model, args.sample, not args.no_toolspectrum, args.n_boot)
+    from pfc.benchmarks import NAMES
+    unknown = sorted(set(args.leave_out) - set(NAMES))
+    if unknown:
+        raise UserError(f"--leave-out: unknown benchmark {unknown[0]!r}; expected one of {', '.join(NAMES)}")
+    steps = plan(args.backend, args.model, args.real_model, args.sample, args.n_boot, tuple(args.leave_out))
     if args.real_model == "none":
         print("reproduce: REAL_MODEL=none: the real small model's sampled run is left out, as asked.", file=sys.stderr)
     elif real_model_dir(args.real_model) is None:

@@ -1,6 +1,7 @@
-"""The steps of ``make reproduce`` in order (:func:`plan`), composed of one builder per benchmark and report:
-TRACEBench's build and baseline runs, the real small model's sampled run, a ``BACKEND``/``MODEL`` run, the
-ToolSpectrum release, PTBench, the committed reference runs, notebooks 08, 09, 04–06 and the walkthrough.
+"""The steps of ``make reproduce`` in order (:func:`plan`): the studies' benchmark's build and baseline runs
+(TRACEBench), the real small model's sampled run, each registered benchmark's own steps (its package's
+``pipeline.steps``, by ``RANK``: a ``BACKEND``/``MODEL`` run, the ToolSpectrum release, PTBench, an outside
+benchmark's), the committed reference runs, notebooks 08, 09, 04–06 and the walkthrough.
 
 Only plans: builds :class:`~pfc.report.pipeline_step.Step` values and reads no run's output (the committed
 reference runs' configs aside); running them is :mod:`pfc.report.pipeline_run`'s job.
@@ -10,9 +11,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pfc import paths
+from pfc import benchmarks, paths
 from pfc.plans import sample_run
-from pfc.report.pipeline_step import Step, baseline_runs_step, rel, run_step
+from pfc.plans.evidence import EVIDENCE_BENCHMARK
+from pfc.report.pipeline_step import Ask, Step, rel, run_step
 from pfc.report.pipeline_studies import (counterfactual_steps, evidence_real_runs, evidence_steps, real_pair,
                                          reading_once, reference_pairs, reference_usable)
 
@@ -20,22 +22,6 @@ from pfc.report.pipeline_studies import (counterfactual_steps, evidence_real_run
 def _has_torch() -> bool:
     import importlib.util
     return all(importlib.util.find_spec(m) is not None for m in ("torch", "transformers"))
-
-
-def _tracebench(bench: Path, baselines) -> tuple[list[Step], list[Path]]:
-    """Preprocess (01), build TRACEBench (02) and every built-in baseline's run on it (03)."""
-    interim = paths.INTERIM / "tracebench"
-    steps = [
-        Step("preprocess", "01_preprocess.ipynb", {"out_dir": rel(interim), "figures_dir": rel(paths.FIGURES / "tracebench")},
-             [], [interim / "histories.parquet"], copy_name="01_preprocess"),
-        Step("build TRACEBench", "02_build_benchmark.ipynb",
-             {"histories_dir": rel(interim), "out_dir": rel(bench), "figures_dir": rel(paths.FIGURES / "tracebench")},
-             [interim / "histories.parquet"], [bench / "examples.jsonl"], copy_name="02_build_benchmark"),
-    ]
-    ids = {b: f"tb-{b}" for b in baselines}  # every built-in baseline on TRACEBench, in one step
-    steps.append(baseline_runs_step(f"TRACEBench: the {len(ids)} baselines' runs ({', '.join(ids)})", "tracebench",
-                                    bench, ids, [bench / "examples.jsonl"]))
-    return steps, [paths.RUNS / r for r in ids.values()]
 
 
 def _real_model(bench: Path, real_model: str, sample: int) -> tuple[list[Step], tuple[str, Path] | None]:
@@ -50,7 +36,7 @@ def _real_model(bench: Path, real_model: str, sample: int) -> tuple[list[Step], 
         return [], None
     # the registry name when it is the registry's model (runs, tables and reports never carry a home path)
     real_name = sample_run.REAL_MODEL_NAME if real_model == "auto" else str(real)
-    sample_dir = paths.PROCESSED / f"tracebench_sample{sample}"
+    sample_dir = paths.PROCESSED / f"{EVIDENCE_BENCHMARK}_sample{sample}"
     steps = [Step(f"stratified sample ({sample} + the walkthrough's)", None,
                   {"n": sample, "seed": 0, "walkthrough": True}, [bench / "examples.jsonl"],
                   [sample_dir / "examples.jsonl"],
@@ -58,77 +44,10 @@ def _real_model(bench: Path, real_model: str, sample: int) -> tuple[list[Step], 
     be = sample_run.BACKEND
     d, st = run_step(f"run real model {real.name} ({be}, {sample} + the walkthrough's examples)",
                      f"tb-{be}-{real.name}-sample{sample}", [sample_dir / "examples.jsonl", real / "config.json"],
-                     benchmark="tracebench", examples=rel(sample_dir), backend=be, model=real_name,
+                     benchmark=EVIDENCE_BENCHMARK, examples=rel(sample_dir), backend=be, model=real_name,
                      **sample_run.SETTINGS)
     st.background = d  # minutes of prefill on two cores: the mostly single-threaded notebooks after it run beside it
     return steps + [st], (real_name, d)
-
-
-def _own_tracebench(bench: Path, backend: str, model: str, own: str) -> tuple[list[Step], list[Path]]:
-    """``BACKEND``/``MODEL``'s run on TRACEBench (none without a backend)."""
-    if not backend:
-        return [], []
-    d, st = run_step(f"run {backend} {model}", f"tb-{own}", [bench / "examples.jsonl"], benchmark="tracebench",
-                     examples=rel(bench), backend=backend, model=model)
-    return [st], [d]
-
-
-def _toolspectrum(wanted: bool, baselines, backend: str, model: str, own: str) -> tuple[list[Step], list[Path]]:
-    """The ToolSpectrum release when ``wanted`` and configured: the oracle's and the two history baselines' runs,
-    ``BACKEND``'s run, and the release views (toolspectrum.ipynb)."""
-    release = paths.toolspectrum_dir()
-    if not (wanted and release is not None and (release / "data" / "dataset_persona.json").exists()):
-        if backend:
-            print(f"reproduce: no ToolSpectrum release at {release} (PFC_TOOLSPECTRUM_DIR); the {backend} run on it "
-                  "is left out", file=sys.stderr)
-        return [], []
-    ids = {b: f"ts-{b}" for b in baselines[:3]}  # the release is large: the oracle and the two history baselines
-    steps = [baseline_runs_step(f"ToolSpectrum: the {len(ids)} baselines' runs ({', '.join(ids)})", "toolspectrum",
-                                release, ids, [release / "data"])]
-    ts_runs = [paths.RUNS / r for r in ids.values()]
-    if backend:
-        d, st = run_step(f"ToolSpectrum run {backend} {model}", f"ts-{own}", [release / "data"],
-                         benchmark="toolspectrum", examples=rel(release), backend=backend, model=model)
-        ts_runs.append(d)
-        steps.append(st)
-    steps.append(Step("ToolSpectrum release views", "toolspectrum.ipynb",
-                      {"release_dir": rel(release), "runs": ",".join(rel(d) for d in ts_runs),
-                       "figures_dir": rel(paths.REPORTS / "toolspectrum")},
-                      [release / "data", *[d / "predictions.jsonl" for d in ts_runs]],
-                      [paths.REPORTS / "toolspectrum"], copy_name="toolspectrum"))
-    return steps, ts_runs
-
-
-def _ptbench(baselines, builtins, backend: str, model: str, own: str) -> tuple[list[Step], list[Path]]:
-    """PTBench: our PTool build, the baselines that support it, the nearest-train baseline, ``BACKEND``'s run
-    (on the official test data when ``PFC_PTBENCH_DIR`` is set, else ours) and ptbench.ipynb."""
-    from pfc.benchmarks.ptbench import SPLITS as PT_SPLITS
-    from pfc.train.sft import build_ptbench
-    pt = paths.BENCHMARKS / "ptbench"
-    from pfc.data.ptool.build import DEFAULT_VERSION  # in the key: a build of another synthesis is rebuilt (or refused)
-    steps = [Step("build PTBench (PTool synthesis, seed 0)", None, {"seed": 0, "synthesis": DEFAULT_VERSION},
-                  [], [pt / "stats.json"],
-                  fn=lambda: build_ptbench(pt, 0))]
-    # the baselines that support PTBench, and the memorization baseline (nearest-train: the answer of the most
-    # similar request of our build's training split), in one step
-    ids = {b: f"pt-{b}" for b in [*(b for b in baselines if builtins[b].supports("ptbench")), "nearest-train"]}
-    steps.append(baseline_runs_step(f"PTBench: the {len(ids)} baselines' runs ({', '.join(ids)})", "ptbench", pt, ids,
-                                    [pt / "stats.json"]))
-    runs = [paths.RUNS / r for r in ids.values()]
-    if backend:  # the official test data when PFC_PTBENCH_DIR is set (and its prompt, read by the runner), else ours
-        official = paths.ptbench_dir()
-        data = official or pt
-        inputs = [official / s / "data.json" for s in PT_SPLITS] if official else [pt / "stats.json"]
-        d, st = run_step(f"PTBench run {backend} {model}" + (" (official data)" if official else ""),
-                         f"pt-{'official-' if official else ''}{own}", inputs, benchmark="ptbench",
-                         examples=rel(data), backend=backend, model=model)
-        runs.append(d)
-        steps.append(st)
-    ft = paths.REPORTS / "ptbench_finetune.json"
-    steps.append(Step("PTBench synthesis, baselines, tables", "ptbench.ipynb",
-                      {"out_dir": rel(paths.INTERIM / "ptbench" / "pipeline"), "finetune_report": rel(ft)},
-                      [ft], [], copy_name="ptbench"))
-    return steps, runs
 
 
 def _reference(planned: set[str]) -> tuple[list[Step], list[Path]]:
@@ -208,21 +127,29 @@ def _walkthrough(bench: Path, real_run) -> Step:
                 [paths.REPORTS / "walkthrough" / "run" / "predictions.jsonl"], copy_name="00_walkthrough")
 
 
-def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: int = 4, toolspectrum: bool = True,
-         n_boot: int = 1000, ptbench: bool = True) -> list[Step]:
-    """The steps of ``make reproduce`` in order (see :mod:`pfc.report.pipeline`)."""
-    from pfc.run.backends.builtin import BASELINES, BUILTINS
-    bench = paths.BENCHMARKS / "tracebench"
-    steps, runs = _tracebench(bench, BASELINES)
+def parts(leave_out=()) -> list:
+    """``(adapter, its pipeline module)`` of every registered benchmark with ``pipeline`` steps, by ``RANK``."""
+    found = [(a, a.part("pipeline")) for a in benchmarks.adapters() if a.name not in leave_out and a.has("pipeline")]
+    return sorted(found, key=lambda am: getattr(am[1], "RANK", len(found)))
+
+
+def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: int = 4, n_boot: int = 1000,
+         leave_out: tuple = ()) -> list[Step]:
+    """The steps of ``make reproduce`` in order (see :mod:`pfc.report.pipeline`); ``leave_out``: benchmarks whose
+    steps are left out (the studies' benchmark, TRACEBench, is always built)."""
+    from pfc.run.backends.builtin import BASELINES
+    study = benchmarks.get(EVIDENCE_BENCHMARK)  # the benchmark the studies (notebooks 08, 09, 00) read
+    bench = study.data_dir()
+    steps, runs = study.part("pipeline").build_steps(bench, BASELINES)
     cf_steps, cf_pairs, var = counterfactual_steps(bench, BASELINES)
     steps += cf_steps
     real_steps, real_run = _real_model(bench, real_model, sample)
     steps += real_steps
     runs += [real_run[1]] if real_run else []
     own = f"{backend}-{Path(model).name or 'default'}".replace("/", "_")  # BACKEND=/MODEL=: one run per benchmark
-    for more, more_runs in (_own_tracebench(bench, backend, model, own),
-                            _toolspectrum(toolspectrum, BASELINES, backend, model, own),
-                            _ptbench(BASELINES, BUILTINS, backend, model, own) if ptbench else ([], [])):
+    ask = Ask(tuple(BASELINES), backend, model, own)
+    for _, part in parts(leave_out):
+        more, more_runs = part.steps(ask)
         steps += more
         runs += more_runs
     ref_steps, ref_runs = _reference({st.params["benchmark"] for st in steps if st.params.get("benchmark")})

@@ -52,6 +52,16 @@ def step_key(step: Step, lib: str) -> str:
     return h.hexdigest()
 
 
+@dataclass(frozen=True)
+class Ask:
+    """What a benchmark package's ``pipeline.steps`` is asked for: the built-in baselines (in their order), and
+    ``BACKEND``/``MODEL``'s run, ``own`` naming it (``data/runs/<prefix>-<own>``; no backend: none)."""
+    baselines: tuple
+    backend: str = ""
+    model: str = ""
+    own: str = ""
+
+
 def rel(p) -> str:
     """A notebook parameter: under PFC_OUTPUT_ROOT relative to it (how ``paths.output``/``paths.source`` read it,
     whatever the two roots' depths), else relative to the repository."""

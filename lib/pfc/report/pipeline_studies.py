@@ -24,14 +24,15 @@ def counterfactual_steps(bench: Path, baselines) -> tuple[list[Step], dict, Path
     Returns (steps, {baseline: (run on the originals, run on the variants | None)}, variants dir); the gold
     oracle gets no variants run (the original's gold ignores the context by construction)."""
     from pfc.data.counterfactual import build_variants
-    var = paths.BENCHMARKS / "tracebench_swap-user"
+    from pfc.plans.evidence import EVIDENCE_BENCHMARK
+    var = paths.BENCHMARKS / f"{EVIDENCE_BENCHMARK}_swap-user"
     steps = [Step("counterfactual variants (swap-user, seed 0)", None, {"kind": "swap-user", "seed": 0},
                   [bench / "examples.jsonl"], [var / "examples.jsonl", var / "perturb.json"],  # manifest: finished
                   # read and written like the notebooks' paths (pfc.paths.source / output)
                   fn=lambda: build_variants(paths.source(rel(bench)), paths.output(rel(var)), "swap-user", seed=0))]
     ids = {b: f"tb-swap-user-{b}" for b in baselines if b != "oracle"}
     steps.append(baseline_runs_step(f"swap-user variants: the {len(ids)} baselines' runs ({', '.join(ids)})",
-                                    "tracebench", var, ids, [var / "examples.jsonl"]))
+                                    EVIDENCE_BENCHMARK, var, ids, [var / "examples.jsonl"]))
     pairs = {b: (paths.RUNS / f"tb-{b}", paths.RUNS / ids[b] if b in ids else None) for b in baselines}
     return steps, pairs, var
 

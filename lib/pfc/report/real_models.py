@@ -31,11 +31,12 @@ from pfc.run.backends.builtin import GOLD_FREE
 def tracebench_data() -> Path:
     """The embedded TRACEBench default, built by ``make reproduce``'s first two steps if missing
     (notebooks 01 and 02 through the same pipeline, so ``make reproduce`` then skips them)."""
-    tb = paths.BENCHMARKS / "tracebench"
+    from pfc.plans.evidence import EVIDENCE_BENCHMARK  # the benchmark whose prompts select history records
+    tb = benchmarks.get(EVIDENCE_BENCHMARK).data_dir()
     if not (tb / "examples.jsonl").exists():
         from pfc.report.pipeline import plan as pipeline_plan, reproduce
         print("building the embedded TRACEBench (make reproduce's steps 1-2) …", file=sys.stderr)
-        reproduce(pipeline_plan(real_model="none", toolspectrum=False)[:2], log=lambda *a, **k: print(*a, file=sys.stderr))
+        reproduce(pipeline_plan(real_model="none")[:2], log=lambda *a, **k: print(*a, file=sys.stderr))
     return tb
 
 
@@ -46,15 +47,15 @@ def _score_run(r: Planned, backend: str):
         return None
     cfg = r.config
     adapter = benchmarks.get(cfg.benchmark)
-    exs, tools = adapter.load(cfg.examples, None)
-    outputs = adapter.load_predictions(pred, exs)
+    exs, tools = adapter.scoring.load(cfg.examples, None)
+    outputs = adapter.scoring.load_predictions(pred, exs)
     exs = [e for e in exs if e.id in set(cfg.ids) and e.id in outputs]
     if not exs:
         return None
     rep = score(exs, outputs, cfg.benchmark, tools)
     usage = json.loads((out / "usage.json").read_text()) if (out / "usage.json").exists() else {}
     config = json.loads((out / "config.json").read_text()) if (out / "config.json").exists() else {}
-    keys = {k: adapter.metric_keys[k] for k in adapter.headline if k in adapter.metric_keys}
+    keys = {k: adapter.scoring.metric_keys[k] for k in adapter.reporting.headline if k in adapter.scoring.metric_keys}
     return {"n": len(exs), "ci": estimates(rep.per_example, keys), "usage": usage, "config": config,
             "fallbacks": _fallbacks(pred), "generation": _generation(pred, {e.id for e in exs})}
 
@@ -123,7 +124,7 @@ def _benchmark_sections(runs: list[Planned], model: str, total: list) -> list[st
     """One table per benchmark (in the plan's order): each run with the model and each baseline, then notes."""
     lines = []
     for bench in dict.fromkeys(r.config.benchmark for r in runs):
-        keys = list(benchmarks.get(bench).headline)
+        keys = list(benchmarks.get(bench).reporting.headline)
         lines += [f"## {bench}", "", "| run | backend | n | " + " | ".join(keys) + " | s/example | prompt tok/example |",
                   "|---|---|---:|" + "---:|" * (len(keys) + 2)]
         notes: list = []
@@ -175,17 +176,40 @@ def main(argv=None) -> int:
     return entry("real_models", _main, argv)
 
 
+def _plan(args, parts) -> list[Planned]:
+    """The plan of the parsed arguments (``--data``, ``--benchmarks``); the embedded TRACEBench built by the
+    pipeline first when it is planned and missing (:func:`tracebench_data`)."""
+    data = {}
+    for item in args.data:
+        name, sep, d = item.partition("=")
+        if not sep or name not in benchmarks.NAMES:
+            raise UserError(f"--data: expected NAME=DIR with NAME one of {', '.join(benchmarks.NAMES)}, got {item!r}")
+        data[name] = Path(d)
+    only = tuple(x for x in (args.benchmarks or "").split(",") if x)
+    from pfc.plans.evidence import EVIDENCE_BENCHMARK
+    if EVIDENCE_BENCHMARK not in data and (not only or EVIDENCE_BENCHMARK in only):
+        data[EVIDENCE_BENCHMARK] = tracebench_data()
+    return plans.plan({a.name: getattr(args, f"n_{a.name}") for a, _ in parts}, args.k, data=data, model=args.model,
+                      max_tokens=args.max_tokens, only=only,
+                      tokens={a.name: getattr(args, f"max_tokens_{a.name}", None) for a, _ in parts})
+
+
 def _main(argv=None) -> int:
     from pfc.errors import positive_int
     ap = argparse.ArgumentParser(prog="python -m pfc.report.real_models", description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="qwen2.5-coder-0.5b")
-    ap.add_argument("--n-tracebench", type=positive_int, default=16, help="per history mode; 16 = every level x bin cell")
-    ap.add_argument("--n-toolspectrum", type=positive_int, default=3, help="per subset and strategy")
-    ap.add_argument("--n-ptbench", type=positive_int, default=8, help="per test split (trained, untrained users)")
+    parts = plans.parts()
+    for a, m in parts:  # each benchmark package's sample size, and its answers' limit when it has its own
+        ap.add_argument(f"--n-{a.name}", type=positive_int, default=m.N, help=m.N_HELP)
     ap.add_argument("--k", type=positive_int, default=10, help="history records for last_k / retrieved")
-    ap.add_argument("--max-tokens", type=positive_int, default=128, help="TRACEBench and PTBench answers")
-    ap.add_argument("--max-tokens-toolspectrum", type=positive_int, default=256,
-                    help="ToolSpectrum answers (its JSON answer format with typed keys runs longer)")
+    ap.add_argument("--max-tokens", type=positive_int, default=128, help="answers of a benchmark without its own")
+    for a, m in parts:
+        if hasattr(m, "MAX_TOKENS"):
+            ap.add_argument(f"--max-tokens-{a.name}", type=positive_int, default=m.MAX_TOKENS, help=m.MAX_TOKENS_HELP)
+    ap.add_argument("--benchmarks", help="comma-separated benchmarks to plan (default: all)")
+    ap.add_argument("--data", action="append", default=[], metavar="NAME=DIR",
+                    help="a benchmark's data directory (default: its own build or release)")
+    ap.add_argument("--dry-run", action="store_true", help="print the plan (runs, examples, directories); run nothing")
     ap.add_argument("--only", help="comma-separated run names (default: all)")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--cache", help="response cache (default data/cache/responses.sqlite; one per concurrent process)")
@@ -196,17 +220,16 @@ def _main(argv=None) -> int:
         out_file(args.out)
     except UserError as e:
         ap.error(str(e))
-    runs = plans.plan(args.n_tracebench, args.n_toolspectrum, args.n_ptbench, args.k, tracebench=tracebench_data(),
-                      model=args.model, max_tokens=args.max_tokens, max_tokens_toolspectrum=args.max_tokens_toolspectrum)
+    runs = _plan(args, parts)
     only = [x for x in (args.only or "").split(",") if x]
     unknown = sorted(set(only) - {r.name for r in runs})
     if unknown:
         ap.error(f"--only: unknown run name(s) {', '.join(unknown)}; planned: {', '.join(r.name for r in runs)}")
-    chosen = [r for r in runs if not only or r.name in only]
-    order = ["tracebench-last_k", "toolspectrum-profile-hierarchical", "toolspectrum-environment-hierarchical",
-             "toolspectrum-both-hierarchical", "ptbench-trained", "ptbench-untrained", "toolspectrum-profile-zero_shot",
-             "toolspectrum-environment-zero_shot", "toolspectrum-both-zero_shot", "tracebench-retrieved"]
-    chosen.sort(key=lambda r: order.index(r.name) if r.name in order else len(order))
+    chosen = sorted((r for r in runs if not only or r.name in only), key=lambda r: plans.rank(r.name))
+    if args.dry_run:
+        print("\n".join(f"{r.name}\t{r.config.benchmark}\t{len(r.config.ids)} examples\t"
+                        f"{paths.relative(plans.run_dir(r.name, plans.MODEL_BACKEND))}" for r in chosen))
+        return 0
     t0 = time.perf_counter()
     if not args.report_only:
         try:

@@ -4,7 +4,7 @@ Each subdirectory holding a ``pfc run`` output (``config.json``, ``run.json``,
 ``predictions.jsonl``, ``usage.json``; written by ``python -m pfc.plans.reference``) is scored on
 exactly the rows it holds with the project's scorer (``pfc.eval.scoring.score``) and bootstrap 95%
 intervals over examples (``pfc.eval.bootstrap.estimates``): the headline metrics of
-each adapter's ``headline`` (``pfc.benchmarks``), TRACEBench per vagueness level and per history bin,
+each adapter's ``Reporting.headline`` (``pfc.benchmarks``), TRACEBench per vagueness level and per history bin,
 ToolSpectrum per subset (Table 3's columns) with both F1 definitions (ours, ⊥ an item, and the
 paper-compatible ``*_paper``; ``pfc.benchmarks.toolspectrum``), and its strict mode (the headline
 metrics, ours only). A run whose ``usage.json`` says fewer rows
@@ -59,8 +59,8 @@ def score_run(run: Path, key: str | None = None) -> dict:
     adapter = benchmarks.get(bench)
     partial = len(exs) < planned
     name = config.get("model", "?")
-    keys = {k: adapter.metric_keys[k] for k in adapter.headline if k in adapter.metric_keys}
-    robust = {**keys, **{k: adapter.metric_keys[k] for k in adapter.report_extra}}
+    keys = {k: adapter.scoring.metric_keys[k] for k in adapter.reporting.headline if k in adapter.scoring.metric_keys}
+    robust = {**keys, **{k: adapter.scoring.metric_keys[k] for k in adapter.reporting.extra}}
     entry = {"run": key or run.name, "benchmark": bench, "backend": config.get("backend"), "label": label, "n": len(exs), "planned": planned,
              "partial": partial, "identity_sha256": identity, "model": name,
              "predictions_sha256": sha256_path(run / "predictions.jsonl"),
@@ -70,11 +70,11 @@ def score_run(run: Path, key: str | None = None) -> dict:
         if config.get("synthesis", "ptool-v1") != entry["synthesis"]:
             raise SchemaError(f"says {config.get('synthesis', 'ptool-v1')!r} but its examples are "
                               f"{entry['synthesis']!r}", file=str(run / "config.json"), field="synthesis")
-    for strict in adapter.report_modes:
+    for strict in adapter.reporting.modes:
         rep = score(exs, outputs, bench, tools, strict=strict)
         mode = "strict" if strict else "robust"
         entry[mode] = _cells(estimates(rep.per_example, keys if strict else robust))
-        for g in adapter.report_groups if not strict else ():
+        for g in adapter.reporting.groups if not strict else ():
             entry[f"by_{g}"] = {str(v): {"n": len(part), **_cells(estimates(part.reset_index(drop=True), robust))}
                                 for v, part in rep.per_example.groupby(g, dropna=True)}
     return entry

@@ -23,7 +23,7 @@ user-clustered paired bootstrap 95% interval, the unpaired interval beside it an
 p-value for 0/1 metrics. A pair with a run missing is listed as pending, never as a zero.
 
 TRACEBench has no layout-ablation run because both layouts build the same requests (the tools
-follow the history by the chat template's rule; ``pfc.run.prompts.tracebench``): this module checks
+follow the history by the chat template's rule; ``pfc.benchmarks.tracebench.prompts``): this module checks
 that claim on every planned example of ``tracebench-last_k`` instead of assuming it.
 
 It scores and writes ``paired.json`` / ``paired.md`` beside ``metrics.json``; it runs no model.
@@ -101,7 +101,7 @@ def pair(root: Path, question: str, a: str, b: str, n_boot: int = N_BOOT, seed: 
     exs = [e for e in exs_a if e.id in set(common)]
     bench = cfg_a["benchmark"]
     adapter = benchmarks.get(bench)
-    keys = {k: adapter.metric_keys[k] for k in adapter.headline if k in adapter.metric_keys}
+    keys = {k: adapter.scoring.metric_keys[k] for k in adapter.reporting.headline if k in adapter.scoring.metric_keys}
     users = {e.id: e.user_id for e in exs}
     frames = []
     for outputs in (out_a, out_b):
@@ -120,7 +120,7 @@ def tracebench_check(root: Path) -> dict:
         return {"run": "tracebench-last_k", "pending": True}
     config, _, _, tools, _, _ = present(run)
     planned = set(config.get("ids") or ())
-    exs = [e for e in benchmarks.get("tracebench").load(paths.source(config["examples"]), None)[0]
+    exs = [e for e in benchmarks.get("tracebench").scoring.load(paths.source(config["examples"]), None)[0]
            if not planned or e.id in planned]  # every planned example, answered or not
     built = [RequestBuilder("tracebench", tools, history=config["history"], k=config["k"], layout=lay,
                             sampling=config.get("sampling")) for lay in ("paper", "prefix")]

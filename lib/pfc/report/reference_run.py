@@ -121,14 +121,14 @@ def present(run: Path):
     if not examples.exists():
         raise UserError(f"{paths.relative(run / 'config.json')}: its examples {config['examples']} are not built "
                         "(make reproduce builds them; python -m pfc.report.reference needs them to re-score)")
-    exs, tools = adapter.load(examples, tools_path)
+    exs, tools = adapter.scoring.load(examples, tools_path)
     ident = _json(run / "run.json", "identity").get("identity") or {} if (run / "run.json").exists() else {}
     want = ident.get("examples_sha256")
     if want and examples_sha256(bench, examples, tools_path, exs, tools) != want:
         # PTBench: a run made on an earlier synthesis re-scores on that synthesis' history build, if built
         old = history_examples(config.get("examples"))
         if old is not None and old.exists():
-            o_exs, o_tools = adapter.load(old, tools_path)
+            o_exs, o_tools = adapter.scoring.load(old, tools_path)
             if examples_sha256(bench, old, tools_path, o_exs, o_tools) == want:
                 examples, exs, tools = old, o_exs, o_tools
         if examples != old:  # another build than the one the model answered: refuse
@@ -136,7 +136,7 @@ def present(run: Path):
                             "is not the data this run answered (a different build?); rebuild it with the run's seed"
                             + (f" (an earlier PTBench synthesis: pfc build ptbench --synthesis 1 --out "
                                f"{paths.relative(old.parent.parent)})" if old is not None else ""))
-    outputs = adapter.load_predictions(run / "predictions.jsonl", exs)
+    outputs = adapter.scoring.load_predictions(run / "predictions.jsonl", exs)
     known = {e.id for e in exs}
     stray = sorted(set(outputs) - known)
     if stray:

@@ -30,16 +30,10 @@ from pfc.report.writer import PARTS, Writer
 
 
 def sections() -> dict:
-    """``{benchmark: (section function, summary metrics)}`` in registry order, from each adapter's ``report``
-    module (``pfc.report.sections``): a section gets that benchmark's runs only (never none)."""
-    import importlib
+    """``{benchmark: (section function, summary metrics)}`` in registry order, from each benchmark package's
+    ``section`` module (``pfc.benchmarks.adapter.ReportSection``): a section gets that benchmark's runs only."""
     from pfc import benchmarks
-    out = {}
-    for a in benchmarks.adapters():
-        if a.report:
-            m = importlib.import_module(a.report)
-            out[a.name] = (getattr(m, f"{a.name}_section"), m.SUMMARY)
-    return out
+    return {a.name: (s.write, s.SUMMARY) for a in benchmarks.adapters() if (s := a.section()) is not None}
 
 
 def write_report(runs: list[T.Run], out, n_boot: int | None = None, seed: int = 0, title: str = "Run report",
@@ -135,7 +129,7 @@ def _summary_metrics(benchmark: str) -> list[str]:
         return found[1]
     from pfc import benchmarks
     adapter = benchmarks.get(benchmark)
-    return list(adapter.headline or adapter.metric_keys)
+    return list(adapter.reporting.headline or adapter.scoring.metric_keys)
 
 
 def summary(runs: list[T.Run], n_boot: int = 200, seed: int = 0) -> str:

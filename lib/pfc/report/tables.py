@@ -120,7 +120,7 @@ def unique_names(runs: list[Run]) -> list[Run]:
 
 def metric_keys(benchmark: str) -> dict[str, str]:
     """{published key: metric name} with an interval (counts dropped)."""
-    return {k: m for k, m in benchmarks.get(benchmark).metric_keys.items() if METRICS[m].aggregation != "sum"}
+    return {k: m for k, m in benchmarks.get(benchmark).scoring.metric_keys.items() if METRICS[m].aggregation != "sum"}
 
 
 def _rows(run: Run, df: pd.DataFrame, keys: dict, n_boot: int, seed: int, **extra) -> list[dict]:

@@ -40,8 +40,8 @@ def preflight(benchmark: str, adapter, backend, examples, tools, examples_path, 
         from pfc.benchmarks import NAMES
         raise UserError(f"the {backend.name} backend cannot run {benchmark} data (it supports "
                         f"{', '.join(n for n in NAMES if backend.supports(n))}); use a model backend or oracle")
-    needs = backend.needs_tools and not getattr(adapter, "tools_in_examples", False)
-    if (needs or getattr(adapter, "run_needs_tools", False)) and not tools:
+    needs = backend.needs_tools and not adapter.running.tools_in_examples
+    if (needs or adapter.running.needs_tools) and not tools:
         from pathlib import Path
         p = Path(examples_path)
         looked = p / "tools.json" if p.is_dir() else p.parent / "tools.json"

@@ -22,7 +22,7 @@ from pfc.provenance import git_commit, versions
 from pfc.run.backends import DEFAULT_SAMPLING
 
 # each benchmark's `pfc run` strategies, as its adapter declares them
-RUN_STRATEGIES = {name: benchmarks.get(name).strategies for name in benchmarks.NAMES}
+RUN_STRATEGIES = {name: benchmarks.get(name).running.strategies for name in benchmarks.NAMES}
 
 HIERARCHICAL_FALLBACK = ("step 1's answer is read as a domain by name, then by app name, then by the one domain "
                          "sharing most words with it (pfc.run.prompts.match_domain); when none is read, step 2 "

@@ -4,7 +4,7 @@
 strategy, history mode, sampling, few-shot pool, PTBench prompt variant) and builds the answer
 request of an example (:meth:`RequestBuilder.answer`, optionally restricted to one domain) and
 the hierarchical strategy's step 1 (:meth:`RequestBuilder.domain`). The texts are the prompt
-module the benchmark's adapter names (``Adapter.prompts``: ``request(rb, example, domain)``, for the
+module of the benchmark's package (``<package>.prompts``, ``pfc.benchmarks.adapter.PromptModule``: ``request(rb, example, domain)``, for the
 hierarchical strategy ``domain_request(rb, example)``, and ``template_identity()``); a request
 carries the rendered messages, tool specs and sampling only — never the example.
 :func:`template_identity` says which template text a run uses and where it comes from (our
@@ -13,15 +13,14 @@ This module calls no backend.
 """
 from __future__ import annotations
 
-import importlib
-
 from pfc import benchmarks
+from pfc.benchmarks.adapter import PromptModule
 from pfc.run.backends import Request
 
 
-def prompt_module(benchmark: str):
-    """The run stage's prompt module of ``benchmark`` (its adapter names it)."""
-    return importlib.import_module(benchmarks.get(benchmark).prompts)
+def prompt_module(benchmark: str) -> PromptModule:
+    """The prompt module of ``benchmark`` (``<its package>.prompts``)."""
+    return benchmarks.get(benchmark).prompts()
 
 
 def template_identity(benchmark: str) -> dict:

@@ -94,7 +94,7 @@ def execute(cfg: RunConfig) -> dict:
     cfg.check()
     adapter = benchmarks.get(cfg.benchmark)
     check_examples(cfg.benchmark, cfg.examples)
-    all_examples, tools = adapter.load(cfg.examples, cfg.tools)
+    all_examples, tools = adapter.scoring.load(cfg.examples, cfg.tools)
     examples, pool = _select(cfg, all_examples)
     be = cfg.backend if not isinstance(cfg.backend, str) else get(cfg.backend, cfg.model, tools=tools, seed=cfg.seed,
                                                                   **(cfg.backend_options or {}))

@@ -6,7 +6,7 @@ A strategy turns a batch of examples into one answer each, through a request bui
 ``hierarchical`` first asks for the domain (step 1), reads it by name, app name or shared words
 (``pfc.run.prompts.match_domain``), then asks for the call with only that domain's tools, or
 with all of them when step 1 named none — the row records step 1 either way. Which strategies
-a benchmark supports is its adapter's (``Adapter.strategies``). This module writes
+a benchmark supports is its adapter's (``Running.strategies``). This module writes
 nothing.
 
     >>> get("hierarchical").steps, get("cot").steps

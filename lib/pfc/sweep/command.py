@@ -32,8 +32,8 @@ def default_out(spec_path) -> Path:
 
 def _show(p: Plan, out: Path) -> str:
     lines = [f"# sweep: {len(p.runs)} runs, spec sha256 {p.spec_hash[:12]}, out {paths.relative(out)}"]
-    for name, params in p.builds.items():
-        lines.append(f"# builds TRACEBench {name!r} into {paths.relative(out / 'benchmarks' / name)} with {params}")
+    for name, (kind, params) in p.builds.items():
+        lines.append(f"# builds {kind} {name!r} into {paths.relative(out / 'benchmarks' / name)} with {params}")
     for r in p.runs:
         res = ", ".join(f"{k}={v}" for k, v in r.resources.items() if v) + (", kept loaded" if r.keep_loaded else "")
         lines.append(f"{r.name}\t{paths.relative(r.run_dir(out))}\t[{res}]")
@@ -46,12 +46,12 @@ def _show(p: Plan, out: Path) -> str:
 
 
 def _build(p: Plan, out: Path) -> None:
-    """Each TRACEBench the spec builds, once; built beside its folder and swapped in whole (``pfc.io.dirset``),
-    only ever inside ``<out>/benchmarks``."""
-    from pfc.data.build import build_tracebench
+    """Each benchmark the spec builds, once, by its package's builder (``pfc.benchmarks.adapter.Builder.build``);
+    built beside its folder and swapped in whole (``pfc.io.dirset``), only ever inside ``<out>/benchmarks``."""
+    from pfc import benchmarks
     from pfc.io.dirset import replace_dir
     from pfc.io.safepath import inside
-    for name, params in p.builds.items():
+    for name, (kind, params) in p.builds.items():
         dest = inside(out / "benchmarks", name)
         stamp = dest / "sweep_build.json"
         try:
@@ -60,9 +60,9 @@ def _build(p: Plan, out: Path) -> None:
         except ValueError:
             pass
         with replace_dir(dest, "sweep_build.json", "sweep's benchmark build") as tmp:
-            build_tracebench(tmp, progress=False, **params)
+            benchmarks.get(kind).builder().build(tmp, **params)
             atomic.write_text(tmp / "sweep_build.json", json.dumps(params, sort_keys=True) + "\n")
-        print(f"pfc sweep: built TRACEBench {name!r} ({paths.relative(dest)})", file=sys.stderr)
+        print(f"pfc sweep: built {kind} {name!r} ({paths.relative(dest)})", file=sys.stderr)
 
 
 def _earlier(p: Plan, out: Path) -> dict:

@@ -68,13 +68,13 @@ class Plan:
     spec_hash: str
     runs: list[PlannedRun]
     skipped: list[str]
-    builds: dict            # benchmark name -> build parameters (TRACEBench built by the sweep)
+    builds: dict            # benchmark entry's name -> (benchmark, build parameters): built by its package's builder
 
 
 def _history_selection(benchmark: str) -> bool:
     """Whether the benchmark's prompts select history records (sweeps vary history and k only then)."""
     from pfc import benchmarks
-    return benchmarks.get(benchmark).history_selection
+    return benchmarks.get(benchmark).running.history_selection
 
 
 def _refusal(model: dict, bench: dict, strategy: str, layout) -> str | None:
@@ -92,7 +92,7 @@ def _refusal(model: dict, bench: dict, strategy: str, layout) -> str | None:
 def plan(spec: dict, spec_path, out) -> Plan:
     """Every run of the spec, in order (models, then benchmarks, then settings), with skipped combinations."""
     models, benches = entries(spec, spec_path)
-    builds = {b["name"]: b["build"] for b in benches if b["build"]}
+    builds = {b["name"]: (b["benchmark"], b["build"]) for b in benches if b["build"]}
     runs, skipped = [], []
     for m, b in product(models, benches):
         st = b["settings"]

@@ -161,12 +161,12 @@ def _benchmark(b, i: int, spec_path, base: dict) -> dict:
     if kind not in NAMES:
         raise spec_error(f"unknown benchmark {kind!r}; expected one of {NAMES}", spec_path, f"{where}.benchmark")
     if bool(b.get("examples")) == bool(b.get("build")):
-        raise spec_error("give either 'examples' (a path) or 'build' (TRACEBench parameters)", spec_path, where)
-    buildable = benchmarks.get(kind).build_params  # what a 'build' can make it with (empty: it cannot)
+        raise spec_error("give either 'examples' (a path) or 'build' (its builder's parameters)", spec_path, where)
+    buildable = benchmarks.get(kind).building.params  # what a 'build' can make it with (empty: it cannot)
     if b.get("build") is not None and (not buildable or not isinstance(b["build"], dict)
                                        or set(b["build"]) - buildable):
-        raise spec_error("'build' makes a TRACEBench: a mapping of users, seed, records, queries", spec_path,
-                   f"{where}.build")
+        raise spec_error(f"'build' makes a {kind}: a mapping of {', '.join(sorted(buildable))}" if buildable else
+                         f"a sweep cannot build {kind}: give its 'examples'", spec_path, f"{where}.build")
     bad = next((k for k, v in (b.get("build") or {}).items() if not isinstance(v, int) or isinstance(v, bool)
                 or (v < 1 and k != "seed")), None)
     if bad:

@@ -1,6 +1,6 @@
 """Chat-format SFT records from PTBench-shape data: the evaluation prompt + the gold answer.
 
-The prompt is exactly what ``pfc run`` sends for the same example (``pfc.run.prompts.ptbench``),
+The prompt is exactly what ``pfc run`` sends for the same example (``pfc.benchmarks.ptbench.prompts``),
 so a model trained on these records is evaluated on the inputs it was trained on (PTBench
 Table 2: "the input in evaluation remains consistent with the training input"). The
 answer is the gold solution in PTBench's bracket format, first acceptable value of each
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pfc.benchmarks.ptbench import load_official
 from pfc.data.ptool.agents import render_answer
-from pfc.run.prompts.ptbench import build
+from pfc.benchmarks.ptbench.prompts import build
 from pfc.io import atomic
 
 

@@ -25,7 +25,7 @@ import json
 import random
 import re
 
-from pfc.benchmarks.ptbench_official import OfficialFormatError, official_parse
+from pfc.benchmarks.ptbench.official import OfficialFormatError, official_parse
 from pfc.render import render_ptbench
 from pfc.schema import Call
 from pfc.data.ptool.catalogue import TYPES

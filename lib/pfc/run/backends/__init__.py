@@ -66,7 +66,7 @@ class Backend:
     name = "base"
     model = ""
     reads_examples = False  # True for Baseline: the runner hands it the examples (gold included)
-    needs_query_spans = False  # answers from the gold values' provenance per span (``Adapter.query_spans``)
+    needs_query_spans = False  # answers from the gold values' provenance per span (``Running.query_spans``)
     needs_tools = False
     version = ""
 
@@ -76,7 +76,7 @@ class Backend:
         if not cls.needs_query_spans:
             return True
         from pfc import benchmarks
-        return benchmarks.get(benchmark).query_spans
+        return benchmarks.get(benchmark).running.query_spans
 
     def preflight(self) -> None:
         """Raise ``pfc.errors.UserError`` if no request can succeed (e.g. the server is down)."""
@@ -130,6 +130,14 @@ def chat_function(backend: Backend, sampling: dict | None = None):
         (resp,) = backend.generate([Request(messages, None, {**DEFAULT_SAMPLING, **(sampling or {})})])
         return resp.text or ""
     return chat
+
+
+def chat_from_args(args):
+    """``chat(messages) -> text`` through ``--llm-backend``/``--llm-model`` (LLM screening, role-play, agents of
+    ``pfc build``), or None without ``--llm-backend``."""
+    if not args.llm_backend:
+        return None
+    return chat_function(get(args.llm_backend, args.llm_model or ""))
 
 
 # name -> "module:Class": the one place a backend is registered (imported only when asked for)

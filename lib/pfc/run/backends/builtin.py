@@ -26,7 +26,6 @@ same parser as any model's.
 """
 from __future__ import annotations
 
-import importlib
 import json
 import random
 import re
@@ -55,13 +54,14 @@ def _code_version() -> str:
 
     from pfc import render as _render
     from pfc.provenance import source_version
-    from pfc.run.backends import ptbench_baselines, query_values
-    return source_version(sys.modules[__name__], query_values, ptbench_baselines, _render)
+    from pfc.run.backends import query_values
+    own = [m for a in benchmarks.adapters() if (m := a.part("baselines")) is not None]  # each benchmark's own
+    return source_version(sys.modules[__name__], query_values, *own, _render)
 
 
 class _Builtin(Baseline):
     uses_gold = False  # the oracles answer from the gold; the other baselines never read it
-    # PTBench-format data (candidate tools per record) go through pfc.run.backends.ptbench_baselines
+    # PTBench-format data (candidate tools per record) go through pfc.benchmarks.ptbench.baselines
     needs_tools = True
 
     def __init__(self, model: str = "", tools=None, seed: int = 0, **_):
@@ -80,11 +80,10 @@ class _Builtin(Baseline):
         for ex in examples:
             try:
                 adapter = benchmarks.get(ex.benchmark)
-                calls = None
-                if adapter.baselines:  # the benchmark's own baselines (PTBench: pfc.run.backends.ptbench_baselines)
-                    calls = importlib.import_module(adapter.baselines).predict(self.name, ex, self.seed)
+                own = adapter.part("baselines")  # the benchmark's own baselines (<package>.baselines), if any
+                calls = own.predict(self.name, ex, self.seed) if own is not None else None
                 out.append(Response(text=render(calls if calls is not None else self.predict(ex),
-                                                adapter.render_style)))  # in the benchmark's own format
+                                                adapter.running.render_style)))  # in the benchmark's own format
             except Exception as e:  # a baseline failing on one example is a failed request, not a crash
                 out.append(Response(error=f"{type(e).__name__}: {e}"))
         return out

@@ -40,7 +40,7 @@ def _corpus(rng: random.Random) -> list[str]:
 
 def _conversations(rng: random.Random, n: int) -> list[tuple[list[dict], list[dict]]]:
     """(messages, tools) shaped like the real prompts: system text, tool specs, history lines, a request."""
-    from pfc.run.prompts.tracebench import SYSTEM, tool_specs
+    from pfc.benchmarks.tracebench.prompts import SYSTEM, tool_specs
     from pfc.data.toolset import load_tools, spec
     tools = load_tools()
     fns = list(spec()["functions"])

@@ -1,6 +1,6 @@
 """Prompt building: one :class:`Prompt` type and the named prompt strategies.
 
-Benchmark-specific builders live beside this file (``pfc.run.prompts.toolspectrum``). This
+Benchmark-specific builders live beside this file (``pfc.benchmarks.toolspectrum.prompts``). This
 module holds what they share; it does not call models.
 
     >>> "hierarchical" in STRATEGIES

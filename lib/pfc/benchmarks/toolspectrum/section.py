@@ -1,6 +1,6 @@
 """ToolSpectrum's report section: Table 3 in both F1 modes, Fig. 4 domains, the error taxonomy, Table 8.
 
-Named by the adapter (``Adapter.report``); ``pfc.report.runs`` calls :func:`toolspectrum_section` with the
+Its package's ``section`` (``pfc.benchmarks.adapter.ReportSection``); ``pfc.report.runs`` calls :func:`write` with the
 ToolSpectrum runs only. It writes through the ``Writer`` and reads no file.
 """
 from __future__ import annotations
@@ -13,9 +13,11 @@ from pfc.report import tables as T
 from pfc.report.writer import PAPER_NOTE, Writer
 
 SUMMARY = T.TS_LEVELS + [f"{lv}_paper" for lv in T.TS_LEVELS]  # the metrics `pfc compare` prints
+INDEX = [("toolspectrum_table3", "ToolSpectrum Table 3 — F1, ours (a correct refusal counts as a hit)"),
+         ("toolspectrum_table3_paper_mode", "ToolSpectrum Table 3 — F1, paper-compatible mode")]  # on reports/index.html
 
 
-def toolspectrum_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> None:
+def write(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> None:
     g = T.toolspectrum_levels(runs, n_boot, seed)
     order = T.TS_ORDER
     ours = T.layout(g, order)
@@ -37,7 +39,7 @@ def toolspectrum_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -
             .pivot_table(index=["run", "mode"], columns="level", values="cell", aggfunc="first")[T.TS_LEVELS]
         w.table("toolspectrum_both_modes", "ToolSpectrum 'both' subset: the two scoring modes side by side (ours)",
                 wide, side, "Where the modes differ most: most 'both' samples expect a refusal.")
-    from pfc.report.toolspectrum_report import domain_means
+    from pfc.benchmarks.toolspectrum.views import domain_means
     dm = domain_means({r.name: r.per_example for r in runs})
     if len(dm):
         w.table("toolspectrum_fig4_domains", "ToolSpectrum Fig. 4 layout: mean F1 per domain (ours)",

@@ -6,14 +6,14 @@ environment, long-term history, recent context), which the paper does not report
 Reported by vagueness level, history-length bin and personalization type when ``meta``
 carries them.
 
-    >>> ADAPTER.metric_keys["function_param_values"]
+    >>> ADAPTER.scoring.metric_keys["function_param_values"]
     'function_param_values'
 """
 from __future__ import annotations
 
 from pfc.eval.strict import tracebench_template
 from pfc.schema import SOURCES
-from pfc.benchmarks import Adapter, Export
+from pfc.benchmarks.adapter import Adapter, Building, Export, Reporting, Running, Scoring
 from pfc.benchmarks.common import generic_row, load_predictions, load_unified
 
 METRIC_KEYS = {
@@ -28,13 +28,14 @@ def row(example, result, ctx=None):
     return generic_row(example, result)
 
 
-ADAPTER = Adapter("tracebench", METRIC_KEYS, load_unified, load_predictions, lambda ex, tools: None,
-                  row, style="auto", group_by=["vagueness", "history_bin", "personalization"],
-                  run_needs_tools=True, strategies=("zero_shot", "few_shot", "cot", "hierarchical"),
-                  prompts="pfc.run.prompts.tracebench", report="pfc.report.sections.tracebench", strict_template=tracebench_template,
-                  render_style="tracebench",
-                  headline=("format", "app", "function_name", "function_param_values", "overall"),
-                  report_groups=("vagueness", "history_bin"), history_selection=True,
-                  builder="pfc.cli_build:build_tracebench", build_params=frozenset({"users", "seed", "records", "queries"}),
-                  export=Export("TRACEBench", "pfc build tracebench --users {users} --seed {seed} --out DIR",
-                                tool_file=True))
+ADAPTER = Adapter(
+    "tracebench", __name__,
+    Scoring(METRIC_KEYS, load_unified, load_predictions, row, style="auto",
+            group_by=["vagueness", "history_bin", "personalization"], strict_template=tracebench_template),
+    Running(strategies=("zero_shot", "few_shot", "cot", "hierarchical"), render_style="tracebench",
+            needs_tools=True, history_selection=True),
+    Reporting(headline=("format", "app", "function_name", "function_param_values", "overall"),
+              groups=("vagueness", "history_bin")),
+    Building(params=frozenset({"users", "seed", "records", "queries"}),
+             export=Export("TRACEBench", "pfc build tracebench --users {users} --seed {seed} --out DIR",
+                           tool_file=True)))

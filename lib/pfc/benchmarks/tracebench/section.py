@@ -1,6 +1,6 @@
 """TRACEBench's report section: Table 4 beside the paper, Figs. 3 and 4 counterparts, the error taxonomy.
 
-Named by the adapter (``Adapter.report``); ``pfc.report.runs`` calls :func:`tracebench_section` with the
+Its package's ``section`` (``pfc.benchmarks.adapter.ReportSection``); ``pfc.report.runs`` calls :func:`write` with the
 TRACEBench runs only. It writes through the ``Writer`` and reads no file.
 """
 from __future__ import annotations
@@ -12,9 +12,10 @@ from pfc.report import tables as T
 from pfc.report.writer import PAPER_NOTE, Writer
 
 SUMMARY = T.TB_METRICS  # the metrics `pfc compare` prints
+INDEX = [("tracebench_table4", "TRACEBench Table 4")]  # its headline tables on reports/index.html: (name, title)
 
 
-def tracebench_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> None:
+def write(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> None:
     long = T.metric_table(runs, n_boot, seed)
     ours = T.layout(long, T.TB_METRICS + [f"value_acc_{s}" for s in T.VALUE_SOURCES])
     w.table("tracebench_table4", "TRACEBench Table 4 layout: runs × metrics (ours) beside the paper",

@@ -1,6 +1,6 @@
 """PTBench's report section: Table 1, Tables 11/12 (trained / untrained users) and Fig. 4 error classes.
 
-Named by the adapter (``Adapter.report``); ``pfc.report.runs`` calls :func:`ptbench_section` with the
+Its package's ``section`` (``pfc.benchmarks.adapter.ReportSection``); ``pfc.report.runs`` calls :func:`write` with the
 PTBench runs only. It writes through the ``Writer`` and reads no file.
 """
 from __future__ import annotations
@@ -12,9 +12,11 @@ from pfc.report import tables as T
 from pfc.report.writer import PAPER_NOTE, Writer
 
 SUMMARY = T.PT_METRICS  # the metrics `pfc compare` prints
+INDEX = [("ptbench_table1", "PTBench Table 1"), ("ptbench_table11", "PTBench Table 11 (trained users)"),
+         ("ptbench_table12", "PTBench Table 12 (untrained users)")]  # its headline tables on reports/index.html
 
 
-def ptbench_section(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> None:
+def write(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> None:
     long = T.metric_table(runs, n_boot, seed)
     w.table("ptbench_table1", "PTBench Table 1 layout (ours) beside the paper",
             T.beside_paper(T.layout(long, T.PT_METRICS), P.ours_keyed("PTBench", "Table 1", 0.01)), long,

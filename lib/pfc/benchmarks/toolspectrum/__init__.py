@@ -50,7 +50,7 @@ from pfc.eval.matching import norm_app
 from pfc.eval.strict import toolspectrum_template
 from pfc.schema import Example, GoldCall, Role, SchemaError, Tool
 from pfc.eval.taxonomy import toolspectrum_type
-from pfc.benchmarks import Adapter
+from pfc.benchmarks.adapter import Adapter, Building, Reporting, Running, Scoring
 from pfc.benchmarks.common import generic_row, load_predictions, load_unified
 
 # Paper Table 7 (domains and apps); the release names Tmall and Pinduoduo where the table
@@ -249,11 +249,13 @@ def row(example, result, ctx):
     return r, cmp, etype
 
 
-ADAPTER = Adapter("toolspectrum", METRIC_KEYS, load, load_predictions, context, row,
-                  style="json", group_by=["subset", "domain"],
-                  strategies=("zero_shot", "few_shot", "cot", "hierarchical", "flat"),
-                  prompts="pfc.run.prompts.toolspectrum", report="pfc.report.sections.toolspectrum", strict_template=toolspectrum_template, render_style="json",
-                  default_data=paths.toolspectrum_dir,  # the public release, read in place
-                  headline=("format", "APP", "API", "RP", "OP"), report_groups=("subset",),
-                  report_extra=("APP_paper", "API_paper", "RP_paper", "OP_paper"),  # robust mode: Table 3's second F1
-                  report_modes=(False, True), third_party="the ToolSpectrum release")
+ADAPTER = Adapter(
+    "toolspectrum", __name__,
+    Scoring(METRIC_KEYS, load, load_predictions, row, context, style="json", group_by=["subset", "domain"],
+            strict_template=toolspectrum_template),
+    Running(strategies=("zero_shot", "few_shot", "cot", "hierarchical", "flat"), render_style="json"),
+    Reporting(headline=("format", "APP", "API", "RP", "OP"), groups=("subset",),
+              extra=("APP_paper", "API_paper", "RP_paper", "OP_paper"),  # robust mode: Table 3's second F1
+              modes=(False, True)),
+    Building(default_data=paths.toolspectrum_dir,  # the public release, read in place
+             third_party="the ToolSpectrum release"))

@@ -5,11 +5,11 @@ Official record fields used: ``query``, ``user_profile``, ``platforms``, ``tools
 ``profile_params``, and optionally ``user_id`` / ``trained``. A record without ``trained``
 takes it from the directory name (``test_trained_user`` / ``test_untrained_user``).
 The raw answer and parameter lists stay in ``meta`` so ``--compat official`` can score
-exactly as the published evaluator (``pfc.benchmarks.ptbench_official``).
+exactly as the published evaluator (``pfc.benchmarks.ptbench.official``).
 
 Metric keys are the official CSV headers (PTBench App. A.1, eqs. 2–11, and Fig. 4).
 
-    >>> ADAPTER.metric_keys["tool_param_values"]
+    >>> ADAPTER.scoring.metric_keys["tool_param_values"]
     'function_param_values'
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pfc.eval.coverage import Predictions
 from pfc.eval.strict import ptbench_template
 from pfc.errors import read_json
 from pfc.schema import Example, GoldCall, Role, SchemaError
-from pfc.benchmarks import Adapter, Export
+from pfc.benchmarks.adapter import Adapter, Building, Export, Reporting, Running, Scoring
 from pfc.benchmarks.common import generic_row, load_predictions, load_unified
 
 METRIC_KEYS = {
@@ -137,13 +137,12 @@ def row(example, result, ctx=None):
     return generic_row(example, result, sources=("query", "profile"))  # PTBench's two value sources
 
 
-ADAPTER = Adapter("ptbench", METRIC_KEYS, load, load_split_predictions, lambda ex, tools: None, row,
-                  style="ptbench", group_by=["trained"], tools_in_examples=True,
-                  strategies=("zero_shot", "few_shot", "cot"), prompts="pfc.run.prompts.ptbench", report="pfc.report.sections.ptbench",
-                  strict_template=ptbench_template, render_style="ptbench",
-                  baselines="pfc.run.backends.ptbench_baselines", official_compat=True,
-                  headline=("format", "platforms", "tool_names", "tool_param_values", "overall"),
-                  builder="pfc.cli_build:build_ptbench",
-                  export=Export("PTBench", "pfc build ptbench --seed {seed} --out DIR", "synthesized (PTool)",
-                                splits=("train", "test_trained_user", "test_untrained_user", "unseen")),
-                  query_spans=False)  # the query-oracle: its stated values are not annotated per span
+ADAPTER = Adapter(
+    "ptbench", __name__,
+    Scoring(METRIC_KEYS, load, load_split_predictions, row, style="ptbench", group_by=["trained"],
+            strict_template=ptbench_template, official_compat=True),
+    Running(strategies=("zero_shot", "few_shot", "cot"), render_style="ptbench", tools_in_examples=True,
+            query_spans=False),  # the query-oracle: its stated values are not annotated per span
+    Reporting(headline=("format", "platforms", "tool_names", "tool_param_values", "overall")),
+    Building(export=Export("PTBench", "pfc build ptbench --seed {seed} --out DIR", "synthesized (PTool)",
+                           splits=("train", "test_trained_user", "test_untrained_user", "unseen"))))

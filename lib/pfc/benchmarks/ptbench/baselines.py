@@ -1,6 +1,6 @@
 """The built-in baselines on PTBench-format examples (profile + history + platforms + tools).
 
-Named by the PTBench adapter (``Adapter.baselines``) and called by ``pfc.run.backends.builtin``; no model involved.
+PTBench's package part ``baselines`` (``Adapter.part("baselines")``), called by ``pfc.run.backends.builtin``; no model involved.
 
 - ``random``: a random platform, a random API of the scenario, a random value per
   parameter (an enumeration value, else a placeholder of the right type).

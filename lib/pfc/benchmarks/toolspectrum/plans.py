@@ -1,0 +1,30 @@
+"""ToolSpectrum's entries in the real-model plan (``pfc.plans.real_models``): ``n`` seeded samples per subset
+of the release (profile, environment, both, read in place), strategies zero-shot and hierarchical; none when
+the release is not found. Plans only."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from pfc.benchmarks.toolspectrum import ADAPTER, SUBSETS as _RELEASE_FILES
+from pfc.plans.sampling import subset
+
+N = 3                                    # default examples per subset and strategy
+N_HELP = "per subset and strategy"
+MAX_TOKENS, MAX_TOKENS_HELP = 256, "ToolSpectrum answers (its JSON answer format with typed keys runs longer)"
+SUBSETS = {sub: f"{stem}.json" for stem, sub in _RELEASE_FILES.items()}  # subset -> its release file
+RANK = {"toolspectrum-profile-hierarchical": 1, "toolspectrum-environment-hierarchical": 2,
+        "toolspectrum-both-hierarchical": 3, "toolspectrum-profile-zero_shot": 6,
+        "toolspectrum-environment-zero_shot": 7, "toolspectrum-both-zero_shot": 8}
+
+
+def real_models(run, n: int, seed: int, data: Path | None = None) -> list:
+    ts = Path(data) if data else ADAPTER.data_dir()
+    if ts is None or not (ts / "data").is_dir():
+        return []
+    runs = []
+    for strategy in ("zero_shot", "hierarchical"):
+        for sub, fname in SUBSETS.items():
+            exs, _ = ADAPTER.scoring.load(ts / "data" / fname, None)
+            runs.append(run(f"toolspectrum-{sub}-{strategy}", "toolspectrum", ts / "data" / fname,
+                            subset([e.id for e in exs], n, f"{seed}:{sub}"), strategy))
+    return runs

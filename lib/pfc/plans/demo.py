@@ -1,0 +1,67 @@
+"""The notebooks' demo runs, made when a notebook is run without its parameters (and by tests): a tiny
+TRACEBench built by its package's builder and built-in baselines' runs on it (:func:`runs`; notebooks 04–06),
+with its swap-user variants (:func:`swap_user`; notebook 08) or its dose and contradict-stated variants
+(:func:`evidence`; notebook 09). Plans and runs only: the report modules read the run directories they return.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from pfc import benchmarks
+from pfc.plans.evidence import EVIDENCE_BASELINES, EVIDENCE_BENCHMARK as TB  # prompts that select history records
+
+
+def _run(benchmark: str, examples, backend: str, out: Path, root: Path) -> Path:
+    from pfc.run.config import RunConfig
+    from pfc.run.runner import execute
+    execute(RunConfig(benchmark, examples, backend, out, cache_path=root / "cache.sqlite", progress=False))
+    return out
+
+
+def _tiny(bench: Path, users: int, seed: int, records: int) -> Path:
+    if not (bench / "examples.jsonl").exists():
+        benchmarks.get(TB).builder().build(bench, users=users, seed=seed, records=records)
+    return bench
+
+
+def runs(root, backends=("oracle", "history-prior", "no-history"), users: int = 2, records: int = 150,
+         seed: int = 1) -> list[Path]:
+    """A tiny TRACEBench (2 simulated users) and baseline runs on it, under ``root``."""
+    root = Path(root)
+    bench = _tiny(root / TB, users, seed, records)
+    return [_run(TB, bench, b, root / "runs" / b, root) for b in backends]
+
+
+def swap_user(root, users: int = 3, records: int = 150, seed: int = 1,
+              backends=("history-prior", "no-history", "query-oracle", "oracle")) -> tuple[Path, Path, dict]:
+    """A tiny TRACEBench, its swap-user variants and baseline runs on both, under ``root``. Returns (originals dir,
+    variants dir, {backend: (originals run, variants run | None)}); the oracle's variants run is None (the
+    original's gold: see ``pfc.report.counterfactual.evaluate_pairs``)."""
+    from pfc.data.counterfactual import build_variants
+    root = Path(root)
+    bench, var = _tiny(root / TB, users, seed, records), root / f"{TB}_swap-user"
+    if not (var / "perturb.json").is_file():  # the manifest, written last: a set without it is not finished
+        build_variants(bench, var, "swap-user", seed=0)
+    return bench, var, {b: (_run(TB, bench, b, root / "runs" / f"orig-{b}", root),
+                            None if b == "oracle" else _run(TB, var, b, root / "runs" / f"swap-{b}", root))
+                        for b in backends}
+
+
+def evidence(root, users: int = 3, records: int = 150, seed: int = 1, backends=EVIDENCE_BASELINES):
+    """A tiny TRACEBench, its dose and contradict-stated variants (every request, in the reference plan's window
+    of records) and the baselines' runs on all three, under ``root``. Returns (originals, dose variants,
+    contradict-stated variants, {backend: dose run}, {backend: (originals run, contradict-stated run)})."""
+    from pfc.data.counterfactual import MANIFEST, build_variants
+    from pfc.plans.evidence import windowed
+    root = Path(root)
+    bench = _tiny(root / "originals", users, seed, records)
+    sets = {kind: root / kind for kind in ("dose", "contradict-stated")}
+    for kind, d in sets.items():
+        if not (d / MANIFEST).is_file():  # written last: a set without it is not finished
+            build_variants(bench, d, windowed(kind), seed=0, benchmark=TB)  # the reference plan's window
+    dose_runs, override_runs = {}, {}
+    for b in backends:
+        made = {tag: _run(TB, ex, b, root / "runs" / f"{tag}-{b}", root) for tag, ex in (("orig", bench), *sets.items())}
+        dose_runs[b] = made["dose"]
+        override_runs[b] = (made["orig"], made["contradict-stated"])
+    return bench, sets["dose"], sets["contradict-stated"], dose_runs, override_runs
