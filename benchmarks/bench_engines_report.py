@@ -12,14 +12,17 @@ import itertools
 import json
 import os
 import platform
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-import engine_floor as ef
-from pfc import paths
-from pfc.errors import UserError
-from pfc.io import atomic
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling scripts, wherever it is loaded from
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+import engine_floor as ef  # noqa: E402
+from pfc import paths  # noqa: E402
+from pfc.errors import UserError  # noqa: E402
+from pfc.io import atomic  # noqa: E402
 
 
 def load(path: Path, settings: dict, resume: bool) -> dict:

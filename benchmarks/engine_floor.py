@@ -25,9 +25,13 @@ are pure. It runs no model and times no engine.
 from __future__ import annotations
 
 import json
-import time
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling scripts, wherever it is loaded from
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+from bench_attention import best as _best  # noqa: E402  # fastest of `repeat` timings after one untimed call
 
 
 @dataclass(frozen=True)
@@ -114,16 +118,6 @@ def floor(shapes: Shapes, rates: dict, plan: list[tuple[int, int]], prompt_lens:
     return {"prefill_s": pre / n, "decode_s": dec / n, "s_per_example": (pre + dec) / n,
             "new_prompt_tokens_per_example": sum(new for new, _ in plan) / n,
             "prompt_tokens_per_example": sum(prompt_lens) / n, "completion_tokens_per_example": t}
-
-
-def _best(fn, repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def rates(shapes: Shapes, context: int, rows: int, repeat: int = 3) -> dict:
