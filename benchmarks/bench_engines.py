@@ -262,7 +262,7 @@ def main(argv=None) -> int:
             child_cell(what, model, bench, args.n, args.gen_n[bench], Path(out))
         return 0
     out_file(args.out)
-    import bench_engines_report as report
+    import engines_report as report
     return report.run(args, argv, sys.modules[__name__])
 
 

@@ -61,7 +61,7 @@ def test_engines_rotate_from_cell_to_cell(bench_script):
 
 
 def test_agreement_counts_identical_raw_answers_and_identical_parsed_calls(bench_script):
-    rep = bench_script("bench_engines_report")
+    rep = bench_script("engines_report")
     a = {"1": '{"name": "A.f", "arguments": {"x": 1}}', "2": "no call here", "3": "x"}
     b = {"1": '```json\n{"name": "A.f", "arguments": {"x": 1}}\n```', "2": "no call here", "4": "y"}
     got = rep.agreement({"a": a, "b": b})["a|b"]
@@ -81,7 +81,7 @@ def _doc(cells):
 
 
 def test_the_report_gives_ratios_to_the_fastest_engine_and_says_when_ours_is_slower_than_vllm(bench_script):
-    rep = bench_script("bench_engines_report")
+    rep = bench_script("engines_report")
     outs = {"1": "a", "2": "b"}
     doc = _doc([_cell("m", "tracebench", "openvino", 4.0, outs), _cell("m", "tracebench", "hf", 6.0, outs),
                 _cell("m", "tracebench", "vllm", 2.0, {"1": "a", "2": "c"}),
@@ -96,7 +96,7 @@ def test_the_report_gives_ratios_to_the_fastest_engine_and_says_when_ours_is_slo
 
 
 def test_a_floor_is_shown_only_when_an_engine_answered_the_whole_sample(bench_script):
-    rep = bench_script("bench_engines_report")
+    rep = bench_script("engines_report")
     doc = _doc([_cell("m", "ptbench", "openvino", 4.0, {"1": "a", "2": "b"}, toks=3.0)])
     doc["floors"]["m"] = {"shapes": {"hidden": 4, "inter": 8, "layers": 2, "heads": 2, "kv_heads": 1, "head_dim": 2,
                                      "vocab": 10},
@@ -145,7 +145,7 @@ def _args(tmp_path, engines=("openvino", "vllm", "generate"), resume=False):
 
 
 def test_a_missing_vllm_and_a_failing_engine_are_reported_and_the_run_goes_on(bench_script, tmp_path):
-    rep = bench_script("bench_engines_report")
+    rep = bench_script("engines_report")
     mod = _Mod(fail={"generate"})
     assert rep.run(_args(tmp_path), [], mod) == 0
     doc = json.loads((tmp_path / "perf_engines.json").read_text())
@@ -156,7 +156,7 @@ def test_a_missing_vllm_and_a_failing_engine_are_reported_and_the_run_goes_on(be
 
 
 def test_resume_keeps_the_finished_cells_and_measures_the_rest(bench_script, tmp_path):
-    rep = bench_script("bench_engines_report")
+    rep = bench_script("engines_report")
     rep.run(_args(tmp_path, engines=("openvino",)), [], _Mod())
     mod = _Mod()
     rep.run(_args(tmp_path, engines=("openvino", "generate"), resume=True), [], mod)
@@ -164,7 +164,7 @@ def test_resume_keeps_the_finished_cells_and_measures_the_rest(bench_script, tmp
 
 
 def test_resume_refuses_a_report_of_other_settings(bench_script, tmp_path):
-    rep = bench_script("bench_engines_report")
+    rep = bench_script("engines_report")
     rep.run(_args(tmp_path, engines=("openvino",)), [], _Mod())
     args = _args(tmp_path, resume=True)
     args.n = 24
