@@ -33,13 +33,12 @@ from pfc.run import identity as run_identity
 from pfc.run import strategies
 from pfc.run.backends import Request, get
 from pfc.run.cache import ResponseCache
-from pfc.run.cached import COST_KEYS, CachedBackend, generation, latency_summary  # noqa: F401 - re-exported
+from pfc.run.cached import CachedBackend, generation
 from pfc.run.checks import RunInterrupted, preflight
-from pfc.run.config import (HIERARCHICAL_FALLBACK, RUN_STRATEGIES, RunConfig, check_prompt_variant,  # noqa: F401
-                            check_strategy)
+from pfc.run.config import RunConfig, check_strategy
 from pfc.io.lock import writer_lock
 from pfc.run.requests import RequestBuilder, template_identity
-from pfc.run.writer import PredictionRow, RunWriter, finished_ids  # noqa: F401 - re-exported
+from pfc.run.writer import PredictionRow, RunWriter
 
 
 def build_request(benchmark: str, example, tools_by_key: dict, strategy: str, history: str, k: int,

@@ -15,10 +15,9 @@ import socket
 import time
 from pathlib import Path
 
-from pfc.io.lock import DirBusy, writer_lock as _writer_lock
+from pfc.io.lock import writer_lock as _writer_lock
 from pfc.provenance import sha256_path
 
-RunDirBusy = DirBusy  # another live process writes this run directory
 
 
 def writer_lock(run_dir: Path):
