@@ -22,7 +22,6 @@ from pfc.io import atomic
 from pfc.io.lock import writer_lock
 from pfc import benchmarks
 from pfc.benchmarks import ptbench_official as official
-from pfc.eval.checker import exact_matching
 from pfc.eval.metrics import compute
 from pfc.eval.parsing import ParseResult, parse
 from pfc.schema import Example, SchemaError
@@ -134,8 +133,8 @@ def example_row(ex: Example, outputs: dict, benchmark: str, adapter, ctx, style:
         result = ParseResult(False, [], reason)
     else:
         result = parse(out, style or adapter.style)
-    with exact_matching(strict):
-        row, cmp, etype = adapter.row(ex, result, ctx)
+    result.exact = strict  # compare() holds it to strict rules (pfc.eval.checker)
+    row, cmp, etype = adapter.row(ex, result, ctx)
     row = {"id": ex.id, **{k: _group_value(ex, k) for k in adapter.group_by},
            "error_type": etype or "", "valid": int(etype is None and cmp.overall), **row}
     return row, cmp, etype
