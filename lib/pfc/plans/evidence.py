@@ -43,12 +43,12 @@ def evidence_dir(tracebench: Path, kind: str) -> Path:
 def build_evidence(tracebench: Path, kinds=tuple(EVIDENCE_SETS)) -> None:
     """Write each kind's variants of :data:`EVIDENCE_SETS`'s sampled anchors (seed 0) into :func:`evidence_dir`,
     reading TRACEBench once (the pipeline's step builds both); the manifest records ``sampled_anchors``."""
-    from pfc.data.counterfactual import write
+    from pfc.data.counterfactual import VariantSet, write
     examples, tools = benchmarks.get(EVIDENCE_BENCHMARK).load(tracebench, None)
     for kind in kinds:
         variants, skipped = sample(examples, windowed(kind), EVIDENCE_SETS[kind], seed=0)
-        write(evidence_dir(tracebench, kind), tracebench, EVIDENCE_BENCHMARK, windowed(kind), 0, variants, skipped,
-              tools, len(examples), examples, sampled=EVIDENCE_SETS[kind])
+        write(evidence_dir(tracebench, kind), tracebench, VariantSet(EVIDENCE_BENCHMARK, windowed(kind), 0, variants,
+                                                                     skipped, tools, examples, EVIDENCE_SETS[kind]))
 
 
 def windowed(kind: str) -> str:

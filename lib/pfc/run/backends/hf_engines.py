@@ -205,7 +205,7 @@ class Grouped(Engine):
                     "prompt_tokens": len(prompts[j]), "completion_tokens": len(toks), "prefill_s": round(pre, 4),
                     "decode_s": round(dec, 4), "reused_tokens": reused if j == 0 else p, "batch_rows": rows}))
             go = partial(hf_stream.run_stream, live=self.max_batch) if self.stream else eng.run_group
-            go(m.lm, self.cache, prompts, samplings, pick, m.stop, m.pad, m.chunk, m.device, on_row=row)
+            go(eng.Decoder(m.lm, pick, m.stop, m.pad, m.chunk, m.device), self.cache, prompts, samplings, on_row=row)
         except Exception as e:  # noqa: BLE001 - the group's requests become failure rows
             self.reset()
             for i in idx:
