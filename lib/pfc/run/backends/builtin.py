@@ -23,6 +23,8 @@ same parser as any model's.
 
     >>> sorted(BUILTINS)
     ['always-habit', 'history-prior', 'no-history', 'oracle', 'query-oracle', 'random']
+    >>> ON_LARGE_DATA  # the baselines make reproduce runs on a large release (ToolSpectrum's)
+    ('oracle', 'history-prior', 'no-history')
 """
 from __future__ import annotations
 
@@ -61,6 +63,8 @@ def _code_version() -> str:
 
 class _Builtin(Baseline):
     uses_gold = False  # the oracles answer from the gold; the other baselines never read it
+    # run on a large release too (ToolSpectrum's, by make reproduce): the oracle and the two history baselines
+    on_large_data = False
     # PTBench-format data (candidate tools per record) go through pfc.run.backends.ptbench_baselines
     needs_tools = True
 
@@ -93,6 +97,7 @@ class _Builtin(Baseline):
 class Oracle(_Builtin):
     name = "oracle"
     uses_gold = True
+    on_large_data = True
     # the gold calls, in any benchmark's format
     needs_tools = False
 
@@ -130,6 +135,7 @@ class RandomBaseline(_Builtin):
 class HistoryPrior(_Builtin):
     name = "history-prior"
     use_history = True
+    on_large_data = True
 
     def predict(self, ex):
         hist = list(ex.history) if self.use_history else []
@@ -228,6 +234,7 @@ class AlwaysHabit(HistoryPrior):
     that app and function takes the habit's value even where the request states another: a model that
     overrules the user (the positive control of ``contradict-stated``; not one of ``BASELINES``)."""
     name = "always-habit"
+    on_large_data = False
 
     def _arguments(self, tool, hist, q, ex):
         from pfc.data.counterfactual_swap import habit
@@ -254,3 +261,4 @@ BUILTINS = {c.name: c for c in (Oracle, QueryOracle, RandomBaseline, HistoryPrio
 # The one list of built-in baselines, in the order runs and report rows list them.
 BASELINES = ("oracle", "history-prior", "no-history", "random", "query-oracle")
 GOLD_FREE = tuple(b for b in BASELINES if not BUILTINS[b].uses_gold)  # history-prior, no-history, random
+ON_LARGE_DATA = tuple(b for b in BASELINES if BUILTINS[b].on_large_data)  # oracle, history-prior, no-history
