@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from pfc.benchmarks import NAMES as BENCHMARKS  # the one registry of benchmark names
+from pfc import benchmarks  # the one registry of benchmark names
 from pfc.errors import read_json
 from pfc.io import atomic
 from pfc.jsonl import SchemaError, iter_jsonl
@@ -200,7 +200,7 @@ class Example:
         _need(isinstance(d.get("id"), (str, int)) and not isinstance(d.get("id"), bool), "id",
               "expected a string id")
         bench = d.get("benchmark")
-        _need(bench in BENCHMARKS, "benchmark", f"expected one of {BENCHMARKS}, got {bench!r}")
+        _need(bench in benchmarks.names(), "benchmark", f"expected one of {benchmarks.names()}, got {bench!r}")
         _need(isinstance(d.get("query"), str), "query", "expected a string")
         _need("gold" in d, "gold", "missing (use null for a refusal)")
         gold = d["gold"]

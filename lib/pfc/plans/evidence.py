@@ -31,7 +31,7 @@ EVIDENCE_SETS = {"dose": DOSE_ANCHORS, "contradict-stated": STATED_ANCHORS}
 # last 10 records of a ~290-record history sees almost none of the dose (pfc.data.counterfactual_dose).
 EVIDENCE_WINDOW = 20
 # the dose and contradict-stated kinds count call-history records: the benchmark whose prompts select them
-EVIDENCE_BENCHMARK = next(n for n in benchmarks.NAMES if benchmarks.get(n).history_selection)
+EVIDENCE_BENCHMARK = next(n for n in benchmarks.BUILT_IN if benchmarks.get(n).history_selection)
 
 
 def evidence_dir(tracebench: Path, kind: str) -> Path:

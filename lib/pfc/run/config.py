@@ -21,8 +21,13 @@ from pfc.errors import UserError
 from pfc.provenance import git_commit, versions
 from pfc.run.backends import DEFAULT_SAMPLING
 
-# each benchmark's `pfc run` strategies, as its adapter declares them
-RUN_STRATEGIES = {name: benchmarks.get(name).strategies for name in benchmarks.NAMES}
+
+def __getattr__(name: str):
+    """``RUN_STRATEGIES``: each registered benchmark's ``pfc run`` strategies, as its adapter declares them,
+    read at first use (``PFC_BENCHMARKS`` may register more)."""
+    if name == "RUN_STRATEGIES":
+        return {n: benchmarks.get(n).strategies for n in benchmarks.names()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 HIERARCHICAL_FALLBACK = ("step 1's answer is read as a domain by name, then by app name, then by the one domain "
                          "sharing most words with it (pfc.run.prompts.match_domain); when none is read, step 2 "
@@ -31,9 +36,9 @@ HIERARCHICAL_FALLBACK = ("step 1's answer is read as a domain by name, then by a
 
 
 def check_strategy(benchmark: str, strategy: str) -> None:
-    if strategy not in RUN_STRATEGIES.get(benchmark, ()):
-        raise UserError(f"`pfc run` supports strategies {RUN_STRATEGIES.get(benchmark)} for {benchmark}, "
-                        f"not {strategy!r}")
+    have = benchmarks.get(benchmark).strategies if benchmark in benchmarks.names() else None
+    if strategy not in (have or ()):
+        raise UserError(f"`pfc run` supports strategies {have} for {benchmark}, not {strategy!r}")
 
 
 def check_prompt_variant(benchmark: str, variant: str) -> None:

@@ -79,9 +79,10 @@ def _history_selection(benchmark: str) -> bool:
 
 def _refusal(model: dict, bench: dict, strategy: str, layout) -> str | None:
     """Why `pfc run` would refuse this combination before any request, or None."""
+    from pfc import benchmarks
     from pfc.run.backends import builtin
-    from pfc.run.config import RUN_STRATEGIES
-    if strategy not in RUN_STRATEGIES.get(bench["benchmark"], ()):
+    name = bench["benchmark"]
+    if name not in benchmarks.names() or strategy not in benchmarks.get(name).strategies:
         return f"{bench['benchmark']} has no strategy {strategy!r}"
     cls = builtin.BUILTINS.get(model["backend"])
     if cls is not None and not cls.supports(bench["benchmark"]):
