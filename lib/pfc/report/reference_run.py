@@ -154,25 +154,26 @@ def present(run: Path):
 
 
 SPLIT_LABELS = {"test_trained_user": "trained users", "test_untrained_user": "untrained users"}
+PTBENCH = "ptbench"  # the one benchmark with data versions (its adapter will say so: then no name here)
 # PTBench syntheses kept buildable as history: the build directory of each, beside the current one
-PTBENCH_HISTORY = {v.name: v.build_dir for n, v in SPECS.items() if n != DEFAULT_VERSION}
+PTBENCH_HISTORY = {v.name: PTBENCH + v.suffix for n, v in SPECS.items() if n != DEFAULT_VERSION}
 
 
 def data_version(bench: str | None, record: dict) -> DataVersion | None:
     """Which version of ``bench``'s data a run's ``config.json`` or one of its examples' meta (``record``)
     records; None for a benchmark whose data has one version. PTBench: its synthesis
     (``pfc.data.ptool.synthesis.data_version``; the runner records it since v2)."""
-    return ptool_data_version(record) if bench == "ptbench" else None
+    return ptool_data_version(record) if bench == PTBENCH else None
 
 
 def history_examples(config: dict) -> Path | None:
-    """Where a run made on an earlier data version finds its examples, that version's build in place of the
+    """Where a run made on an earlier data version finds its examples, that version's build beside the
     current one: ``data/benchmarks/ptbench/X`` -> ``data/benchmarks/ptbench-v1/X`` (read from the output
     root when built there); None for a run on the current version or data outside ``data/benchmarks``."""
     v, parts = data_version(config.get("benchmark"), config), Path(config.get("examples") or "").parts
-    if v is None or v.current or v.build is None or parts[:2] != ("data", "benchmarks") or len(parts) < 4:
+    if v is None or v.current or v.suffix is None or parts[:2] != ("data", "benchmarks") or len(parts) < 4:
         return None
-    return paths.source(Path(*parts[:2], v.build, *parts[3:]).as_posix())
+    return paths.source(Path(*parts[:2], parts[2] + v.suffix, *parts[3:]).as_posix())
 
 
 def is_history(run: Path) -> bool:

@@ -50,7 +50,7 @@ class RequestBuilder:
         self.tools_by_key = tools if isinstance(tools, dict) else {t.key: t for t in tools}
         self.sampling = dict(self.sampling or {})
         self.seed = int(self.sampling.get("seed", 0))
-        self.prompts = prompt_module(benchmark)
+        self.prompts = prompt_module(self.benchmark)
         self.cache: dict = {}  # the prompt module's per-run state (ToolSpectrum: one prompter per subset)
 
     def domain(self, example) -> tuple[Request, dict]:

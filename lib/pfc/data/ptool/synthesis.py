@@ -34,7 +34,7 @@ class Version:
     """What one synthesis version fixes (its catalogue and histories are ``catalogue.CATALOGUES`` and
     ``profiles.HISTORIES`` under the same number)."""
     name: str             # recorded in stats.json, v2's records and a run's config.json
-    build_dir: str        # where make reproduce builds it, under data/benchmarks
+    suffix: str           # of its build folder beside the current one's (data/benchmarks/ptbench-v1)
     per_user: int         # default queries per seen user
     trained_rate: float   # default share of a trained user's queries in the test set
     queries: Callable     # the request generator (pfc.data.ptool.queries)
@@ -43,8 +43,8 @@ class Version:
 
 # v2 at Table 5's scale: 80 users x 101 = 8,080 queries, 6 held out (606 vs the paper's 609), 6.4 % of the rest
 # (~478 vs 474)
-SPECS = {1: Version("ptool-v1", "ptbench-v1", 100, 0.06, queries.first, True),
-         2: Version("ptool-v2", "ptbench", 101, 0.064, queries.split_families, False)}
+SPECS = {1: Version("ptool-v1", "-v1", 100, 0.06, queries.first, True),
+         2: Version("ptool-v2", "", 101, 0.064, queries.split_families, False)}
 VERSIONS = {n: v.name for n, v in SPECS.items()}
 DEFAULT_VERSION = 2
 
@@ -53,7 +53,7 @@ class DataVersion(NamedTuple):
     """Which synthesis a PTBench run (or record) answered, and where make reproduce builds it."""
     name: str              # as recorded: "ptool-v1", "ptool-v2"
     number: int | None     # its ``--synthesis`` number; None for a name no version has
-    build: str | None      # its build directory under data/benchmarks
+    suffix: str | None     # of its build folder beside the current build's (``Version.suffix``)
     current: bool          # the synthesis today's build makes (only runs on it join the accuracy tables)
 
 
@@ -62,13 +62,13 @@ def data_version(record: dict) -> DataVersion:
     (v1 recorded none).
 
     >>> data_version({})
-    DataVersion(name='ptool-v1', number=1, build='ptbench-v1', current=False)
+    DataVersion(name='ptool-v1', number=1, suffix='-v1', current=False)
     >>> data_version({"synthesis": "ptool-v2"}).current
     True
     """
     name = record.get("synthesis", VERSIONS[1])
     n = next((n for n, v in SPECS.items() if v.name == name), None)
-    return DataVersion(name, n, SPECS[n].build_dir if n else None, n == DEFAULT_VERSION)
+    return DataVersion(name, n, SPECS[n].suffix if n else None, n == DEFAULT_VERSION)
 
 
 @dataclass(frozen=True)
