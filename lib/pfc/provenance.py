@@ -15,6 +15,7 @@ import os
 import platform
 import subprocess
 from pathlib import Path
+from importlib.metadata import PackageNotFoundError, version
 
 from pfc import paths
 
@@ -57,7 +58,6 @@ def git_commit() -> str | None:
 
 
 def versions(packages=("pfc", "openai", "transformers", "torch", "vllm", "pandas", "scikit-learn")) -> dict:
-    from importlib.metadata import PackageNotFoundError, version
     out = {"python": platform.python_version()}
     for pkg in packages:
         try:

@@ -21,6 +21,7 @@ from pfc import benchmarks  # the one registry of benchmark names
 from pfc.errors import read_json
 from pfc.io import atomic
 from pfc.jsonl import SchemaError, iter_jsonl
+from pfc.io.reuse import once
 
 # Where a gold argument's value comes from (its provenance role).
 SOURCES = ("query", "profile", "environment", "long_term_history", "recent_context", "unknown")
@@ -236,7 +237,6 @@ def load_examples(path: str | Path) -> list[Example]:
 
     Inside ``pfc.io.reuse.reading_once`` an unchanged file is read once: a new list of the same
     (shared, read-only) examples."""
-    from pfc.io.reuse import once
     return list(once("examples", [path], lambda: _read_examples(path)))
 
 

@@ -16,6 +16,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+import jsonschema
 
 from pfc.data import anchors as anchor_mod
 from pfc.data.anchors_review import export_review, import_review, screen
@@ -27,6 +28,7 @@ from pfc.schema import Example, GoldCall, HistoryEntry, Role, write_examples, wr
 from pfc.data.simulate import simulate
 from pfc.data.toolset import load_tools, spec, table3
 from pfc.io import atomic
+from pfc.data.audits import audit
 
 PERSONALIZATION = ("tool", "parameter", "temporal")
 
@@ -49,7 +51,6 @@ _VALIDATORS: dict = {}
 
 def _validate_gold(call: GoldCall, tool) -> None:
     """Validate against the tool's JSON schema (one compiled validator per tool)."""
-    import jsonschema
     v = _VALIDATORS.get(tool.key)
     if v is None:
         jsonschema.Draft202012Validator.check_schema(tool.parameters)
@@ -193,7 +194,6 @@ def export_benchmark(out, examples, histories, n_anchors: int, skipped: dict, re
     out = Path(out)
     write_examples(examples, out / "examples.jsonl")
     write_tools(load_tools(), out / "tools.json")
-    from pfc.data.audits import audit
     st = {**stats(examples, histories), "anchors": n_anchors, "levels_skipped": skipped, "preprocess": report,
           "seed": seed, "source": source, "audits": audit(examples)}
     atomic.write_text(out / "stats.json", json.dumps(st, indent=1) + "\n")  # insertion order: deterministic

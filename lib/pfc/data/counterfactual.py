@@ -51,6 +51,11 @@ from pfc.provenance import sha256_path
 from pfc.data.variant import set_history as _set_history, slug, variant as _variant
 from pfc.schema import Example, Role, write_examples, write_tools
 from pfc.io import atomic
+from pfc import benchmarks
+from pfc.data.origin import origin
+from pfc.io.dirset import replace_dir
+from pfc.io.safepath import not_input
+from pfc.paths import relative
 
 
 def _rng(seed: int, kind: str, ex: Example) -> random.Random:
@@ -242,10 +247,6 @@ def write(out_dir, examples_path, made: VariantSet) -> dict:
     ``sampled`` as ``sampled_anchors``. Returns the manifest."""
     benchmark, kind, seed, variants, skipped, tools, originals, sampled = (
         made.benchmark, made.kind, made.seed, made.variants, made.skipped, made.tools, made.originals, made.sampled)
-    from pfc.data.origin import origin
-    from pfc.io.dirset import replace_dir
-    from pfc.io.safepath import not_input
-    from pfc.paths import relative
     out = not_input(out_dir, {"--examples": examples_path})
     src = Path(examples_path)
     src_file = src / "examples.jsonl" if src.is_dir() else src
@@ -278,7 +279,6 @@ def _only_ours(folder: Path) -> bool:
 
 def build_variants(examples_path, out_dir, kind: str, seed: int = 0, benchmark: str = "tracebench") -> dict:
     """Load a benchmark, write its ``kind`` variants into ``out_dir`` (the pipeline's step); returns the manifest."""
-    from pfc import benchmarks
     examples, tools = benchmarks.get(benchmark).load(examples_path, None)
     variants, skipped = perturb(examples, kind, seed)
     return write(out_dir, examples_path, VariantSet(benchmark, kind, seed, variants, skipped, tools, examples))

@@ -14,9 +14,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from pfc import benchmarks
-from pfc.data.counterfactual import sample
+from pfc.data.counterfactual import VariantSet, sample, write
 from pfc.plans import Planned
 from pfc.run.config import RunConfig
+from pfc.data.counterfactual_dose import HABIT_RECORDS
 
 DOSE_RUN = "counterfactual/tracebench-dose"
 STATED_RUN = "counterfactual/tracebench-contradict-stated"
@@ -43,7 +44,6 @@ def evidence_dir(tracebench: Path, kind: str) -> Path:
 def build_evidence(tracebench: Path, kinds=tuple(EVIDENCE_SETS)) -> None:
     """Write each kind's variants of :data:`EVIDENCE_SETS`'s sampled anchors (seed 0) into :func:`evidence_dir`,
     reading TRACEBench once (the pipeline's step builds both); the manifest records ``sampled_anchors``."""
-    from pfc.data.counterfactual import VariantSet, write
     examples, tools = benchmarks.get(EVIDENCE_BENCHMARK).load(tracebench, None)
     for kind in kinds:
         variants, skipped = sample(examples, windowed(kind), EVIDENCE_SETS[kind], seed=0)
@@ -61,7 +61,6 @@ def evidence_runs(tracebench: Path, exs: list, like: RunConfig) -> list[Planned]
     ``tracebench-last_k``) but the history each needs: the variants' whole window (``full``), the originals' last
     ``EVIDENCE_WINDOW - HABIT_RECORDS`` records (``last_k``). Ids drawn here, deterministically; each run's
     ``out_dir`` is its name under the root ``like``'s directory sits in."""
-    from pfc.data.counterfactual_dose import HABIT_RECORDS
     dose, _ = sample(exs, windowed("dose"), DOSE_ANCHORS, seed=0)
     stated, _ = sample(exs, windowed("contradict-stated"), STATED_ANCHORS, seed=0)
     root = Path(like.out_dir).parent

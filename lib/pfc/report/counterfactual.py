@@ -21,6 +21,12 @@ from pfc import benchmarks
 from pfc.eval.bootstrap import N_BOOT, clustered_intervals
 from pfc.eval.metrics import METRICS, aggregate
 from pfc.eval.personalization import rows
+from pfc.benchmarks.common import load_predictions
+from pfc.data.build import build_tracebench
+from pfc.data.counterfactual import build_variants
+from pfc.errors import UserError
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute
 
 PERSONALIZATION = ("context_following", "request_faithfulness", "sensitivity")
 
@@ -35,7 +41,6 @@ def personalization(benchmark: str, originals, variants, outputs_orig: dict, out
 
 def load_outputs(run_dir, examples) -> dict:
     """{example id: raw output} of a run directory's ``predictions.jsonl``."""
-    from pfc.benchmarks.common import load_predictions
     return dict(load_predictions(Path(run_dir) / "predictions.jsonl", examples))
 
 
@@ -121,10 +126,6 @@ def demo(root, users: int = 3, records: int = 150, seed: int = 1,
     Returns (originals dir, variants dir, {backend: (originals run, variants run | None)}); the oracle's
     variants run is None (the original's gold: see :func:`evaluate_pairs`).
     """
-    from pfc.data.build import build_tracebench
-    from pfc.data.counterfactual import build_variants
-    from pfc.run.config import RunConfig
-    from pfc.run.runner import execute
     root = Path(root)
     bench, var = root / "tracebench", root / "tracebench_swap-user"
     if not (bench / "examples.jsonl").exists():
@@ -153,7 +154,6 @@ def parse_pairs(text: str) -> dict:
     >>> parse_pairs("m [last_k k=10]=runs/a:runs/b,n=runs/c:")
     {'m [last_k k=10]': ('runs/a', 'runs/b'), 'n': ('runs/c', None)}
     """
-    from pfc.errors import UserError
     pairs = {}
     for part in filter(None, (p.strip() for p in str(text).split(","))):
         name, eq, dirs = part.rpartition("=")

@@ -19,11 +19,19 @@ import math
 from pathlib import Path
 
 import pandas as pd
+import json
 
 from pfc import benchmarks
 from pfc.eval import dose
 from pfc.eval.bootstrap import N_BOOT
 from pfc.report.counterfactual import load_outputs
+from pfc.data.build import build_tracebench
+from pfc.data.counterfactual import MANIFEST, build_variants
+from pfc.errors import UserError
+from pfc.plans.evidence import windowed
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute
+from pfc.schema import load_examples
 
 BASELINES = ("history-prior", "no-history", "always-habit")
 COLUMNS = ["run", "part", "k", "variants", "users", "metric", "value", "lo", "hi", "items", "higher_is_better"]
@@ -35,7 +43,6 @@ def parse_runs(text: str) -> dict:
     >>> parse_runs("history-prior=data/runs/a, m [last_k k=10]=runs/b")
     {'history-prior': 'data/runs/a', 'm [last_k k=10]': 'runs/b'}
     """
-    from pfc.errors import UserError
     runs = {}
     for part in filter(None, (p.strip() for p in str(text).split(","))):
         name, eq, run = part.rpartition("=")
@@ -47,7 +54,6 @@ def parse_runs(text: str) -> dict:
 
 def _load(path) -> list:
     """The examples of a benchmark directory (its ``examples.jsonl``) or file; each names its benchmark."""
-    from pfc.schema import load_examples
     p = Path(path)
     return load_examples(p / "examples.jsonl" if p.is_dir() else p)
 
@@ -109,7 +115,6 @@ def one_request(variants: list) -> tuple[str, pd.DataFrame]:
     """(request, table): the first request of a dose set at each of its K (rows): history length, records
     supporting the user's choice (the gold function with the user's app, or value of the target argument), the
     target and both choices."""
-    import json
     same = lambda a, b: json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
     ds = [v for v in variants if dose.kind_of(v) == "dose"]
     first = ds[0].meta["counterfactual"]["original_id"]
@@ -201,11 +206,6 @@ def demo(root, users: int = 3, records: int = 150, seed: int = 1, backends=BASEL
     of records) and the baselines' runs on all three, under ``root`` (notebook 09's defaults, tests). Returns
     (originals, dose variants, contradict-stated variants, {backend: dose run}, {backend: (originals run,
     contradict-stated run)})."""
-    from pfc.data.build import build_tracebench
-    from pfc.data.counterfactual import MANIFEST, build_variants
-    from pfc.plans.evidence import windowed
-    from pfc.run.config import RunConfig
-    from pfc.run.runner import execute
     root = Path(root)
     bench = root / "originals"
     if not (bench / "examples.jsonl").exists():

@@ -13,6 +13,9 @@ from pathlib import Path
 from pfc import paths
 from pfc.plans.sample_run import (REAL_MODEL_NAME, real_model_dir, stratified_sample,  # noqa: F401 - re-exported
                                   walkthrough_examples)
+from pfc.data.build import build_tracebench
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute
 
 
 def out_dir(value: str, prefix: str = "pfc-") -> Path:
@@ -29,9 +32,6 @@ def split_dirs(value: str) -> list[Path]:
 def demo_runs(root, backends=("oracle", "history-prior", "no-history"), users: int = 2, records: int = 150,
               seed: int = 1) -> list[Path]:
     """A tiny TRACEBench (2 simulated users) and baseline runs on it, under ``root`` (for defaults and tests)."""
-    from pfc.data.build import build_tracebench
-    from pfc.run.config import RunConfig
-    from pfc.run.runner import execute
     root = Path(root)
     bench = root / "tracebench"
     if not (bench / "examples.jsonl").exists():

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from pfc import benchmarks, paths
-from pfc.errors import UserError, entry
+from pfc.errors import UserError, entry, out_file, positive_int
 from pfc.eval.bootstrap import estimates
 from pfc.eval.scoring import score
 from pfc.io import atomic
@@ -176,7 +176,6 @@ def main(argv=None) -> int:
 
 
 def _main(argv=None) -> int:
-    from pfc.errors import positive_int
     ap = argparse.ArgumentParser(prog="python -m pfc.report.real_models", description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="qwen2.5-coder-0.5b")
     ap.add_argument("--n-tracebench", type=positive_int, default=16, help="per history mode; 16 = every level x bin cell")
@@ -191,7 +190,6 @@ def _main(argv=None) -> int:
     ap.add_argument("--cache", help="response cache (default data/cache/responses.sqlite; one per concurrent process)")
     ap.add_argument("--out", default=str(paths.REPORTS / "real_models.md"))
     args = ap.parse_args(argv)
-    from pfc.errors import out_file
     try:
         out_file(args.out)
     except UserError as e:

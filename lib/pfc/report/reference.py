@@ -34,6 +34,7 @@ from pfc.report.reference_run import (PTBENCH_HISTORY, ROOT, SPLIT_LABELS, _json
                                       data_version, has_rows, history_examples, is_history, is_reference, is_run,
                                       plan_roots, planned_runs, present, run_key)
 from pfc.schema import SchemaError
+from pfc.io.reuse import reading_once
 
 
 def run_dirs(root: Path | None = None) -> list[Path]:
@@ -83,7 +84,6 @@ def score_run(run: Path, key: str | None = None) -> dict:
 
 def metrics(root: Path | None = None) -> dict:
     """``{run name: entry}`` for every run present; empty when none is."""
-    from pfc.io.reuse import reading_once
     with reading_once():  # the runs on one build read its examples once
         root = Path(root or ROOT)
         return {run_key(run, root): score_run(run, run_key(run, root)) for run in run_dirs(root)}

@@ -20,6 +20,8 @@ from pfc import benchmarks, paths
 from pfc.errors import UserError
 from pfc.provenance import git_commit, versions
 from pfc.run.backends import DEFAULT_SAMPLING
+from pfc.run.prompts import check_layout
+from pfc.run.requests import prompt_module
 
 
 def __getattr__(name: str):
@@ -44,7 +46,6 @@ def check_strategy(benchmark: str, strategy: str) -> None:
 def check_prompt_variant(benchmark: str, variant: str) -> None:
     """Profile ablation variants exist where the benchmark's prompt module lists them (``VARIANTS``:
     PTBench Table 2, Fig. 3, Table 3); elsewhere only ``all``."""
-    from pfc.run.requests import prompt_module
     variants = getattr(prompt_module(benchmark), "VARIANTS", ("all",))
     if variant != "all" and variants == ("all",):
         having = [n for n in benchmarks.NAMES if getattr(prompt_module(n), "VARIANTS", ("all",)) != ("all",)]
@@ -86,7 +87,6 @@ class RunConfig:
         benchmarks.get(self.benchmark)
         check_strategy(self.benchmark, self.strategy)
         check_prompt_variant(self.benchmark, self.prompt_variant)
-        from pfc.run.prompts import check_layout
         check_layout(self.layout)
 
     def full_sampling(self) -> dict:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from pfc.errors import UserError
 from pfc.io import atomic
+from pfc.io.reuse import once
 
 RUN_JSON = "run.json"
 # What a run writes; --force moves exactly these aside (nothing else in the directory is touched).
@@ -57,7 +58,6 @@ def examples_sha256(benchmark: str, examples_path, tools_path, examples, tools) 
     """A run identity's ``examples_sha256``: :func:`content_hash` of the ``examples`` and ``tools`` that
     ``benchmark``'s adapter read from those paths, computed once per unchanged build inside
     ``pfc.io.reuse.reading_once`` (TRACEBench's 1,815 examples with histories take ~3 s to hash)."""
-    from pfc.io.reuse import once
     return once(f"content_hash:{benchmark}", [examples_path, tools_path], lambda: content_hash(examples, tools))
 
 

@@ -39,6 +39,7 @@ from pfc.run.config import RunConfig, check_strategy
 from pfc.io.lock import writer_lock
 from pfc.run.requests import RequestBuilder, template_identity
 from pfc.run.writer import PredictionRow, RunWriter
+from pfc.progress import stream as progress_stream
 
 
 def build_request(benchmark: str, example, *settings, domain: str | None = None, **options) -> Request:
@@ -140,7 +141,6 @@ def _answer(cfg: RunConfig, be, writer: RunWriter, requests: RequestBuilder, tod
     """Answer ``todo`` batch by batch through the cached backend, each row written as it returns; ``usage.json``
     written at the end, also when interrupted or crashed (``"interrupted": true``)."""
     from tqdm import tqdm
-    from pfc.progress import stream as progress_stream
     cached = CachedBackend(be, ResponseCache(cfg.cache_path or paths.CACHE / "responses.sqlite")
                            if cfg.use_cache else None)
     strategy = strategies.get(cfg.strategy)

@@ -31,6 +31,9 @@ from pathlib import Path
 
 from pfc.errors import UserError
 from pfc.io import atomic
+from pfc.jsonl import SchemaError, iter_jsonl
+from pfc.models.registry import fingerprint
+from pfc.progress import stream as progress_stream
 
 PAPER = {"r": 8, "lora_alpha": 16, "lr": 1e-4, "scheduler": "cosine", "warmup_ratio": 0.1, "epochs": 1,
          "target_modules": "all-linear", "lora_dropout": 0.0}
@@ -134,7 +137,6 @@ def summarize_log(rows: list[dict]) -> dict:
 def _read_log(log: Path) -> list[dict]:
     """The log's rows (:func:`pfc.jsonl.iter_jsonl`: a bad line is a one-line error naming file and line), each
     checked for the fields a summary reads."""
-    from pfc.jsonl import SchemaError, iter_jsonl
     if not log.exists():
         return []
     rows = []
@@ -161,7 +163,6 @@ def _trim_log(log: Path, step: int) -> list[dict]:
 def _write_config(out: Path, model_dir, records: list[dict], settings: dict, modules_to_save) -> None:
     """``<out>/train_config.json``: the model (by name and fingerprint), the settings, the data's hash; a
     directory holding a run of another configuration is refused (runs never mix)."""
-    from pfc.models.registry import fingerprint
     data_hash = hashlib.sha256(json.dumps([rec["messages"] for rec in records], sort_keys=True).encode()).hexdigest()[:16]
     # the model by name and content (never its absolute path: this file may be committed beside the adapter)
     cfg = {"model": Path(model_dir).name, "model_fingerprint": fingerprint(str(model_dir)), **settings,
@@ -221,7 +222,6 @@ def _train(model, data, order, optim: tuple, out: Path, cfg: LoraSettings, step:
     losses of the steps run here."""
     import torch
     from tqdm import tqdm
-    from pfc.progress import stream as progress_stream
     opt, sched = optim
     grad_accum, device = cfg.grad_accum, cfg.device
     steps = math.ceil(len(order) / grad_accum)

@@ -15,6 +15,10 @@ from pathlib import Path
 
 from pfc.data.ptool.synthesis import DEFAULT_VERSION, VERSIONS, Synthesis
 from pfc.io import atomic
+from pfc.benchmarks.ptbench import load_official
+from pfc.data.audits import audit
+from pfc.data.ptool.overlap import audits as overlap_audits
+from pfc.schema import load_examples, write_examples
 
 
 def synthesize(**options) -> dict:
@@ -53,8 +57,6 @@ def _dump(obj) -> str:
 def write(result: dict, out) -> dict:
     """Official files per split, unified schema, feature trees, ``stats.json`` (``train.jsonl``, the SFT chat
     records, needs the run stage's prompts: ``pfc.train.sft.write_train``)."""
-    from pfc.benchmarks.ptbench import load_official
-    from pfc.schema import write_examples
     out = Path(out)
     for split, recs in result["splits"].items():
         d = out / split
@@ -65,10 +67,7 @@ def write(result: dict, out) -> dict:
         write_examples(load_official(d / "data.json"), u / "examples.jsonl")
     atomic.write_text(out / "feature_tree.json", _dump({"seen": result["tree"], "unseen": result["tree_unseen"]}))
     st = stats(result)
-    from pfc.data.ptool.overlap import audits as overlap_audits
     st["overlap"] = overlap_audits(result["splits"])
-    from pfc.data.audits import audit
-    from pfc.schema import load_examples
     unified = {s: load_examples(out / "unified" / s / "examples.jsonl") for s in result["splits"]}
     st["audits"] = {s: audit(unified[s], unified.get("train")) for s in sorted(unified) if s != "train"}
     atomic.write_text(out / "stats.json", _dump(st))

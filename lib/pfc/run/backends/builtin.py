@@ -34,14 +34,17 @@ import random
 import re
 from collections import Counter
 from datetime import datetime, timedelta
+import sys
 
-from pfc import benchmarks
+from pfc import benchmarks, render as _render
 from pfc.data.context import context_of
 from pfc.render import render
 from pfc.schema import Call
-from pfc.run.backends import Baseline, Response
+from pfc.run.backends import Baseline, Response, ptbench_baselines, query_values
 from pfc.schema import strings_in as _strings
 from pfc.run.backends.query_values import named_app, stated_values
+from pfc.data.counterfactual_swap import habit
+from pfc.provenance import source_version
 
 PLACES = {"destination", "location", "venue", "cinema", "restaurant", "store", "address", "city", "to_city", "origin"}
 
@@ -53,11 +56,7 @@ def _words(s: str) -> str:
 
 def _code_version() -> str:
     """Changes whenever the baselines' code (their helpers, or the renderer of their answers) changes."""
-    import sys
 
-    from pfc import render as _render
-    from pfc.provenance import source_version
-    from pfc.run.backends import ptbench_baselines, query_values
     return source_version(sys.modules[__name__], query_values, ptbench_baselines, _render)
 
 
@@ -237,7 +236,6 @@ class AlwaysHabit(HistoryPrior):
     on_large_data = False
 
     def _arguments(self, tool, hist, q, ex):
-        from pfc.data.counterfactual_swap import habit
         args = super()._arguments(tool, hist, q, ex)
         past = [h for h in hist if h.function == tool.function and h.app == tool.app]
         for p in tool.parameters["properties"]:

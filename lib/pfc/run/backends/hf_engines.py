@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 
 from pfc.run.backends import Response
 from pfc.run.backends.chat_template import decode
@@ -186,7 +187,6 @@ class Grouped(Engine):
 
     def _run_group(self, idx: list[int], prompts: list[list[int]], samplings: list[dict], done) -> None:
         """One group: its common prefix in the cache, then its rows decoded; a failure fails the rows not done."""
-        from functools import partial
         from pfc.run.backends import hf_engine as eng, hf_stream
         m, finished = self.m, set()
         t0 = time.perf_counter()
