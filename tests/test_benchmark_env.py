@@ -17,7 +17,8 @@ def _python(*args) -> subprocess.CompletedProcess:
 
 
 def test_a_malformed_value_breaks_no_import_and_no_built_in_benchmark():
-    p = _python("-c", "import pfc.benchmarks as b, pfc.schema, pfc.run.config, pfc.plans.reference, pfc.cli\n"
+    p = _python("-c", "import pfc.benchmarks as b, pfc.schema, pfc.run.config, pfc.run.runner, pfc.plans.reference\n"
+                      "import pfc.cli, pfc.report.runs, pfc.sweep.plan, pfc.sweep.spec\n"
                       "print(b.get('ptbench').name)")
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "ptbench"
