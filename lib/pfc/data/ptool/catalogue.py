@@ -111,13 +111,18 @@ def _param(row, where: str, pools: dict) -> Param:
     return Param(name, typ, src, desc, extra if src == "profile" else None, extra if src == "query" else None)
 
 
+def _params(f: dict, where: str, pools: dict) -> list[Param]:
+    params = [_param(r, f"{where}.params[{i}]", pools) for i, r in enumerate(f.get("params", []))]
+    if len({p.name for p in params}) != len(params):
+        raise SchemaError("duplicate parameter names", field=where + ".params")
+    return params
+
+
 def check_function(f: dict, where: str, pools: dict) -> Function:
     """A catalogue (or LLM-proposed) API, validated; SchemaError names the field."""
     if not isinstance(f, dict) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(f.get("name", ""))):
         raise SchemaError("expected an object with an identifier 'name'", field=where)
-    params = [_param(r, f"{where}.params[{i}]", pools) for i, r in enumerate(f.get("params", []))]
-    if len({p.name for p in params}) != len(params):
-        raise SchemaError("duplicate parameter names", field=where + ".params")
+    params = _params(f, where, pools)
     templates = f.get("templates") or []
     qnames = {p.name for p in params if p.source == "query"}
     for t in templates:
@@ -132,9 +137,7 @@ def check_function(f: dict, where: str, pools: dict) -> Function:
 
 def _api(f: dict, where: str, pools: dict) -> Api:
     """A v2 catalogue API (no templates: :mod:`pfc.data.ptool.phrasing` words its requests)."""
-    params = [_param(r, f"{where}.params[{i}]", pools) for i, r in enumerate(f.get("params", []))]
-    if len({p.name for p in params}) != len(params):
-        raise SchemaError("duplicate parameter names", field=where + ".params")
+    params = _params(f, where, pools)
     return Api(f["name"], f["description"], params, [], f["action"], f["object"], f["noun"])
 
 
