@@ -20,7 +20,8 @@ from openai_stub import Endpoint, completion, serve
 from pfc import paths
 from pfc.render import render_json
 from pfc.run.config import RunConfig
-from pfc.run.runner import execute, finished_ids
+from pfc.run.runner import execute
+from pfc.run.writer import finished_ids
 from pfc.schema import load_examples
 
 pytestmark = pytest.mark.slow  # each test runs `python -m pfc` in a subprocess, as a user would: not in make test-fast

@@ -119,10 +119,10 @@ def test_the_plans_evidence_runs_show_every_record_of_the_dose_and_the_habit(tin
 
 @pytest.mark.parametrize("kind", ["contradict-stated:8@20", "dose@20", "truncate-history:3"])
 def test_the_manifest_records_a_perturb_command_that_runs_again(tiny_tracebench, tmp_path, kind):
-    from pfc.data.counterfactual import write
+    from pfc.data.counterfactual import VariantSet, write
     exs, tools = benchmarks.get("tracebench").scoring.load(tiny_tracebench, None)
     variants, skipped = perturb(exs, kind, seed=0)
-    manifest = write(tmp_path / "v", tiny_tracebench, "tracebench", kind, 0, variants, skipped, tools, len(exs), exs)
+    manifest = write(tmp_path / "v", tiny_tracebench, VariantSet("tracebench", kind, 0, variants, skipped, tools, exs))
     command = manifest["origin"]["derived"][-1]
     assert command == f"pfc perturb --kind {kind} --seed 0"
     assert parse_kind(command.split()[3]) == parse_kind(kind)  # what a rerun parses

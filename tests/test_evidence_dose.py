@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pfc import benchmarks, paths
-from pfc.data.counterfactual import sample, write
+from pfc.data.counterfactual import VariantSet, sample, write
 from pfc.errors import UserError
 from pfc.render import render
 from pfc.report import evidence_dose as ed
@@ -64,7 +64,7 @@ def dose_set(tiny_tracebench, tmp_path):
     """3 requests of the tiny build at K = 0 and 4 (one per anchor), written as a variant set."""
     exs, tools = benchmarks.get("tracebench").scoring.load(tiny_tracebench, None)
     variants, skipped = sample(exs, "dose:0,4", 3, seed=0)
-    write(tmp_path / "dose", tiny_tracebench, "tracebench", "dose:0,4", 0, variants, skipped, tools, len(exs), exs)
+    write(tmp_path / "dose", tiny_tracebench, VariantSet("tracebench", "dose:0,4", 0, variants, skipped, tools, exs))
     return tmp_path / "dose", variants
 
 
@@ -123,7 +123,7 @@ def test_a_real_run_on_part_of_a_set_claims_no_threshold_though_its_users_all_sw
     exs, tools = benchmarks.get("tracebench").scoring.load(tiny_tracebench, None)
     variants, skipped = sample(exs, "dose:0,4", 6, seed=0)
     d = tmp_path / "dose"
-    write(d, tiny_tracebench, "tracebench", "dose:0,4", 0, variants, skipped, tools, len(exs), exs)
+    write(d, tiny_tracebench, VariantSet("tracebench", "dose:0,4", 0, variants, skipped, tools, exs))
     assert len({v.user_id for v in variants}) == 2
     answers = {v.id: "null" if v.meta["counterfactual"]["k"] == 0 else _gold(v) for v in variants}
     _, thr = ed.evaluate(None, d, None, {"m": _run(tmp_path / "whole", answers)}, {}, n_boot=200, answered_only=True)

@@ -99,6 +99,7 @@ def test_a_stopped_row_is_replaced_by_the_next_request_at_once(tmp_path):
     if registry.installed(SMOL) is None:
         pytest.fail(f"{SMOL} is not installed: run `make models`")
     from pfc.run.backends import hf_stream
+    from pfc.run.backends.hf_engine import Decoder
     from pfc.run.backends.hf_engines import pick
     be = get("hf", SMOL, engine="continuous", dtype="float32")
     prefix = list(range(1000, 1100))
@@ -108,11 +109,11 @@ def test_a_stopped_row_is_replaced_by_the_next_request_at_once(tmp_path):
     # no stop token: row 0 runs 12 steps, rows 1 and 2 two each, two rows live at a time
     samp = [{"temperature": 0, "max_tokens": m, "seed": 0} for m in (12, 2, 2)]
     order: list[int] = []
-    got = hf_stream.run_stream(be.lm, eng.cache, prompts, samp, pick, set(), 0, be.chunk, be.device, live=2,
-                               on_row=lambda i, *_: order.append(i))
+    dec = Decoder(be.lm, pick, set(), 0, be.chunk, be.device)
+    got = hf_stream.run_stream(dec, eng.cache, prompts, samp, live=2, on_row=lambda i, *_: order.append(i))
     assert order == [1, 2, 0]  # row 2 took row 1's place and finished while row 0 still ran
     assert [len(t) for t, _, _ in got] == [12, 2, 2]
-    alone = [hf_stream.run_stream(be.lm, eng.cache, [p], [s], pick, set(), 0, be.chunk, be.device, live=1)[0][0]
+    alone = [hf_stream.run_stream(dec, eng.cache, [p], [s], live=1)[0][0]
              for p, s in zip(prompts, samp)]
     assert [t for t, _, _ in got] == alone  # each row's tokens depend only on its own prompt
 

@@ -18,7 +18,8 @@ from pfc import paths
 from pfc.run.backends import Request, get
 from pfc.eval.parsing import parse
 from pfc.run.config import RunConfig
-from pfc.run.runner import execute, finished_ids
+from pfc.run.runner import execute
+from pfc.run.writer import finished_ids
 
 WANT = {"app": "Luckin", "function": "order_coffee", "arguments": {"drink": "Latte"}}
 # tiny_model: tests/conftest.py (built once per session, shared with the sweep tests)

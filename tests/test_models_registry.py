@@ -11,7 +11,8 @@ from pfc.models import registry
 from pfc.run.backends import Backend, Baseline, Response
 from pfc.cli import main
 from pfc.run.config import RunConfig
-from pfc.run.runner import execute, latency_summary
+from pfc.run.cached import latency_summary
+from pfc.run.runner import execute
 
 
 def _fake_spec(tmp_path, parts: list[bytes], sha: str | None = None):

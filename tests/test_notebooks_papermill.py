@@ -58,7 +58,7 @@ def test_no_api_key_lands_in_an_executed_notebook_run_files_or_reports(tiny_trac
 def test_evidence_dose_notebook_draws_given_runs_and_names_a_real_run_not_committed_or_not_answered(tiny_tracebench, tmp_path):
     import csv
 
-    from pfc.data.counterfactual import sample, write
+    from pfc.data.counterfactual import VariantSet, sample, write
     from pfc.run.config import RunConfig
     from pfc.run.runner import execute
     exs, tools = benchmarks.get("tracebench").scoring.load(tiny_tracebench, None)
@@ -66,7 +66,7 @@ def test_evidence_dose_notebook_draws_given_runs_and_names_a_real_run_not_commit
     for kind, n in (("dose:0,2,8", 4), ("contradict-stated", 6)):
         variants, skipped = sample(exs, kind, n, seed=0)
         sets[kind] = tmp_path / kind.split(":")[0]
-        write(sets[kind], tiny_tracebench, "tracebench", kind, 0, variants, skipped, tools, len(exs), exs)
+        write(sets[kind], tiny_tracebench, VariantSet("tracebench", kind, 0, variants, skipped, tools, exs))
         runs[kind] = tmp_path / "runs" / kind.split(":")[0]
         execute(RunConfig("tracebench", sets[kind], "history-prior", runs[kind], cache_path=tmp_path / "c.sqlite", progress=False))
     orig = tmp_path / "runs" / "orig"

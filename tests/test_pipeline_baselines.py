@@ -59,3 +59,18 @@ def test_the_baselines_step_is_keyed_by_its_benchmark_build_and_run_ids(out_root
     assert step.params == {"benchmark": "tracebench", "examples": "data/benchmarks/tracebench",
                            "run_ids": {"oracle": "tb-oracle"}}
     assert step.outputs == [paths.RUNS / "tb-oracle" / "predictions.jsonl"]
+
+
+def test_toolspectrum_runs_the_baselines_declared_for_a_large_release(tmp_path, monkeypatch):
+    """The release is large: its step runs the baselines whose ``on_large_data`` is set (``builtin.ON_LARGE_DATA``),
+    the same three, in the same order and under the same run ids as the table's first three before the flag."""
+    from pfc.benchmarks.toolspectrum import pipeline as ts_pipeline
+    from pfc.report.pipeline_step import Ask
+    from pfc.run.backends.builtin import BASELINES
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "dataset_persona.json").write_text("[]")
+    monkeypatch.setattr(paths, "toolspectrum_dir", lambda: tmp_path)
+    steps, runs = ts_pipeline.steps(Ask(tuple(BASELINES)))
+    want = {"oracle": "ts-oracle", "history-prior": "ts-history-prior", "no-history": "ts-no-history"}
+    assert steps[0].params["run_ids"] == want and list(steps[0].params["run_ids"]) == list(want)
+    assert [d.name for d in runs] == list(want.values())

@@ -79,7 +79,7 @@ def test_checkout_without_the_prompt_constants_is_a_clear_error(example, tmp_pat
 
 
 def test_prompt_variant_is_refused_for_other_benchmarks(tmp_path):
-    from pfc.run.runner import check_prompt_variant
+    from pfc.run.config import check_prompt_variant
     with pytest.raises(UserError, match="ptbench only"):
         check_prompt_variant("tracebench", "no_history")
 

@@ -14,7 +14,8 @@ import pytest
 
 from pfc import paths
 from pfc.data.ptool import agents, catalogue, features, profiles
-from pfc.data.ptool.build import SPLITS, synthesize, write
+from pfc.data.ptool.build import synthesize, write
+from pfc.data.ptool.synthesis import SPLITS
 from pfc.eval.scoring import score_files
 
 SMALL = dict(seed=5, ks=(2, 2, 3), per_user=12, unseen_ks=(1, 2, 1), unseen_per_user=4, held_out=2)

@@ -8,7 +8,8 @@ import pytest
 from pfc import paths
 from pfc.errors import UserError
 from pfc.run.config import RunConfig
-from pfc.run.runner import execute, finished_ids
+from pfc.run.runner import execute
+from pfc.run.writer import finished_ids
 from pfc.benchmarks.shape import looks_like
 
 

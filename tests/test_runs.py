@@ -12,7 +12,8 @@ from pfc import paths
 from pfc.errors import UserError
 from pfc.run.backends import Baseline, Response, get
 from pfc.run.config import RunConfig
-from pfc.run.runner import execute, finished_ids
+from pfc.run.runner import execute
+from pfc.run.writer import finished_ids
 from pfc.schema import load_examples
 from pfc.eval.scoring import score_files
 

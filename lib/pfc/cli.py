@@ -92,7 +92,7 @@ def _add_run(sub) -> None:
     add_run_parser(sub).set_defaults(func=_run_cmd)
 
 
-def main(argv=None) -> int:
+def _parser() -> argparse.ArgumentParser:
     from pfc import __version__
     ap = argparse.ArgumentParser(prog="pfc", description=__doc__.split("\n")[0])
     ap.add_argument("--version", action="version", version=f"pfc {__version__}")
@@ -112,8 +112,15 @@ def main(argv=None) -> int:
     from pfc.report.personalize import add_command as add_personalize
     add_personalize(sub)
     _examples(sub)
-    args = ap.parse_args(argv)
-    return _dispatch(args)
+    return ap
+
+
+def main(argv=None) -> int:
+    """Parse the command line (through the one error path: the parser lists the registered benchmarks, and a
+    malformed ``PFC_BENCHMARKS`` is one line) and run its command."""
+    parsed = []
+    code = entry("pfc", lambda: parsed.append(_parser().parse_args(argv)))
+    return _dispatch(parsed[0]) if parsed else code
 
 
 if __name__ == "__main__":

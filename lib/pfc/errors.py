@@ -18,6 +18,9 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+import os
+import sys
+import traceback
 
 EXIT_USER_ERROR = 2       # a bad input, refused before or while reading it
 EXIT_RUN_FAILED = 1       # `pfc run`: some requests failed or nothing was written
@@ -43,8 +46,6 @@ class MissingDependency(UserError):
 def report_bug(cmd: str, exc: BaseException, frames: int = 3) -> int:
     """Print the last ``frames`` frames of ``exc``'s traceback and "this is a bug in pfc" on stderr;
     returns :data:`EXIT_BUG`. The full traceback is ``PFC_DEBUG=1`` (callers re-raise then)."""
-    import sys
-    import traceback
     tb = traceback.extract_tb(exc.__traceback__)[-frames:]
     lines = "".join(traceback.format_list(tb)).rstrip("\n")
     what = "".join(traceback.format_exception_only(type(exc), exc)).strip()
@@ -64,8 +65,6 @@ def entry(name: str, main, *args, bugs: bool = True, interrupted: str = INTERRUP
     a short traceback and exit 1 (:func:`report_bug`), or, with ``bugs=False`` (scripts outside ``pfc``),
     its full traceback. ``PFC_DEBUG=1`` re-raises every one of them with its full traceback.
     """
-    import os
-    import sys
     try:
         code = main(*args)
         return 0 if code is None else code

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+import tempfile
 
 ROOT = Path(__file__).resolve().parents[2]
 # Where generated files go: data built or downloaded by pipelines, runs, cache, figures, reports.
@@ -29,7 +30,6 @@ OUT_DATA = OUTPUT_ROOT / "data"
 RAW = OUT_DATA / "raw"
 INTERIM = OUT_DATA / "interim"
 PROCESSED = OUT_DATA / "processed"
-EXTERNAL = DATA / "external"
 PAPER_RESULTS = DATA / "paper_results"
 BENCHMARKS = OUT_DATA / "benchmarks"
 RUNS = OUT_DATA / "runs"
@@ -77,7 +77,6 @@ def scratch_dir(prefix: str = "pfc-") -> Path:
     (True, True, [])
     >>> del os.environ["PFC_SCRATCH_DIR"]; import shutil; shutil.rmtree(root)
     """
-    import tempfile
     root = _env_dir("PFC_SCRATCH_DIR", None)
     if root is not None:
         try:

@@ -5,8 +5,8 @@ paths are kept as the user gave them when relative, else shown relative to the r
 root (``pfc.paths.relative``); a directory's hash covers its files' relative names and
 bytes. It does not decide whether two runs match (``pfc.run.identity``).
 
-    >>> sha256_bytes(b"")[:12]
-    'e3b0c44298fc'
+    >>> sha256_path("no-such-file") is None
+    True
 """
 from __future__ import annotations
 
@@ -15,12 +15,9 @@ import os
 import platform
 import subprocess
 from pathlib import Path
+from importlib.metadata import PackageNotFoundError, version
 
 from pfc import paths
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def sha256_path(path) -> str | None:
@@ -61,7 +58,6 @@ def git_commit() -> str | None:
 
 
 def versions(packages=("pfc", "openai", "transformers", "torch", "vllm", "pandas", "scikit-learn")) -> dict:
-    from importlib.metadata import PackageNotFoundError, version
     out = {"python": platform.python_version()}
     for pkg in packages:
         try:

@@ -17,10 +17,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from pfc.benchmarks import NAMES as BENCHMARKS  # the one registry of benchmark names
+from pfc import benchmarks  # the one registry of benchmark names
 from pfc.errors import read_json
 from pfc.io import atomic
 from pfc.jsonl import SchemaError, iter_jsonl
+from pfc.io.reuse import once
 
 # Where a gold argument's value comes from (its provenance role).
 SOURCES = ("query", "profile", "environment", "long_term_history", "recent_context", "unknown")
@@ -200,7 +201,7 @@ class Example:
         _need(isinstance(d.get("id"), (str, int)) and not isinstance(d.get("id"), bool), "id",
               "expected a string id")
         bench = d.get("benchmark")
-        _need(bench in BENCHMARKS, "benchmark", f"expected one of {BENCHMARKS}, got {bench!r}")
+        _need(bench in benchmarks.names(), "benchmark", f"expected one of {benchmarks.names()}, got {bench!r}")
         _need(isinstance(d.get("query"), str), "query", "expected a string")
         _need("gold" in d, "gold", "missing (use null for a refusal)")
         gold = d["gold"]
@@ -236,7 +237,6 @@ def load_examples(path: str | Path) -> list[Example]:
 
     Inside ``pfc.io.reuse.reading_once`` an unchanged file is read once: a new list of the same
     (shared, read-only) examples."""
-    from pfc.io.reuse import once
     return list(once("examples", [path], lambda: _read_examples(path)))
 
 

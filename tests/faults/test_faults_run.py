@@ -14,7 +14,8 @@ from pfc import paths
 from pfc.io.lock import writer_lock
 from pfc.run.identity import RunIdentityError
 from pfc.run.config import RunConfig
-from pfc.run.runner import execute, finished_ids
+from pfc.run.runner import execute
+from pfc.run.writer import finished_ids
 
 pytestmark = pytest.mark.slow  # subprocess runs killed, raced and starved of disk: not in make test-fast
 

@@ -12,7 +12,7 @@ shape registered by ``PFC_BENCHMARKS=name=module[,…]`` in the environment. Add
 
     >>> get("ptbench").scoring.metric_keys["platforms"]
     'app'
-    >>> NAMES
+    >>> names()[:3]
     ('tracebench', 'ptbench', 'toolspectrum')
 """
 from __future__ import annotations
@@ -24,28 +24,52 @@ from pfc.benchmarks.adapter import Adapter
 from pfc.errors import UserError
 
 # name -> the adapter's module (it defines ADAPTER); the one place a benchmark is registered
-REGISTRY: dict[str, str] = {
+BUILT_IN: dict[str, str] = {
     "tracebench": "pfc.benchmarks.tracebench",
     "ptbench": "pfc.benchmarks.ptbench",
     "toolspectrum": "pfc.benchmarks.toolspectrum",
 }
-# adapters from outside the package: PFC_BENCHMARKS="name=module[,name=module]" (read once, at import)
-for _item in filter(None, (x.strip() for x in os.environ.get("PFC_BENCHMARKS", "").split(","))):
-    _name, _sep, _module = _item.partition("=")
-    if not (_sep and _name.strip() and _module.strip()):
-        raise UserError(f"PFC_BENCHMARKS: expected name=module, got {_item!r}")
-    REGISTRY.setdefault(_name.strip(), _module.strip())
-NAMES = tuple(REGISTRY)
+_registry: dict[str, str] = {}  # BUILT_IN and PFC_BENCHMARKS', filled at first use
+
+
+def registry() -> dict[str, str]:
+    """Every registered benchmark's adapter module: :data:`BUILT_IN`, then the adapters from outside the package
+    (``PFC_BENCHMARKS="name=module[,name=module]"``), read at first use, never at import; a malformed entry is
+    a one-line UserError."""
+    if not _registry:
+        reg = dict(BUILT_IN)
+        for item in filter(None, (x.strip() for x in os.environ.get("PFC_BENCHMARKS", "").split(","))):
+            name, sep, module = item.partition("=")
+            if not (sep and name.strip() and module.strip()):
+                raise UserError(f"PFC_BENCHMARKS: expected name=module, got {item!r}")
+            reg.setdefault(name.strip(), module.strip())
+        _registry.update(reg)
+    return _registry
+
+
+def names() -> tuple[str, ...]:
+    """The registered benchmarks' names, built-in first."""
+    return tuple(registry())
+
+
+def __getattr__(name: str):
+    """``REGISTRY`` and ``NAMES``, read at first use (:func:`registry`, :func:`names`)."""
+    if name == "REGISTRY":
+        return registry()
+    if name == "NAMES":
+        return names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get(name: str) -> Adapter:
     """The adapter registered under ``name``; an unknown name is a UserError naming the registered ones."""
-    if name not in REGISTRY:
-        raise UserError(f"unknown benchmark {name!r}; expected {', '.join(sorted(REGISTRY)[:-1])} "
-                        f"or {sorted(REGISTRY)[-1]}")
-    return importlib.import_module(REGISTRY[name]).ADAPTER
+    module = BUILT_IN.get(name) or registry().get(name)  # a built-in one needs no PFC_BENCHMARKS
+    if module is None:
+        reg = sorted(registry())
+        raise UserError(f"unknown benchmark {name!r}; expected {', '.join(reg[:-1])} or {reg[-1]}")
+    return importlib.import_module(module).ADAPTER
 
 
 def adapters() -> list[Adapter]:
     """Every registered adapter, in registry order."""
-    return [get(n) for n in REGISTRY]
+    return [get(n) for n in registry()]

@@ -15,7 +15,7 @@ import json
 import re
 from pathlib import Path
 
-from pfc.benchmarks import NAMES
+from pfc import benchmarks
 from pfc.errors import UserError
 
 _HEAD = 1 << 16
@@ -48,7 +48,7 @@ def guess_text(head: str) -> str | None:
             obj = None
         if isinstance(obj, dict):
             b = obj.get("benchmark")
-            return b if b in NAMES else _keys_guess(set(obj))
+            return b if b in benchmarks.names() else _keys_guess(set(obj))
     m = _BENCH.search(text)
     if m:
         return m.group(1)

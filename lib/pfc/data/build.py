@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
+import jsonschema
 
 from pfc.data import anchors as anchor_mod
 from pfc.data.anchors_review import export_review, import_review, screen
@@ -26,6 +28,7 @@ from pfc.schema import Example, GoldCall, HistoryEntry, Role, write_examples, wr
 from pfc.data.simulate import simulate
 from pfc.data.toolset import load_tools, spec, table3
 from pfc.io import atomic
+from pfc.data.audits import audit
 
 PERSONALIZATION = ("tool", "parameter", "temporal")
 
@@ -48,7 +51,6 @@ _VALIDATORS: dict = {}
 
 def _validate_gold(call: GoldCall, tool) -> None:
     """Validate against the tool's JSON schema (one compiled validator per tool)."""
-    import jsonschema
     v = _VALIDATORS.get(tool.key)
     if v is None:
         jsonschema.Draft202012Validator.check_schema(tool.parameters)
@@ -148,28 +150,41 @@ def stats(examples: list[Example], histories) -> dict:
     }
 
 
-def build_tracebench(out_dir, raw_dir=None, users: int = 10, seed: int = 0, records: int = 500,
-                     queries: int | None = None, workers: int = 1, review_sheet=None, chat=None, judge=None,
-                     progress: bool = True, min_history: int = anchor_mod.MIN_HISTORY) -> dict:
-    """The whole chain; returns the stats. ``review_sheet``: a re-imported reviewed CSV.
+@dataclass(frozen=True)
+class BuildOptions:
+    """The options of one TRACEBench build (``pfc build tracebench``'s flags)."""
+    raw_dir: object = None      # real logs; None: simulate ``users`` users with ``records`` records each
+    users: int = 10
+    seed: int = 0
+    records: int = 500
+    queries: int | None = None  # target number of queries (default 181.5 per user: the paper's 1,815 for 10)
+    workers: int = 1
+    review_sheet: object = None  # a re-imported reviewed anchor CSV
+    chat: object = None          # an LLM writing the queries (``chat(messages) -> text``); None: templates
+    judge: object = None         # an LLM screening the anchors
+    progress: bool = True
+    min_history: int = anchor_mod.MIN_HISTORY
 
-    ``queries``: target number of queries (default 181.5 per user: the paper's 1,815 for 10 users).
-    """
+
+def build_tracebench(out_dir, **options) -> dict:
+    """The whole chain with :class:`BuildOptions` ``options``; returns the stats."""
+    o = BuildOptions(**options)
     out = Path(out_dir)
     interim = out / "interim"
+    raw_dir = o.raw_dir
     if raw_dir is None:
-        raw_dir = simulate(users, seed, out / "raw", records=records, workers=workers, progress=progress)
-    report = preprocess(raw_dir, interim, progress=progress)
+        raw_dir = simulate(o.users, o.seed, out / "raw", records=o.records, workers=o.workers, progress=o.progress)
+    report = preprocess(raw_dir, interim, progress=o.progress)
     histories = load_histories(interim)
-    anchors = anchor_mod.select(histories, queries=queries, seed=seed, min_history=min_history)
-    if judge is not None:
+    anchors = anchor_mod.select(histories, queries=o.queries, seed=o.seed, min_history=o.min_history)
+    if o.judge is not None:
         by_user = {u: p.sort_values("seq").to_dict("records") for u, p in histories.groupby("user_id")}
-        anchors = screen(anchors, judge, lambda a: by_user[a["user_id"]][: a["seq"]])
+        anchors = screen(anchors, o.judge, lambda a: by_user[a["user_id"]][: a["seq"]])
     export_review(anchors, interim / "anchors_review.csv")
-    if review_sheet is not None:
-        anchors = import_review(review_sheet, anchors)
-    examples, skipped = make_examples(histories, anchors, seed, chat)
-    return export_benchmark(out, examples, histories, len(anchors), skipped, report, seed,
+    if o.review_sheet is not None:
+        anchors = import_review(o.review_sheet, anchors)
+    examples, skipped = make_examples(histories, anchors, o.seed, o.chat)
+    return export_benchmark(out, examples, histories, len(anchors), skipped, report, o.seed,
                             "simulated" if raw_dir == out / "raw" else "raw logs")
 
 
@@ -179,7 +194,6 @@ def export_benchmark(out, examples, histories, n_anchors: int, skipped: dict, re
     out = Path(out)
     write_examples(examples, out / "examples.jsonl")
     write_tools(load_tools(), out / "tools.json")
-    from pfc.data.audits import audit
     st = {**stats(examples, histories), "anchors": n_anchors, "levels_skipped": skipped, "preprocess": report,
           "seed": seed, "source": source, "audits": audit(examples)}
     atomic.write_text(out / "stats.json", json.dumps(st, indent=1) + "\n")  # insertion order: deterministic

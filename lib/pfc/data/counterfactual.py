@@ -40,6 +40,7 @@ import json
 import random
 import re
 from collections import Counter
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -50,6 +51,11 @@ from pfc.provenance import sha256_path
 from pfc.data.variant import set_history as _set_history, slug, variant as _variant
 from pfc.schema import Example, Role, write_examples, write_tools
 from pfc.io import atomic
+from pfc import benchmarks
+from pfc.data.origin import origin
+from pfc.io.dirset import replace_dir
+from pfc.io.safepath import not_input
+from pfc.paths import relative
 
 
 def _rng(seed: int, kind: str, ex: Example) -> random.Random:
@@ -219,21 +225,32 @@ def sample(examples: list[Example], kind: str, n: int, seed: int = 0) -> tuple[l
 MANIFEST = "perturb.json"  # written last: a folder holding it is a finished set of variants
 
 
-def write(out_dir, examples_path, benchmark: str, kind: str, seed: int, variants, skipped, tools, n_in: int,
-          originals=None, sampled: int | None = None) -> dict:
+@dataclass(frozen=True)
+class VariantSet:
+    """What one ``pfc perturb`` made: ``kind``'s variants of ``originals`` (the examples read, with their
+    ``tools``), the skips by reason; ``sampled``: the variants are those of that many anchors' requests
+    (:func:`sample`)."""
+    benchmark: str
+    kind: str
+    seed: int
+    variants: list
+    skipped: dict
+    tools: list
+    originals: list
+    sampled: int | None = None
+
+
+def write(out_dir, examples_path, made: VariantSet) -> dict:
     """``examples.jsonl``, ``tools.json`` (if any) and ``perturb.json`` into ``out_dir``, replaced whole
     (``pfc.io.dirset``: built beside it, the manifest last; a stop leaves the old set or the new one); an
-    ``out_dir`` that is or holds the input is refused. ``originals``: the examples read (their origin is
-    recorded, ``pfc.data.origin``); ``sampled``: the variants are those of that many anchors' requests
-    (:func:`sample`), recorded as ``sampled_anchors``. Returns the manifest."""
-    from pfc.data.origin import origin
-    from pfc.io.dirset import replace_dir
-    from pfc.io.safepath import not_input
-    from pfc.paths import relative
+    ``out_dir`` that is or holds the input is refused. The originals' origin is recorded (``pfc.data.origin``),
+    ``sampled`` as ``sampled_anchors``. Returns the manifest."""
+    benchmark, kind, seed, variants, skipped, tools, originals, sampled = (
+        made.benchmark, made.kind, made.seed, made.variants, made.skipped, made.tools, made.originals, made.sampled)
     out = not_input(out_dir, {"--examples": examples_path})
     src = Path(examples_path)
     src_file = src / "examples.jsonl" if src.is_dir() else src
-    where = origin(originals if originals is not None else variants, src)
+    where = origin(originals, src)
     parse_kind(kind)  # the command as given, which reruns it (a slug such as contradict-stated-8 would not parse)
     where["derived"] = where["derived"] + [f"pfc perturb --kind {kind} --seed {seed}"
                                            + (f" (pfc.data.counterfactual.sample: {sampled} anchors)"
@@ -242,7 +259,7 @@ def write(out_dir, examples_path, benchmark: str, kind: str, seed: int, variants
                 "examples": {"path": str(relative(src)),
                              "sha256": sha256_path(src_file) if src_file.is_file() else None},
                 "origin": where,
-                "originals": n_in, "variants": len(variants), "skipped": dict(sorted(skipped.items())),
+                "originals": len(originals), "variants": len(variants), "skipped": dict(sorted(skipped.items())),
                 "with_counterfactual_gold": sum(1 for v in variants if v.meta["counterfactual"].get("items"))}
     if sampled is not None:
         manifest["sampled_anchors"] = sampled
@@ -262,7 +279,6 @@ def _only_ours(folder: Path) -> bool:
 
 def build_variants(examples_path, out_dir, kind: str, seed: int = 0, benchmark: str = "tracebench") -> dict:
     """Load a benchmark, write its ``kind`` variants into ``out_dir`` (the pipeline's step); returns the manifest."""
-    from pfc import benchmarks
     examples, tools = benchmarks.get(benchmark).scoring.load(examples_path, None)
     variants, skipped = perturb(examples, kind, seed)
-    return write(out_dir, examples_path, benchmark, kind, seed, variants, skipped, tools, len(examples), examples)
+    return write(out_dir, examples_path, VariantSet(benchmark, kind, seed, variants, skipped, tools, examples))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from pfc.errors import UserError
+from pfc.data.counterfactual_dose import DOSES, HABIT_RECORDS, MAX_K
 
 MAX_SHIFT_DAYS = 36_500  # a century: further moves leave the calendar's range and mean nothing
 KINDS = ("swap-user", "shuffle-history", "truncate-history:K", "drop-profile", "shift-time:±D", "strip-stated",
@@ -36,7 +37,6 @@ def window_of(kind: str) -> int | None:
         return None
     name, arg = _parse(base, kind)
     need = max(1, max(arg)) if name == "dose" else arg + 1 if name == "contradict-stated" else None
-    from pfc.data.counterfactual_dose import MAX_K
     if need is None or not re.fullmatch(r"\d{1,3}", w) or not need <= int(w) <= MAX_K:
         raise UserError(f"bad window in kind {kind!r}: @W (records) is for dose (W >= its largest K) and "
                         f"contradict-stated (W > its K), at most {MAX_K}, e.g. dose@20", field="--kind")
@@ -51,7 +51,6 @@ def _parse(base: str, kind: str) -> tuple[str, int | None]:
         return name, int(arg)
     if name == "shift-time" and re.fullmatch(r"[+-]?\d{1,6}", arg) and 0 < abs(int(arg)) <= MAX_SHIFT_DAYS:
         return name, int(arg)
-    from pfc.data.counterfactual_dose import DOSES, HABIT_RECORDS, MAX_K
     if name == "dose" and not arg:
         return name, DOSES
     if name == "dose" and re.fullmatch(r"\d{1,3}(,\d{1,3})*", arg) and all(int(k) <= MAX_K for k in arg.split(",")):

@@ -37,8 +37,6 @@ from pfc.data.anchors import APP_EVIDENCE_MIN, HABIT_MIN, HABIT_SHARE
 from pfc.data.context import context_of, most_frequent
 from pfc.data.variant import set_history as _set_history, variant as _variant
 
-CONTEXT_SOURCES = ("long_term_history", "recent_context", "profile", "environment")
-
 
 def _key(v) -> str:
     return json.dumps(v, sort_keys=True, ensure_ascii=False)

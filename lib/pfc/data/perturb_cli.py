@@ -25,8 +25,8 @@ def _perturb_cmd(args) -> int:
     variants, skipped = cf.perturb(examples, args.kind, args.seed)
     if not variants:
         raise UserError(f"no example admits --kind {args.kind}: {dict(skipped)}", file=str(src))
-    manifest = cf.write(out_dir(args.out), src, args.benchmark, args.kind, args.seed, variants, skipped, tools,
-                        len(examples), examples)
+    manifest = cf.write(out_dir(args.out), src,
+                        cf.VariantSet(args.benchmark, args.kind, args.seed, variants, skipped, tools, examples))
     print(json.dumps({k: manifest[k] for k in ("kind", "originals", "variants", "skipped",
                                                "with_counterfactual_gold")}))
     return 0

@@ -29,6 +29,8 @@ from pathlib import Path
 
 from pfc.data.toolset import load_tools, log_vocabulary
 from pfc.io import atomic
+from pfc.errors import UserError
+from pfc.progress import stream as progress_stream
 
 PHONE = re.compile(r"(?<!\d)1[3-9]\d{9}(?!\d)")
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -133,7 +135,6 @@ def _read_sessions(files: list[Path], progress: bool) -> tuple[dict[str, list], 
     """The events of ``files`` grouped by session, in reading order, and the line counts (lines read, lines
     dropped by reason, duplicated uploads removed)."""
     from tqdm import tqdm
-    from pfc.progress import stream as progress_stream
     counts = Counter()
     sessions: dict[str, list] = defaultdict(list)
     seen = set()
@@ -185,7 +186,6 @@ def _standard_calls(sessions: dict[str, list]) -> tuple[list[dict], Counter]:
 def preprocess(raw_dir, out_dir, progress: bool = True) -> dict:
     """Read ``raw_dir/*.jsonl``; write ``out_dir/histories.parquet`` and ``preprocess_report.json``."""
     import pandas as pd
-    from pfc.errors import UserError
     raw, out = Path(raw_dir), Path(out_dir)
     if not raw.is_dir():
         raise UserError("expected a directory of raw *.jsonl logs", file=str(raw_dir))

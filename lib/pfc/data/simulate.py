@@ -24,6 +24,7 @@ from pfc.data.simulate_day import Day
 from pfc.data.simulate_world import make_person
 from pfc.data.toolset import load_tools, log_vocabulary
 from pfc.io import atomic
+from pfc.progress import stream as progress_stream
 
 START = datetime(2025, 3, 3)
 BROKEN = ("truncated_line", "missing_timestamp", "time_travel", "unknown_app", "missing_required_field",
@@ -138,7 +139,6 @@ def _chunk(args) -> str:
 def simulate(n: int, seed: int, out_dir, records: int = 500, workers: int = 1, progress: bool = True) -> Path:
     """Write ``out_dir/events.jsonl`` and ``manifest.json``; identical bytes for any ``workers``."""
     from tqdm import tqdm
-    from pfc.progress import stream as progress_stream
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     step = max(1, min(200, n // (workers * 4) or 1))

@@ -43,7 +43,6 @@ DRINKS = {"coffee": ["Latte", "Americano", "Flat White", "Coconut Latte"], "tea"
 COMBOS = ["Zinger Burger Meal", "Family Bucket", "Breakfast Porridge Set"]
 SONGS = {"pop": ["Jay Chou", "Taylor Swift"], "rock": ["Mayday", "Coldplay"], "jazz": ["Norah Jones"],
          "classical": ["Chopin Nocturnes"], "folk": ["Zhao Lei"], "hip-hop": ["GAI"]}
-VIDEOS = ["The Bad Kids", "Blossoms Shanghai", "Three-Body", "Street Dance of China"]
 TOPICS = ["tech", "finance", "sports", "entertainment", "world", "local"]
 
 

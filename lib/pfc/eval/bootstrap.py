@@ -26,7 +26,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from pfc.eval.metrics import METRICS
+from pfc.eval.metrics import METRICS, aggregate
 
 N_BOOT = 1000
 ALPHA = 0.05
@@ -79,7 +79,6 @@ def intervals(per_example: pd.DataFrame, metric_names: dict[str, str], n_boot: i
 def estimates(per_example: pd.DataFrame, metric_names: dict[str, str], n_boot: int = N_BOOT,
               seed: int = 0) -> dict[str, tuple[float, float, float]]:
     """``{published key: (value, low, high)}``: each metric on all rows and its interval (nan where none)."""
-    from pfc.eval.metrics import aggregate
     bounds = intervals(per_example, metric_names, n_boot, seed)
     nan = (math.nan, math.nan)
     return {key: (aggregate(METRICS[m], per_example), *bounds.get(key, nan)) for key, m in metric_names.items()}
@@ -88,7 +87,6 @@ def estimates(per_example: pd.DataFrame, metric_names: dict[str, str], n_boot: i
 def ci(per_example: pd.DataFrame, metric: str, n_boot: int = N_BOOT, seed: int = 0,
        alpha: float = ALPHA) -> tuple[float, tuple[float, float]]:
     """(point estimate, (low, high)) of one metric by name."""
-    from pfc.eval.metrics import aggregate
     return aggregate(METRICS[metric], per_example), intervals(per_example, {metric: metric}, n_boot, seed, alpha)[metric]
 
 

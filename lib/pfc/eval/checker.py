@@ -8,6 +8,8 @@ classes (``pfc.eval.taxonomy``); this module knows no benchmark and does no I/O.
 Alignment: each gold call takes the first unused predicted call with the same function
 name (preferring the same app). With ``pair_leftovers`` (single-call benchmarks scored
 per level, like ToolSpectrum) leftover calls are then paired in order.
+A parse marked ``exact`` (strict scoring, set by ``pfc.eval.scoring``) is compared with app
+names as written and values exactly equal; otherwise app names and values are normalized.
 
     >>> from pfc.eval.parsing import parse; from pfc.schema import Example
     >>> ex = Example.from_dict({"id": "1", "benchmark": "ptbench", "query": "q",
@@ -17,25 +19,12 @@ per level, like ToolSpectrum) leftover calls are then paired in order.
 """
 from __future__ import annotations
 
-import contextvars
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from pfc.eval.matching import norm_app, same_app, value_matches, values_identical
 from pfc.eval.parsing import ParseResult
 from pfc.schema import Call, Example, GoldCall, Role
 
-_EXACT = contextvars.ContextVar("pfc_exact_matching", default=False)
-
-
-@contextmanager
-def exact_matching(on: bool = True):
-    """Within this block :func:`compare` uses strict rules: app names as written, values exactly equal."""
-    token = _EXACT.set(on)
-    try:
-        yield
-    finally:
-        _EXACT.reset(token)
 _DEFAULT_ROLE = Role()
 
 
@@ -122,7 +111,7 @@ def compare(example: Example, result: ParseResult, pair_leftovers: bool = False)
         return cmp
 
     pairs, left = align(gold, result.calls, pair_leftovers)
-    exact = _EXACT.get()
+    exact = result.exact  # strict scoring (pfc.eval.scoring): app names as written, values exactly equal
     if exact:
         cmp.app_ok = {g.app for g in gold} == {p.app for p in result.calls}
     else:

@@ -48,6 +48,7 @@ class ParseResult:
     calls: list[Call] = field(default_factory=list)
     error: str | None = None       # "family:subtype" or "family:subtype: detail"
     style: str | None = None
+    exact: bool = False            # strict scoring: compared with app names as written, values exactly equal
 
     @property
     def refusal(self) -> bool:

@@ -20,9 +20,8 @@ import pandas as pd
 from pfc.errors import UserError
 from pfc.io import atomic
 from pfc.io.lock import writer_lock
-from pfc import benchmarks
+from pfc import benchmarks, provenance as prov
 from pfc.benchmarks.ptbench import official as official
-from pfc.eval.checker import exact_matching
 from pfc.eval.metrics import compute
 from pfc.eval.parsing import ParseResult, parse
 from pfc.schema import Example, SchemaError
@@ -83,6 +82,9 @@ def _group_value(ex: Example, key: str):
 
 
 from pfc.groups import history_bin  # noqa: E402  Fig. 4 bins
+from pfc.benchmarks.shape import check_examples, check_predictions
+from pfc.eval import coverage as cov
+from pfc.progress import stream as progress_stream
 
 
 def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
@@ -103,7 +105,6 @@ def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
     if compat not in (None, "robust"):
         raise UserError(f"unknown compat mode {compat!r}")
     from tqdm import tqdm
-    from pfc.progress import stream as progress_stream
     adapter = benchmarks.get(benchmark)
     ctx = adapter.scoring.context(examples, tools or [])
     rows, errs = [], []
@@ -134,8 +135,8 @@ def example_row(ex: Example, outputs: dict, benchmark: str, adapter, ctx, style:
         result = ParseResult(False, [], reason)
     else:
         result = parse(out, style or adapter.scoring.style)
-    with exact_matching(strict):
-        row, cmp, etype = adapter.scoring.row(ex, result, ctx)
+    result.exact = strict  # compare() holds it to strict rules (pfc.eval.checker)
+    row, cmp, etype = adapter.scoring.row(ex, result, ctx)
     row = {"id": ex.id, **{k: _group_value(ex, k) for k in adapter.scoring.group_by},
            "error_type": etype or "", "valid": int(etype is None and cmp.overall), **row}
     return row, cmp, etype
@@ -218,9 +219,6 @@ def score_files(benchmark: str, examples_path, predictions_path, tools_path=None
 
 
 def _score_files(benchmark, examples_path, predictions_path, tools_path, style, compat, strict) -> ScoreReport:
-    from pfc.eval import coverage as cov
-    from pfc import provenance as prov
-    from pfc.benchmarks.shape import check_examples, check_predictions
     adapter = benchmarks.get(benchmark)
     check_examples(benchmark, examples_path)
     check_predictions(predictions_path)

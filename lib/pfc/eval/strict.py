@@ -28,6 +28,7 @@ import re
 
 from pfc.eval.parsing import parse
 from pfc.render import APP_SEP
+from pfc import benchmarks
 
 _PTBENCH = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*|'[^'\n]+'|\"[^\"\n]+\"):\[.*\]", re.S)
 _FAIL = "format:not_exact_template"
@@ -51,7 +52,6 @@ def _json_object(text: str):
 def exact_template(output, benchmark: str) -> str | None:
     """None when ``output`` is exactly the benchmark's template; else ``"format:not_exact_template: why"``
     (the template is the adapter's ``strict_template``: one of the functions below)."""
-    from pfc import benchmarks
     return benchmarks.get(benchmark).scoring.strict_template(output)
 
 

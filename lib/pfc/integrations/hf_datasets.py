@@ -19,18 +19,22 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+import argparse
+import sys
 
-from pfc import paths, provenance
+from pfc import benchmarks, paths, provenance
 from pfc.errors import UserError
 from pfc.schema import Example, load_examples
 from pfc.io import atomic
+from pfc.data.origin import origin
+from pfc.io.dirset import replace_dir
+from pfc.io.safepath import not_input
 
 JSON_FIELDS = ("gold", "profile", "environment", "history", "tools", "meta")
 
 
 def _exports() -> dict:
     """``{name: pfc.benchmarks.adapter.Export}`` of the benchmarks pfc generates (each ``Building.export``)."""
-    from pfc import benchmarks
     return {a.name: a.building.export for a in benchmarks.adapters() if a.building.export is not None}
 
 
@@ -76,7 +80,6 @@ def export(benchmark: str, examples, out, license: str = "cc-by-4.0") -> dict:
     """Write the Parquet splits, ``tools.json`` (when the benchmark has one) and ``README.md`` into ``out``."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from pfc import benchmarks
     exportable = tuple(_exports())
     third_party = benchmarks.get(benchmark).building.third_party if benchmark in benchmarks.NAMES else ""
     if third_party:
@@ -87,9 +90,6 @@ def export(benchmark: str, examples, out, license: str = "cc-by-4.0") -> dict:
     if not LICENSE.fullmatch(str(license)):
         raise UserError(f"expected a license identifier (letters, digits, '.', '+', '_', '-'), got {license!r}",
                         field="--license")
-    from pfc.data.origin import origin
-    from pfc.io.dirset import replace_dir
-    from pfc.io.safepath import not_input
     out = not_input(out, {"--examples": examples})
     loaded = {}
     for split, f in splits_of(benchmark, examples).items():
@@ -172,7 +172,6 @@ def card(benchmark: str, counts: dict, stats: dict, license: str, where: dict | 
 
 
 def _export_cmd(args) -> int:
-    import sys
     counts = export(args.benchmark, args.examples, args.out, args.license)
     print(json.dumps(counts))
     print(f"pfc export: wrote {paths.relative(Path(args.out))}/README.md and data/<split>-00000-of-00001.parquet "
@@ -182,7 +181,6 @@ def _export_cmd(args) -> int:
 
 def add_command(sub) -> None:
     """``pfc export``: registered by ``pfc.cli``."""
-    import argparse
     p = sub.add_parser("export", help="a benchmark we build as Hugging Face Parquet splits + dataset card",
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        epilog="example:\n  pfc export --benchmark tracebench --examples data/benchmarks/tracebench "

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from pfc.errors import UserError
+from pfc.io.atomic import write_failed
 
 RENAME_EXCHANGE = 2
 AT_FDCWD = -100
@@ -79,7 +80,6 @@ def check_target(target, manifest: str, kind: str, ours=None) -> Path:
 @contextmanager
 def replace_dir(target, manifest: str, kind: str, ours=None):
     """Build into a hidden sibling of ``target``; swap it in whole when the block ends cleanly."""
-    from pfc.io.atomic import write_failed
     t = check_target(target, manifest, kind, ours)
     try:
         t.parent.mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+import fcntl
 
 from pfc.errors import UserError
 
@@ -65,7 +66,6 @@ def _holder_of_held_lock(fh, wait_s: float = 2.0) -> str:
 
 
 def _acquire(directory: Path, kind: str, what: str, name: str) -> tuple:
-    import fcntl
     try:
         directory.mkdir(parents=True, exist_ok=True)
         # never through a symbolic link: a link planted as the lock file would have its target written and emptied

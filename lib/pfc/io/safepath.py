@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+import errno
 
 from pfc.errors import UserError
 
@@ -74,7 +75,6 @@ def refuse_symlink(path, what: str = "file") -> Path:
 
 def open_append(path, what: str = "run file"):
     """``path`` opened for appending text (created if missing), refused when it is a symbolic link."""
-    import errno
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     except OSError as e:

@@ -22,6 +22,7 @@ from pfc import paths
 from pfc.errors import UserError, entry
 from pfc.io import atomic
 from pfc.models import registry
+from pfc.models.lora_merge import adapter_digest, merge_to_dir
 
 EXPORTER = Path(__file__).with_name("openvino_export.py")
 EXPORT_PYTHON = paths.ROOT / ".venv-openvino" / "bin" / "python"
@@ -81,7 +82,6 @@ def merged_ir(name: str, adapter, python: Path = EXPORT_PYTHON, root: Path | Non
     """The IR of registry model ``name`` with the LoRA ``adapter`` merged in (:mod:`pfc.models.lora_merge`), and
     the adapter's digest. Exported once, to ``<models dir>/<name>+lora-<digest>-openvino`` beside its record
     (the base model's fingerprint, the adapter's digest, the exporter's versions); reused while both match."""
-    from pfc.models.lora_merge import adapter_digest, merge_to_dir
     digest = adapter_digest(adapter)
     merged = f"{name}+lora-{digest}"
     dest, rec_p = ir_dir(merged, root), record_path(merged, root)

@@ -8,12 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from pfc import benchmarks
-from pfc.plans.evidence import EVIDENCE_BASELINES, EVIDENCE_BENCHMARK as TB  # prompts that select history records
+from pfc.data.counterfactual import MANIFEST, build_variants
+from pfc.plans.evidence import EVIDENCE_BASELINES, windowed
+from pfc.plans.evidence import EVIDENCE_BENCHMARK as TB  # prompts that select history records
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute
 
 
 def _run(benchmark: str, examples, backend: str, out: Path, root: Path) -> Path:
-    from pfc.run.config import RunConfig
-    from pfc.run.runner import execute
     execute(RunConfig(benchmark, examples, backend, out, cache_path=root / "cache.sqlite", progress=False))
     return out
 
@@ -37,7 +39,6 @@ def swap_user(root, users: int = 3, records: int = 150, seed: int = 1,
     """A tiny TRACEBench, its swap-user variants and baseline runs on both, under ``root``. Returns (originals dir,
     variants dir, {backend: (originals run, variants run | None)}); the oracle's variants run is None (the
     original's gold: see ``pfc.report.counterfactual.evaluate_pairs``)."""
-    from pfc.data.counterfactual import build_variants
     root = Path(root)
     bench, var = _tiny(root / TB, users, seed, records), root / f"{TB}_swap-user"
     if not (var / "perturb.json").is_file():  # the manifest, written last: a set without it is not finished
@@ -51,8 +52,6 @@ def evidence(root, users: int = 3, records: int = 150, seed: int = 1, backends=E
     """A tiny TRACEBench, its dose and contradict-stated variants (every request, in the reference plan's window
     of records) and the baselines' runs on all three, under ``root``. Returns (originals, dose variants,
     contradict-stated variants, {backend: dose run}, {backend: (originals run, contradict-stated run)})."""
-    from pfc.data.counterfactual import MANIFEST, build_variants
-    from pfc.plans.evidence import windowed
     root = Path(root)
     bench = _tiny(root / "originals", users, seed, records)
     sets = {kind: root / kind for kind in ("dose", "contradict-stated")}

@@ -14,9 +14,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from pfc import benchmarks
-from pfc.data.counterfactual import sample
+from pfc.data.counterfactual import VariantSet, sample, write
 from pfc.plans import Planned
 from pfc.run.config import RunConfig
+from pfc.data.counterfactual_dose import HABIT_RECORDS
 
 DOSE_RUN = "counterfactual/tracebench-dose"
 STATED_RUN = "counterfactual/tracebench-contradict-stated"
@@ -31,7 +32,7 @@ EVIDENCE_SETS = {"dose": DOSE_ANCHORS, "contradict-stated": STATED_ANCHORS}
 # last 10 records of a ~290-record history sees almost none of the dose (pfc.data.counterfactual_dose).
 EVIDENCE_WINDOW = 20
 # the dose and contradict-stated kinds count call-history records: the benchmark whose prompts select them
-EVIDENCE_BENCHMARK = next(n for n in benchmarks.NAMES if benchmarks.get(n).running.history_selection)
+EVIDENCE_BENCHMARK = next(n for n in benchmarks.BUILT_IN if benchmarks.get(n).running.history_selection)
 EVIDENCE_BASELINES = ("history-prior", "no-history", "always-habit")  # the baselines notebook 09 shows
 
 
@@ -44,12 +45,11 @@ def evidence_dir(tracebench: Path, kind: str) -> Path:
 def build_evidence(tracebench: Path, kinds=tuple(EVIDENCE_SETS)) -> None:
     """Write each kind's variants of :data:`EVIDENCE_SETS`'s sampled anchors (seed 0) into :func:`evidence_dir`,
     reading TRACEBench once (the pipeline's step builds both); the manifest records ``sampled_anchors``."""
-    from pfc.data.counterfactual import write
     examples, tools = benchmarks.get(EVIDENCE_BENCHMARK).scoring.load(tracebench, None)
     for kind in kinds:
         variants, skipped = sample(examples, windowed(kind), EVIDENCE_SETS[kind], seed=0)
-        write(evidence_dir(tracebench, kind), tracebench, EVIDENCE_BENCHMARK, windowed(kind), 0, variants, skipped,
-              tools, len(examples), examples, sampled=EVIDENCE_SETS[kind])
+        write(evidence_dir(tracebench, kind), tracebench, VariantSet(EVIDENCE_BENCHMARK, windowed(kind), 0, variants,
+                                                                     skipped, tools, examples, EVIDENCE_SETS[kind]))
 
 
 def windowed(kind: str) -> str:
@@ -62,7 +62,6 @@ def evidence_runs(tracebench: Path, exs: list, like: RunConfig) -> list[Planned]
     ``tracebench-last_k``) but the history each needs: the variants' whole window (``full``), the originals' last
     ``EVIDENCE_WINDOW - HABIT_RECORDS`` records (``last_k``). Ids drawn here, deterministically; each run's
     ``out_dir`` is its name under the root ``like``'s directory sits in."""
-    from pfc.data.counterfactual_dose import HABIT_RECORDS
     dose, _ = sample(exs, windowed("dose"), DOSE_ANCHORS, seed=0)
     stated, _ = sample(exs, windowed("contradict-stated"), STATED_ANCHORS, seed=0)
     root = Path(like.out_dir).parent

@@ -12,6 +12,9 @@ from pathlib import Path
 
 from pfc.io import atomic
 from pfc.plans.sampling import tracebench_sample
+from pfc.data.querygen import LEVELS
+from pfc.models import registry
+from pfc.schema import load_examples, write_examples
 
 REAL_MODEL_NAME = "qwen2.5-coder-0.5b"
 BACKEND = "hf"
@@ -23,7 +26,6 @@ def walkthrough_examples(examples) -> tuple[str, list, dict]:
     first anchor that has all four (in the paper's order; an anchor whose level could not be generated
     lacks it — with none complete, the anchor with the most levels), and one ``relevant_vague`` example
     per personalization type. Returns ``(user, levels, {type: example})``."""
-    from pfc.data.querygen import LEVELS
     user = sorted({e.user_id for e in examples})[0]
     mine = [e for e in examples if e.user_id == user]
     picked: dict = {}
@@ -45,7 +47,6 @@ def stratified_sample(examples_path, out_path, n: int, seed: int = 0, walkthroug
     4 examples already give every level and every bin one point). ``walkthrough=True`` adds the examples
     ``00_walkthrough`` shows (:func:`walkthrough_examples`), so the walkthrough reads the real
     model's answers from the response cache instead of generating them again. Deterministic for a seed."""
-    from pfc.schema import load_examples, write_examples
     p = Path(examples_path)
     examples = load_examples(p / "examples.jsonl" if p.is_dir() else p)
     ids = set(tracebench_sample(examples, seed, n=n))
@@ -69,5 +70,4 @@ def real_model_dir(spec: str = "auto") -> Path | None:
         return None
     if spec != "auto":
         return Path(spec)
-    from pfc.models import registry
     return registry.model_dir(REAL_MODEL_NAME) if registry.installed(REAL_MODEL_NAME) else None

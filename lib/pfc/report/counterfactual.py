@@ -21,6 +21,8 @@ from pfc import benchmarks
 from pfc.eval.bootstrap import N_BOOT, clustered_intervals
 from pfc.eval.metrics import METRICS, aggregate
 from pfc.eval.personalization import rows
+from pfc.benchmarks.common import load_predictions
+from pfc.errors import UserError
 
 PERSONALIZATION = ("context_following", "request_faithfulness", "sensitivity")
 
@@ -35,7 +37,6 @@ def personalization(benchmark: str, originals, variants, outputs_orig: dict, out
 
 def load_outputs(run_dir, examples) -> dict:
     """{example id: raw output} of a run directory's ``predictions.jsonl``."""
-    from pfc.benchmarks.common import load_predictions
     return dict(load_predictions(Path(run_dir) / "predictions.jsonl", examples))
 
 
@@ -122,7 +123,6 @@ def parse_pairs(text: str) -> dict:
     >>> parse_pairs("m [last_k k=10]=runs/a:runs/b,n=runs/c:")
     {'m [last_k k=10]': ('runs/a', 'runs/b'), 'n': ('runs/c', None)}
     """
-    from pfc.errors import UserError
     pairs = {}
     for part in filter(None, (p.strip() for p in str(text).split(","))):
         name, eq, dirs = part.rpartition("=")

@@ -19,12 +19,15 @@ import math
 from pathlib import Path
 
 import pandas as pd
+import json
 
 from pfc import benchmarks
 from pfc.eval import dose
 from pfc.eval.bootstrap import N_BOOT
 from pfc.plans.evidence import EVIDENCE_BASELINES
 from pfc.report.counterfactual import load_outputs
+from pfc.errors import UserError
+from pfc.schema import load_examples
 
 BASELINES = EVIDENCE_BASELINES
 COLUMNS = ["run", "part", "k", "variants", "users", "metric", "value", "lo", "hi", "items", "higher_is_better"]
@@ -36,7 +39,6 @@ def parse_runs(text: str) -> dict:
     >>> parse_runs("history-prior=data/runs/a, m [last_k k=10]=runs/b")
     {'history-prior': 'data/runs/a', 'm [last_k k=10]': 'runs/b'}
     """
-    from pfc.errors import UserError
     runs = {}
     for part in filter(None, (p.strip() for p in str(text).split(","))):
         name, eq, run = part.rpartition("=")
@@ -48,7 +50,6 @@ def parse_runs(text: str) -> dict:
 
 def _load(path) -> list:
     """The examples of a benchmark directory (its ``examples.jsonl``) or file; each names its benchmark."""
-    from pfc.schema import load_examples
     p = Path(path)
     return load_examples(p / "examples.jsonl" if p.is_dir() else p)
 
@@ -110,7 +111,6 @@ def one_request(variants: list) -> tuple[str, pd.DataFrame]:
     """(request, table): the first request of a dose set at each of its K (rows): history length, records
     supporting the user's choice (the gold function with the user's app, or value of the target argument), the
     target and both choices."""
-    import json
     same = lambda a, b: json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
     ds = [v for v in variants if dose.kind_of(v) == "dose"]
     first = ds[0].meta["counterfactual"]["original_id"]

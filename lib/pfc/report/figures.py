@@ -18,7 +18,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
+import io
 from pfc.io import atomic
+from pfc.io.atomic import write_bytes
 
 STYLE = {"style": "whitegrid", "context": "notebook", "palette": "colorblind"}
 DPI = 130
@@ -34,8 +36,6 @@ def save(fig, stem) -> list[Path]:
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     out = []
-    import io
-    from pfc.io.atomic import write_bytes
     try:
         for ext in ("png", "pdf"):  # rendered in memory, then replaced whole: a full disk never leaves a cut image
             p = stem.with_suffix(f".{ext}")

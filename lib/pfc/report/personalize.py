@@ -26,8 +26,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+import math
+import sys
+from collections import Counter
 
-from pfc.errors import UserError, nonneg_int
+from pfc.errors import UserError, existing, nonneg_int
+from pfc import benchmarks, paths
 
 
 # what must be the same in both runs of a pair: who answered and how (the history window may differ: the originals
@@ -38,8 +42,6 @@ SAME_ANSWERER = ("backend", "model", "backend_options", "strategy", "sampling", 
 
 def _run(d, examples, flag: str) -> tuple[str, Path, dict]:
     """(benchmark, examples path, config) of a run directory; one-line errors for what is missing."""
-    from pfc import paths
-    from pfc.errors import existing
     d = existing(d, "run directory")
     cfg_path = d / "config.json"
     if not d.is_dir() or not cfg_path.is_file() or not (d / "predictions.jsonl").is_file():
@@ -58,12 +60,9 @@ def _run(d, examples, flag: str) -> tuple[str, Path, dict]:
 
 def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None, variant_examples=None) -> dict:
     """The JSON ``pfc personalize`` prints (see the module docstring)."""
-    from collections import Counter
 
-    from pfc import benchmarks
     from pfc.eval import dose
     from pfc.report.counterfactual import evaluate_pairs, load_outputs
-    from pfc import paths
     bench, orig_path, ocfg = _run(orig_dir, examples, "--examples")
     vbench, var_path, vcfg = _run(var_dir, variant_examples, "--variant-examples")
     if bench != vbench:
@@ -118,14 +117,12 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
 
 def _records(rows) -> list[dict]:
     """Rows (a DataFrame or dicts) as JSON records: NaN as null, numbers rounded to 4 places."""
-    import math
     recs = rows.to_dict(orient="records") if hasattr(rows, "to_dict") else list(rows)
     fix = lambda v: None if isinstance(v, float) and math.isnan(v) else round(v, 4) if isinstance(v, float) else v
     return [{k: fix(v.item() if hasattr(v, "item") else v) for k, v in r.items()} for r in recs]
 
 
 def _personalize_cmd(args) -> int:
-    import sys
     result = evaluate(args.originals_run, args.variants_run, args.n_boot, args.seed, args.examples,
                       args.variant_examples)
     c = result["coverage"]

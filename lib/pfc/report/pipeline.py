@@ -32,8 +32,9 @@ import sys
 import time
 from pathlib import Path
 
+from pfc import benchmarks
 from pfc import paths  # noqa: F401 - re-exported (pipeline.paths)
-from pfc.errors import EXIT_RUN_FAILED, UserError, entry
+from pfc.errors import EXIT_RUN_FAILED, UserError, entry, positive_int
 from pfc.report.notebook_helpers import (REAL_MODEL_NAME, out_dir, real_model_dir,  # noqa: F401 - re-exported
                                          split_dirs, stratified_sample, walkthrough_examples)
 from pfc.report.pipeline_exec import execute, to_html  # noqa: F401 - re-exported
@@ -42,6 +43,7 @@ from pfc.report.pipeline_plan import plan
 from pfc.report.pipeline_run import PIPELINE_LOCK, reproduce  # noqa: F401 - re-exported
 from pfc.report.pipeline_step import Step, StepFailed, lib_hash, rel, run_step, step_key  # noqa: F401 - re-exported
 from pfc.report.pipeline_studies import EVIDENCE_KINDS, counterfactual_steps, evidence_steps  # noqa: F401 - re-exported
+from pfc.run.backends.builtin import BASELINES
 
 
 def main(argv=None) -> int:
@@ -51,7 +53,6 @@ def main(argv=None) -> int:
 
 
 def _main(argv=None) -> int:
-    from pfc.errors import positive_int
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--backend", default=os.environ.get("BACKEND", ""), help="add a run with this backend (vllm, openai, hf)")
     ap.add_argument("--model", default=os.environ.get("MODEL", ""), help="model for --backend")
@@ -64,7 +65,6 @@ def _main(argv=None) -> int:
                     help="leave this benchmark's own steps out (repeatable; e.g. toolspectrum)")
     ap.add_argument("--force", action="store_true", help="run every step even when its inputs are unchanged")
     args = ap.parse_args(argv)
-    from pfc.run.backends.builtin import BASELINES
     if args.backend and not args.model and args.backend not in BASELINES:
         raise UserError(f"BACKEND={args.backend} needs MODEL=<name or path>")
     if args.real_model not in ("", "auto", "none") and not (Path(args.real_model) / "config.json").is_file():
@@ -72,10 +72,10 @@ def _main(argv=None) -> int:
         raise UserError(f"{args.real_model}: not a model directory (no config.json); REAL_MODEL / --real-model is "
                         "auto, none or a model directory")
     t0 = time.perf_counter()
-    from pfc.benchmarks import NAMES
-    unknown = sorted(set(args.leave_out) - set(NAMES))
+    names = benchmarks.names()
+    unknown = sorted(set(args.leave_out) - set(names))
     if unknown:
-        raise UserError(f"--leave-out: unknown benchmark {unknown[0]!r}; expected one of {', '.join(NAMES)}")
+        raise UserError(f"--leave-out: unknown benchmark {unknown[0]!r}; expected one of {', '.join(names)}")
     steps = plan(args.backend, args.model, args.real_model, args.sample, args.n_boot, tuple(args.leave_out))
     if args.real_model == "none":
         print("reproduce: REAL_MODEL=none: the real small model's sampled run is left out, as asked.", file=sys.stderr)

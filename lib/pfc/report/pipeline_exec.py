@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from jupyter_client.manager import KernelManager
+from nbconvert import HTMLExporter
 
 from pfc import paths
 from pfc.io import atomic
 from pfc.report.pipeline_step import Step
+from pfc.report import executed
 
 
 _LIVE: set = set()  # the kernels of the steps running now (a background step's too), for stop_kernels
@@ -30,8 +33,6 @@ def stop_kernels(now: bool = False) -> None:
 
 def execute(step: Step) -> None:
     import papermill as pm
-    from jupyter_client.manager import KernelManager
-    from pfc.report import executed
     nb = paths.REPORTS / "notebooks"
     nb.mkdir(parents=True, exist_ok=True)
     target = nb / f"{step.copy_name}.ipynb"
@@ -55,7 +56,6 @@ def execute(step: Step) -> None:
 
 
 def to_html(notebook: Path) -> Path:
-    from nbconvert import HTMLExporter
     # sanitized: Markdown cells and text/markdown or text/html outputs (report.md shown by a notebook, names from
     # configs) lose scripts, event handlers and other active content on their way to HTML
     body, _ = HTMLExporter(sanitize_html=True).from_filename(str(notebook))

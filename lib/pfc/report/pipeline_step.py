@@ -16,6 +16,10 @@ from pathlib import Path
 
 from pfc import paths
 from pfc.provenance import sha256_path
+from pfc.io.reuse import reading_once
+from pfc.run.checks import raise_if_failed
+from pfc.run.config import RunConfig
+from pfc.run.runner import execute_or_replace
 
 
 class StepFailed(RuntimeError):
@@ -83,9 +87,6 @@ def run_replacing(benchmark: str, examples, backend: str, out: Path, ids=None) -
     """A built-in baseline's run into a pipeline-owned directory, as notebook 03 with ``replace_changed`` makes it
     (the same settings, so the same run identity): a run made by an older plan moves to ``attic/`` and is redone
     (cached answers reused); failed requests stop the step."""
-    from pfc.run.checks import raise_if_failed
-    from pfc.run.config import RunConfig
-    from pfc.run.runner import execute_or_replace
     usage = execute_or_replace(RunConfig(benchmark, examples, backend, out, ids=ids, progress=False))
     raise_if_failed(usage, paths.relative(out))
 
@@ -99,7 +100,6 @@ def baseline_runs_step(name: str, benchmark: str, examples: Path, run_ids: dict,
     dirs = {b: paths.RUNS / r for b, r in run_ids.items()}
 
     def run_all():
-        from pfc.io.reuse import reading_once
         with reading_once():
             for b, d in dirs.items():
                 run_replacing(benchmark, paths.source(rel(examples)), b, d)

@@ -14,6 +14,13 @@ from pathlib import Path
 
 from pfc import paths
 from pfc.report.pipeline_step import Step, baseline_runs_step, rel, run_replacing
+from pfc.data.counterfactual import build_variants
+from pfc.io.reuse import reading_once as block
+from pfc.plans.evidence import EVIDENCE_BASELINES, EVIDENCE_BENCHMARK, build_evidence, evidence_dir, windowed
+from pfc.plans.reference import DOSE_RUN, HISTORY_RUNS, STATED_ORIGINALS_RUN, STATED_RUN, SWAP_RUN
+from pfc.report.reference_run import shown
+from pfc.run.backends.builtin import BASELINES
+from pfc.schema import load_examples
 
 EVIDENCE_KINDS = ("dose", "contradict-stated")
 
@@ -23,8 +30,6 @@ def counterfactual_steps(bench: Path, baselines) -> tuple[list[Step], dict, Path
 
     Returns (steps, {baseline: (run on the originals, run on the variants | None)}, variants dir); the gold
     oracle gets no variants run (the original's gold ignores the context by construction)."""
-    from pfc.data.counterfactual import build_variants
-    from pfc.plans.evidence import EVIDENCE_BENCHMARK
     var = paths.BENCHMARKS / f"{EVIDENCE_BENCHMARK}_swap-user"
     steps = [Step("counterfactual variants (swap-user, seed 0)", None, {"kind": "swap-user", "seed": 0},
                   [bench / "examples.jsonl"], [var / "examples.jsonl", var / "perturb.json"],  # manifest: finished
@@ -46,9 +51,6 @@ def evidence_steps(bench: Path) -> tuple[list[Step], dict, list[Path]]:
     baselines) a run on the sampled originals only.
 
     Returns (steps, notebook 09's run parameters, the prediction files they read)."""
-    from pfc.report.evidence_dose import BASELINES as EVIDENCE_BASELINES
-    from pfc.run.backends.builtin import BASELINES
-    from pfc.plans.evidence import EVIDENCE_BENCHMARK, build_evidence, evidence_dir, windowed
     sets = {k: evidence_dir(bench, k) for k in EVIDENCE_KINDS}
     dose_runs = {b: paths.RUNS / f"tb-dose-{b}" for b in EVIDENCE_BASELINES}
     stated = {b: (paths.RUNS / (f"tb-{b}" if b in BASELINES else f"tb-contradict-stated-originals-{b}"),
@@ -56,7 +58,6 @@ def evidence_steps(bench: Path) -> tuple[list[Step], dict, list[Path]]:
 
     def build_and_run():
         from pfc.io.reuse import reading_once
-        from pfc.schema import load_examples
         build_evidence(bench, tuple(sets))  # each set replaced whole: the same bytes for the same TRACEBench
         originals = sorted({v.meta["counterfactual"]["original_id"]
                             for v in load_examples(sets["contradict-stated"] / "examples.jsonl")})
@@ -86,7 +87,6 @@ def evidence_real_runs(root: Path | None = None) -> tuple[str, str, list[Path]]:
     named; a root with no run config to name its model by is left out. The roots are where the runs' own plan
     records put them (``pfc.report.reference_run.plan_roots``)."""
     from pfc.report import reference
-    from pfc.plans.reference import DOSE_RUN, HISTORY_RUNS, STATED_ORIGINALS_RUN, STATED_RUN
     root = Path(root or reference.ROOT)
     dose, override, dirs = [], [], []
     for base in reference.plan_roots(root):
@@ -107,7 +107,6 @@ def reference_pairs() -> list[tuple[Path, Path]]:
     runs and each model folder (``<model>-<backend>/``) holding both with a finished row each (a run in its first
     batch is pending, ``pfc.report.reference_run.has_rows``)."""
     from pfc.report import reference
-    from pfc.plans.reference import HISTORY_RUNS, SWAP_RUN
     pairs = [(base / HISTORY_RUNS["last_k"], base / SWAP_RUN) for base in reference.plan_roots(reference.ROOT)]
     return [p for p in pairs if all(reference.has_rows(d) for d in p)]
 
@@ -115,7 +114,6 @@ def reference_pairs() -> list[tuple[Path, Path]]:
 def real_pair(real_run) -> str:
     """Notebook 08's ``real_run``: ``NAME=ORIGINALS:VARIANTS,…`` (the reference pairs, one per model and engine),
     or the sample run alone."""
-    from pfc.report.reference_run import shown
     from pfc.report.tables import run_label
     found = [f"{run_label(shown(json.loads((o / 'config.json').read_text()), o), 'real model')} (reference runs)"
              f"={rel(o)}:{rel(v)}" for o, v in reference_pairs()]
@@ -132,7 +130,6 @@ def reference_usable(run_dir: Path, planned: set[str]) -> bool:
 
 def reading_once(*fns) -> None:
     """Call each function in one ``pfc.io.reuse.reading_once`` block (they read the same builds)."""
-    from pfc.io.reuse import reading_once as block
     with block():
         for fn in fns:
             fn()

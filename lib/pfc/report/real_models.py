@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from pfc import benchmarks, paths
-from pfc.errors import UserError, entry
+from pfc.errors import UserError, entry, out_file, positive_int
 from pfc.eval.bootstrap import estimates
 from pfc.eval.scoring import score
 from pfc.io import atomic
@@ -195,7 +195,6 @@ def _plan(args, parts) -> list[Planned]:
 
 
 def _main(argv=None) -> int:
-    from pfc.errors import positive_int
     ap = argparse.ArgumentParser(prog="python -m pfc.report.real_models", description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="qwen2.5-coder-0.5b")
     parts = plans.parts()
@@ -215,7 +214,6 @@ def _main(argv=None) -> int:
     ap.add_argument("--cache", help="response cache (default data/cache/responses.sqlite; one per concurrent process)")
     ap.add_argument("--out", default=str(paths.REPORTS / "real_models.md"))
     args = ap.parse_args(argv)
-    from pfc.errors import out_file
     try:
         out_file(args.out)
     except UserError as e:

@@ -31,9 +31,10 @@ from pfc.eval.scoring import score
 from pfc.provenance import sha256_path
 from pfc.io import atomic
 from pfc.report.reference_run import (PTBENCH_HISTORY, ROOT, SPLIT_LABELS, _json, _label,  # noqa: F401  (re-exported)
-                                      has_rows, history_examples, is_history, is_reference, is_run, plan_roots,
-                                      planned_runs, present, run_key)
+                                      data_version, has_rows, history_examples, is_history, is_reference, is_run,
+                                      plan_roots, planned_runs, present, run_key)
 from pfc.schema import SchemaError
+from pfc.io.reuse import reading_once
 
 
 def run_dirs(root: Path | None = None) -> list[Path]:
@@ -65,11 +66,12 @@ def score_run(run: Path, key: str | None = None) -> dict:
              "partial": partial, "identity_sha256": identity, "model": name,
              "predictions_sha256": sha256_path(run / "predictions.jsonl"),
              "history": config.get("history"), "layout": config.get("layout")}
-    if bench == "ptbench":  # which synthesis the run answered (its examples' meta; v1 records carry none)
-        entry["synthesis"] = exs[0].meta.get("synthesis", "ptool-v1")
-        if config.get("synthesis", "ptool-v1") != entry["synthesis"]:
-            raise SchemaError(f"says {config.get('synthesis', 'ptool-v1')!r} but its examples are "
-                              f"{entry['synthesis']!r}", file=str(run / "config.json"), field="synthesis")
+    said = data_version(bench, config)
+    if said is not None:  # which data version (PTBench: synthesis) the run answered, as its examples record it
+        entry["synthesis"] = data_version(bench, exs[0].meta).name
+        if said.name != entry["synthesis"]:
+            raise SchemaError(f"says {said.name!r} but its examples are {entry['synthesis']!r}",
+                              file=str(run / "config.json"), field="synthesis")
     for strict in adapter.reporting.modes:
         rep = score(exs, outputs, bench, tools, strict=strict)
         mode = "strict" if strict else "robust"
@@ -82,7 +84,6 @@ def score_run(run: Path, key: str | None = None) -> dict:
 
 def metrics(root: Path | None = None) -> dict:
     """``{run name: entry}`` for every run present; empty when none is."""
-    from pfc.io.reuse import reading_once
     with reading_once():  # the runs on one build read its examples once
         root = Path(root or ROOT)
         return {run_key(run, root): score_run(run, run_key(run, root)) for run in run_dirs(root)}

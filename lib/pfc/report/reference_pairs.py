@@ -43,6 +43,8 @@ from pfc.report.reference_run import examples_hash, has_rows, present
 from pfc.io import atomic
 from pfc.plans.reference import (ENGINE_PAIRS, HISTORY_RUNS, LAYOUT_ABLATION, MODEL_PAIRS, PAIRED_RUNS, ablation_run,
                                  command, folder)
+from pfc.io.reuse import reading_once
+from pfc.run.requests import RequestBuilder
 
 
 LORA_SPLITS = ("trained", "untrained")
@@ -114,7 +116,6 @@ def pair(root: Path, question: str, a: str, b: str, n_boot: int = N_BOOT, seed: 
 
 def tracebench_check(root: Path) -> dict:
     """The requests of ``tracebench-last_k``'s planned examples under both layouts: how many differ."""
-    from pfc.run.requests import RequestBuilder
     run = root / "tracebench-last_k"
     if not (run / "predictions.jsonl").is_file():
         return {"run": "tracebench-last_k", "pending": True}
@@ -135,7 +136,6 @@ def tracebench_check(root: Path) -> dict:
 
 def compute(root: Path | None = None, n_boot: int = N_BOOT, seed: int = 0) -> dict:
     """``{"pairs": [...], "tracebench_layouts": {...}}`` for the committed runs (or those under ``root``)."""
-    from pfc.io.reuse import reading_once
     root = Path(root or reference.ROOT)
     with reading_once():  # both runs of a pair, and every pair on one build, read and hash its examples once
         return {"pairs": [pair(root, *p, n_boot=n_boot, seed=seed) for p in pairs()]

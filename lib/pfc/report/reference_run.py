@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 
 from pfc import benchmarks, paths
+from pfc.data.ptool.synthesis import DEFAULT_VERSION, SPECS, DataVersion
+from pfc.data.ptool.synthesis import data_version as ptool_data_version
 from pfc.errors import UserError
 from pfc.report.labels import run_label
 from pfc.run.identity import examples_sha256, plan_record
@@ -126,7 +128,7 @@ def present(run: Path):
     want = ident.get("examples_sha256")
     if want and examples_sha256(bench, examples, tools_path, exs, tools) != want:
         # PTBench: a run made on an earlier synthesis re-scores on that synthesis' history build, if built
-        old = history_examples(config.get("examples"))
+        old = history_examples(config)
         if old is not None and old.exists():
             o_exs, o_tools = adapter.scoring.load(old, tools_path)
             if examples_sha256(bench, old, tools_path, o_exs, o_tools) == want:
@@ -134,8 +136,9 @@ def present(run: Path):
         if examples != old:  # another build than the one the model answered: refuse
             raise UserError(f"{paths.relative(run / 'run.json')}: field identity.examples_sha256: {config['examples']} "
                             "is not the data this run answered (a different build?); rebuild it with the run's seed"
-                            + (f" (an earlier PTBench synthesis: pfc build ptbench --synthesis 1 --out "
-                               f"{paths.relative(old.parent.parent)})" if old is not None else ""))
+                            + (f" (an earlier PTBench synthesis: pfc build ptbench --synthesis "
+                               f"{data_version(bench, config).number} --out {paths.relative(old.parent.parent)})"
+                               if old is not None else ""))
     outputs = adapter.scoring.load_predictions(run / "predictions.jsonl", exs)
     known = {e.id for e in exs}
     stray = sorted(set(outputs) - known)
@@ -151,29 +154,36 @@ def present(run: Path):
 
 
 SPLIT_LABELS = {"test_trained_user": "trained users", "test_untrained_user": "untrained users"}
+PTBENCH = "ptbench"  # the one benchmark with data versions (its adapter will say so: then no name here)
 # PTBench syntheses kept buildable as history: the build directory of each, beside the current one
-PTBENCH_HISTORY = {"ptool-v1": "ptbench-v1"}
+PTBENCH_HISTORY = {v.name: PTBENCH + v.suffix for n, v in SPECS.items() if n != DEFAULT_VERSION}
 
 
-def history_examples(examples: str | None) -> Path | None:
-    """Where the earlier (v1) PTBench synthesis keeps a run's examples: ``data/benchmarks/ptbench/X`` ->
-    ``data/benchmarks/ptbench-v1/X`` (read from the output root when built there); None for other data."""
-    prefix = "data/benchmarks/ptbench/"
-    if not examples or not str(examples).startswith(prefix):
+def data_version(bench: str | None, record: dict) -> DataVersion | None:
+    """Which version of ``bench``'s data a run's ``config.json`` or one of its examples' meta (``record``)
+    records; None for a benchmark whose data has one version. PTBench: its synthesis
+    (``pfc.data.ptool.synthesis.data_version``; the runner records it since v2)."""
+    return ptool_data_version(record) if bench == PTBENCH else None
+
+
+def history_examples(config: dict) -> Path | None:
+    """Where a run made on an earlier data version finds its examples, that version's build beside the
+    current one: ``data/benchmarks/ptbench/X`` -> ``data/benchmarks/ptbench-v1/X`` (read from the output
+    root when built there); None for a run on the current version or data outside ``data/benchmarks``."""
+    v, parts = data_version(config.get("benchmark"), config), Path(config.get("examples") or "").parts
+    if v is None or v.current or v.suffix is None or parts[:2] != ("data", "benchmarks") or len(parts) < 4:
         return None
-    return paths.source(f"data/benchmarks/{PTBENCH_HISTORY['ptool-v1']}/{str(examples)[len(prefix):]}")
+    return paths.source(Path(*parts[:2], parts[2] + v.suffix, *parts[3:]).as_posix())
 
 
 def is_history(run: Path) -> bool:
-    """True for a PTBench run made on an earlier synthesis than the current default: it stays in
-    ``metrics.json`` and the paired comparisons as history, never in the accuracy tables. Read from its
-    ``config.json`` (``synthesis``, recorded by the runner since v2; a PTBench run without it answered v1,
-    which ``pfc.report.reference.score_run`` checks against the examples it re-scores on), so no build is needed."""
+    """True for a run made on an earlier data version than the current build (a PTBench synthesis): it stays
+    in ``metrics.json`` and the paired comparisons as history, never in the accuracy tables. Read from its
+    ``config.json`` (:func:`data_version`; ``pfc.report.reference.score_run`` checks it against the examples it
+    re-scores on), so no build is needed."""
     config = _json(Path(run) / "config.json")
-    if config.get("benchmark") != "ptbench":
-        return False
-    from pfc.data.ptool.build import DEFAULT_VERSION, VERSIONS
-    return config.get("synthesis", "ptool-v1") != VERSIONS[DEFAULT_VERSION]
+    v = data_version(config.get("benchmark"), config)
+    return v is not None and not v.current
 
 
 def _label(config: dict, fallback: str) -> str:

@@ -17,13 +17,19 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+import sys
 
 from pfc.errors import UserError, nonneg_int
 from pfc.io import atomic
-from pfc.io.lock import writer_lock
+from pfc.io.lock import LOCK_NAME, writer_lock
 
-from pfc import paths
+from pfc import benchmarks, paths
 from pfc.report.writer import PARTS, Writer
+from pfc.eval.coverage import summary as cov_summary
+from pfc.io.atomic import write_failed
+from pfc.io.dirset import check_target, replace_dir
+from pfc.io.reuse import reading_once
+from pfc.sweep.index import INDEX, run_dirs
 
 # pandas, the scorer and the plotting stack load when a report is made, not when `pfc` builds its parser:
 # pfc.report.tables (T) is imported inside the functions that use it.
@@ -32,7 +38,6 @@ from pfc.report.writer import PARTS, Writer
 def sections() -> dict:
     """``{benchmark: (section function, summary metrics)}`` in registry order, from each benchmark package's
     ``section`` module (``pfc.benchmarks.adapter.ReportSection``): a section gets that benchmark's runs only."""
-    from pfc import benchmarks
     return {a.name: (s.write, s.SUMMARY) for a in benchmarks.adapters() if (s := a.section()) is not None}
 
 
@@ -44,8 +49,6 @@ def write_report(runs: list[T.Run], out, n_boot: int | None = None, seed: int = 
     leaves the previous report or the new one, never a mix. The lock file is carried into the new set (a hard
     link: the same lock), so the folder stays held until the report is done."""
     from pfc.eval.bootstrap import N_BOOT
-    from pfc.io.dirset import check_target, replace_dir
-    from pfc.io.lock import LOCK_NAME
     from pfc.report import tables as T
     n_boot = N_BOOT if n_boot is None else n_boot
     runs = T.unique_names(list(runs))
@@ -66,7 +69,6 @@ def write_report(runs: list[T.Run], out, n_boot: int | None = None, seed: int = 
 def _named_in(e, tmp: Path, out: Path):
     """``e`` (a UserError or an OSError) about a file under ``tmp`` (the build folder) as a UserError about
     the same file under ``out``; else ``e``."""
-    from pfc.io.atomic import write_failed
     kept = "the previous report, if any, is unchanged"
     try:
         rel = Path(e.file if isinstance(e, UserError) else e.filename).relative_to(tmp)
@@ -81,7 +83,6 @@ def _named_in(e, tmp: Path, out: Path):
 def _earlier_report(folder: Path) -> bool:
     """A folder pfc's report writer made: only its lock file, or a report (finished or cut by an earlier
     version) whose ``runs.json`` lists runs with their hashes."""
-    from pfc.io.lock import LOCK_NAME
     names = {p.name for p in folder.iterdir()}
     if names <= {LOCK_NAME}:
         return True
@@ -127,7 +128,6 @@ def _summary_metrics(benchmark: str) -> list[str]:
     found = sections().get(benchmark)
     if found is not None:
         return found[1]
-    from pfc import benchmarks
     adapter = benchmarks.get(benchmark)
     return list(adapter.reporting.headline or adapter.scoring.metric_keys)
 
@@ -152,7 +152,6 @@ def _load_all(args) -> list[T.Run]:
     """Each argument is a run directory, or a sweep directory (its ``sweep.json``): then every run it wrote,
     named by the sweep's label (model and the settings that differ from the defaults)."""
     from pfc.report import tables as T
-    from pfc.sweep.index import INDEX, run_dirs
     dirs = []
     for d in args.run_dirs:
         found = run_dirs(d) if (Path(d) / INDEX).is_file() else [(d, None)]
@@ -160,7 +159,6 @@ def _load_all(args) -> list[T.Run]:
             raise UserError("a sweep directory none of whose runs wrote predictions yet: nothing to report",
                             file=str(d))
         dirs += found
-    from pfc.io.reuse import reading_once
     with reading_once():  # runs of one build share its examples, read once
         return [T.load_run(d, examples=args.examples, tools=args.tools, name=label) for d, label in dirs]
 
@@ -168,13 +166,11 @@ def _load_all(args) -> list[T.Run]:
 def coverage_lines(runs: list[T.Run]) -> list[str]:
     """One line per run whose predictions do not cover its examples (a partial run: missing rows are scored as
     failures, so n counts every example)."""
-    from pfc.eval.coverage import summary as cov_summary
     return [f"{r.name} ({r.run_dir}): {cov_summary(r.coverage)}; missing examples are scored as failures"
             for r in runs if r.coverage and (r.coverage.get("missing") or r.coverage.get("unknown"))]
 
 
 def _report_cmd(args) -> int:
-    import sys
     runs = _load_all(args)
     md = write_report(runs, args.out, n_boot=args.n_boot, seed=args.seed)
     print(summary(runs, n_boot=args.n_boot, seed=args.seed))
@@ -185,13 +181,11 @@ def _report_cmd(args) -> int:
 
 
 def _compare_cmd(args) -> int:
-    import sys
     if args.paired:
         from pfc.report.paired import paired_cmd
         return paired_cmd(args)
     runs = _load_all(args)
     print(summary(runs, n_boot=args.n_boot, seed=args.seed))
-    from pfc.eval.coverage import summary as cov_summary
     for r in runs:  # every comparison says what each run covers, partial or not
         print(f"coverage: {r.name}: {cov_summary(r.coverage) if r.coverage else f'{len(r.per_example)} examples'}")
     for line in coverage_lines(runs):

@@ -21,10 +21,13 @@ import pandas as pd
 from pfc.errors import UserError
 from pfc.provenance import sha256_path
 from pfc import benchmarks, paths
-from pfc.report import paper_results as P
+from pfc.report import paper_results as P, reference_run as reference
 from pfc.report.labels import run_label  # noqa: F401  (re-exported: tables.run_label)
 from pfc.eval.bootstrap import N_BOOT, intervals
 from pfc.eval.metrics import METRICS, compute
+from pfc.io.reuse import reading_once
+from pfc.report.reference_run import joins_tables
+from pfc.run.identity import plan_record
 
 TB_METRICS = ["format", "app", "function_name", "function_param_names", "function_param_values", "overall"]
 VALUE_SOURCES = ["query", "profile", "environment", "long_term_history", "recent_context"]
@@ -79,8 +82,6 @@ def load_run(run_dir, examples=None, tools=None, name: str | None = None) -> Run
     if bench not in benchmarks.NAMES:
         raise UserError(f"{cfg_path}: field 'benchmark' is {bench!r}; expected one of {benchmarks.NAMES}")
     ex_path = _examples_path(d, config, examples)
-    from pfc.report import reference_run as reference
-    from pfc.run.identity import plan_record
     plan = plan_record(d)
     if examples is None and tools is None and reference.joins_tables(plan):  # as its run.json says: a reference
         from pfc.eval.coverage import coverage  # run of the tables, scored on the rows it holds, labelled with its n
@@ -102,7 +103,6 @@ def load_run(run_dir, examples=None, tools=None, name: str | None = None) -> Run
 def load_runs(run_dirs, examples=None, tools=None) -> list[Run]:
     """:func:`load_run` of each directory, named apart (:func:`unique_names`); a benchmark build that several
     runs share is read once (``pfc.io.reuse``)."""
-    from pfc.io.reuse import reading_once
     with reading_once():
         return unique_names([load_run(d, examples=examples, tools=tools) for d in run_dirs])
 
@@ -180,7 +180,6 @@ def figure_runs(runs: list[Run]) -> tuple[list[Run], list[Run]]:
     >>> [x.name for x in figure_runs([r("sample", {}), r("ref", {"plan": "reference", "tables": True})])[0]]
     ['ref']
     """
-    from pfc.report.reference_run import joins_tables
 
     def is_ref(r: Run) -> bool:
         return joins_tables(r.plan)

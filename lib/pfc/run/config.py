@@ -20,9 +20,16 @@ from pfc import benchmarks, paths
 from pfc.errors import UserError
 from pfc.provenance import git_commit, versions
 from pfc.run.backends import DEFAULT_SAMPLING
+from pfc.run.prompts import check_layout
+from pfc.run.requests import prompt_module
 
-# each benchmark's `pfc run` strategies, as its adapter declares them
-RUN_STRATEGIES = {name: benchmarks.get(name).running.strategies for name in benchmarks.NAMES}
+
+def __getattr__(name: str):
+    """``RUN_STRATEGIES``: each registered benchmark's ``pfc run`` strategies, as its adapter declares them,
+    read at first use (``PFC_BENCHMARKS`` may register more)."""
+    if name == "RUN_STRATEGIES":
+        return {n: benchmarks.get(n).running.strategies for n in benchmarks.names()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 HIERARCHICAL_FALLBACK = ("step 1's answer is read as a domain by name, then by app name, then by the one domain "
                          "sharing most words with it (pfc.run.prompts.match_domain); when none is read, step 2 "
@@ -31,15 +38,14 @@ HIERARCHICAL_FALLBACK = ("step 1's answer is read as a domain by name, then by a
 
 
 def check_strategy(benchmark: str, strategy: str) -> None:
-    if strategy not in RUN_STRATEGIES.get(benchmark, ()):
-        raise UserError(f"`pfc run` supports strategies {RUN_STRATEGIES.get(benchmark)} for {benchmark}, "
-                        f"not {strategy!r}")
+    have = benchmarks.get(benchmark).running.strategies if benchmark in benchmarks.names() else None
+    if strategy not in (have or ()):
+        raise UserError(f"`pfc run` supports strategies {have} for {benchmark}, not {strategy!r}")
 
 
 def check_prompt_variant(benchmark: str, variant: str) -> None:
     """Profile ablation variants exist where the benchmark's prompt module lists them (``VARIANTS``:
     PTBench Table 2, Fig. 3, Table 3); elsewhere only ``all``."""
-    from pfc.run.requests import prompt_module
     variants = getattr(prompt_module(benchmark), "VARIANTS", ("all",))
     if variant != "all" and variants == ("all",):
         having = [n for n in benchmarks.NAMES if getattr(prompt_module(n), "VARIANTS", ("all",)) != ("all",)]
@@ -81,7 +87,6 @@ class RunConfig:
         benchmarks.get(self.benchmark)
         check_strategy(self.benchmark, self.strategy)
         check_prompt_variant(self.benchmark, self.prompt_variant)
-        from pfc.run.prompts import check_layout
         check_layout(self.layout)
 
     def full_sampling(self) -> dict:

@@ -10,6 +10,7 @@ import json
 from json.encoder import encode_basestring
 
 from pfc.errors import UserError
+from pfc.render import tool_name
 
 HISTORY_MODES = ("full", "last_k", "retrieved")
 
@@ -17,7 +18,6 @@ HISTORY_MODES = ("full", "last_k", "retrieved")
 def record_text(h) -> str:
     """``<time> App__function(k="v", ...)``: the same tool-name form as the tools offered to the model
     (``pfc.render.tool_name``), so a model that copies a history record names a real tool."""
-    from pfc.render import tool_name
     # a string (nearly every value) through json's own string encoder: what json.dumps(v, ensure_ascii=False)
     # returns for a str, without building an encoder per value (a default build renders ~2M values per run)
     args = ", ".join(f"{k}={encode_basestring(v) if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from pfc.errors import UserError
 from pfc.io import atomic
+from pfc.io.reuse import once
 
 RUN_JSON = "run.json"
 # What a run writes; --force moves exactly these aside (nothing else in the directory is touched).
@@ -57,7 +58,6 @@ def examples_sha256(benchmark: str, examples_path, tools_path, examples, tools) 
     """A run identity's ``examples_sha256``: :func:`content_hash` of the ``examples`` and ``tools`` that
     ``benchmark``'s adapter read from those paths, computed once per unchanged build inside
     ``pfc.io.reuse.reading_once`` (TRACEBench's 1,815 examples with histories take ~3 s to hash)."""
-    from pfc.io.reuse import once
     return once(f"content_hash:{benchmark}", [examples_path, tools_path], lambda: content_hash(examples, tools))
 
 
@@ -66,14 +66,14 @@ def text_hash(items) -> str:
     return hashlib.sha256("\n".join(items).encode()).hexdigest()
 
 
-def build(*, benchmark: str, backend: str, backend_version: str, model: str, strategy: str, history: str,
-          k: int, native_tools: bool, sampling: dict, seed: int, examples_sha256: str,
-          prompt_variant: str = "default", **more) -> dict:
-    """The identity of a run. New settings that change outputs go in ``sampling`` or ``more``."""
-    return {"benchmark": benchmark, "backend": backend, "backend_version": backend_version, "model": model,
-            "strategy": strategy, "history": history, "k": k, "native_tools": native_tools,
-            "sampling": dict(sorted(sampling.items())), "seed": seed, "prompt_variant": prompt_variant,
-            "examples_sha256": examples_sha256, **dict(sorted(more.items()))}
+def build(cfg, backend, examples_sha256: str, **more) -> dict:
+    """The identity of a run of ``cfg`` (a ``pfc.run.config.RunConfig``) on ``backend`` (a loaded backend) over
+    the examples whose hash is ``examples_sha256``. New settings that change outputs go in the sampling or
+    ``more``."""
+    return {"benchmark": cfg.benchmark, "backend": backend.name, "backend_version": getattr(backend, "version", ""),
+            "model": backend.model, "strategy": cfg.strategy, "history": cfg.history, "k": cfg.k,
+            "native_tools": cfg.native, "sampling": dict(sorted(cfg.full_sampling().items())), "seed": cfg.seed,
+            "prompt_variant": cfg.prompt_variant, "examples_sha256": examples_sha256, **dict(sorted(more.items()))}
 
 
 def _flat(d: dict, prefix: str = "") -> dict:

@@ -13,6 +13,7 @@ This module calls no backend.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pfc import benchmarks
 from pfc.benchmarks.adapter import PromptModule
 from pfc.run.backends import Request
@@ -29,16 +30,26 @@ def template_identity(benchmark: str) -> dict:
     return prompt_module(benchmark).template_identity()
 
 
+@dataclass(eq=False, repr=False)
 class RequestBuilder:
-    def __init__(self, benchmark: str, tools, strategy: str = "zero_shot", history: str = "full", k: int = 50,
-                 native: bool = True, sampling: dict | None = None, pool=(), prompt_variant: str = "all",
-                 layout: str = "paper"):
-        self.benchmark, self.strategy, self.history, self.k, self.native = benchmark, strategy, history, k, native
+    """A run's request settings (the fields) and what they derive: tools by key, the seed, the prompt module."""
+    benchmark: str
+    tools: object                  # the candidate tools, a list or {key: Tool}
+    strategy: str = "zero_shot"
+    history: str = "full"
+    k: int = 50
+    native: bool = True
+    sampling: dict | None = None
+    pool: object = ()              # the few-shot pool
+    prompt_variant: str = "all"
+    layout: str = "paper"
+
+    def __post_init__(self):
+        tools = self.tools
         self.tools_by_key = tools if isinstance(tools, dict) else {t.key: t for t in tools}
-        self.sampling, self.pool, self.prompt_variant = dict(sampling or {}), pool, prompt_variant
-        self.layout = layout
+        self.sampling = dict(self.sampling or {})
         self.seed = int(self.sampling.get("seed", 0))
-        self.prompts = prompt_module(benchmark)
+        self.prompts = prompt_module(self.benchmark)
         self.cache: dict = {}  # the prompt module's per-run state (ToolSpectrum: one prompter per subset)
 
     def domain(self, example) -> tuple[Request, dict]:

@@ -17,6 +17,7 @@ It parses and checks; it runs nothing (``pfc.cli`` attaches the command, ``pfc.r
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, fields
 
 from pfc import benchmarks
@@ -32,7 +33,7 @@ class Flag:
     field: str                      # a RunConfig field, or "<dict field>.<key>" ("sampling.max_tokens")
     help: str | None = None
     type: object = None             # argparse type (a checker from pfc.errors, int, …)
-    choices: tuple | None = None
+    choices: tuple | Callable | None = None  # a callable: read when the parser is built (the benchmarks)
     required: bool = False
     store: object = _ABSENT         # a switch: the value the field takes when the flag is given
 
@@ -49,7 +50,7 @@ class Flag:
 
 
 FLAGS = (
-    Flag("--benchmark", "benchmark", choices=tuple(benchmarks.NAMES), required=True),
+    Flag("--benchmark", "benchmark", choices=benchmarks.names, required=True),
     Flag("--examples", "examples", required=True),
     Flag("--backend", "backend", required=True,
          help="oracle | query-oracle | random | history-prior | no-history | hf | openai | vllm | openvino"),
@@ -106,7 +107,8 @@ def add_run_parser(sub):
         if f.store is not _ABSENT:
             rn.add_argument(f.flag, action="store_true", help=f.help)
             continue
-        kw = {k: v for k, v in (("type", f.type), ("choices", f.choices and list(f.choices))) if v is not None}
+        choices = f.choices() if callable(f.choices) else f.choices
+        kw = {k: v for k, v in (("type", f.type), ("choices", choices and list(choices))) if v is not None}
         rn.add_argument(f.flag, required=f.required, help=f.help, **kw,
                         **({} if f.required else {"default": f.default()}))
     return rn

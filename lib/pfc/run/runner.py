@@ -33,22 +33,21 @@ from pfc.run import identity as run_identity
 from pfc.run import strategies
 from pfc.run.backends import Request, get
 from pfc.run.cache import ResponseCache
-from pfc.run.cached import COST_KEYS, CachedBackend, generation, latency_summary  # noqa: F401 - re-exported
+from pfc.run.cached import CachedBackend, generation
 from pfc.run.checks import RunInterrupted, preflight
-from pfc.run.config import (HIERARCHICAL_FALLBACK, RUN_STRATEGIES, RunConfig, check_prompt_variant,  # noqa: F401
-                            check_strategy)
+from pfc.run.config import RunConfig, check_strategy
 from pfc.io.lock import writer_lock
 from pfc.run.requests import RequestBuilder, template_identity
-from pfc.run.writer import PredictionRow, RunWriter, finished_ids  # noqa: F401 - re-exported
+from pfc.run.writer import PredictionRow, RunWriter
+from pfc.progress import stream as progress_stream
 
 
-def build_request(benchmark: str, example, tools_by_key: dict, strategy: str, history: str, k: int,
-                  native: bool, sampling: dict, pool=(), domain: str | None = None,
-                  prompters: dict | None = None, prompt_variant: str = "all", layout: str = "paper") -> Request:
-    """One example's answer request (the positional form of ``RequestBuilder(...).answer``)."""
-    check_strategy(benchmark, strategy)
-    return RequestBuilder(benchmark, tools_by_key, strategy, history, k, native, sampling, pool,
-                          prompt_variant, layout).answer(example, domain)
+def build_request(benchmark: str, example, *settings, domain: str | None = None, **options) -> Request:
+    """One example's answer request: ``RequestBuilder(benchmark, *settings, **options).answer(example, domain)``
+    (``settings``: the tools, then the strategy, history, k, ...), its strategy checked first."""
+    rb = RequestBuilder(benchmark, *settings, **options)
+    check_strategy(benchmark, rb.strategy)
+    return rb.answer(example, domain)
 
 
 def _ordered(examples, requests: RequestBuilder | None = None):
@@ -130,13 +129,9 @@ def execute(cfg: RunConfig) -> dict:
 def _identity(cfg: RunConfig, be, all_examples, tools) -> dict:
     """The run's identity (``run.json``, ``pfc.run.identity``): what must match for a directory to resume."""
     ids = cfg.sample_ids()
-    return run_identity.build(benchmark=cfg.benchmark, backend=be.name, backend_version=getattr(be, "version", ""),
-                              model=be.model, strategy=cfg.strategy, history=cfg.history, k=cfg.k,
-                              native_tools=cfg.native, sampling=cfg.full_sampling(), seed=cfg.seed,
-                              model_identity=be.identity(), prompt_variant=cfg.prompt_variant,
+    examples = run_identity.examples_sha256(cfg.benchmark, cfg.examples, cfg.tools, all_examples, tools)
+    return run_identity.build(cfg, be, examples, model_identity=be.identity(),
                               prompt_template=template_identity(cfg.benchmark),
-                              examples_sha256=run_identity.examples_sha256(cfg.benchmark, cfg.examples, cfg.tools,
-                                                                           all_examples, tools),
                               sample_sha256=None if ids is None else run_identity.text_hash(ids),
                               **({"layout": cfg.layout} if cfg.layout != "paper" else {}))
 
@@ -146,7 +141,6 @@ def _answer(cfg: RunConfig, be, writer: RunWriter, requests: RequestBuilder, tod
     """Answer ``todo`` batch by batch through the cached backend, each row written as it returns; ``usage.json``
     written at the end, also when interrupted or crashed (``"interrupted": true``)."""
     from tqdm import tqdm
-    from pfc.progress import stream as progress_stream
     cached = CachedBackend(be, ResponseCache(cfg.cache_path or paths.CACHE / "responses.sqlite")
                            if cfg.use_cache else None)
     strategy = strategies.get(cfg.strategy)

@@ -27,6 +27,7 @@ from pathlib import Path
 from pfc.errors import UserError
 from pfc.io import atomic
 from pfc.rows import PredictionRow  # noqa: F401 - the row type (pfc.rows), re-exported for the runner
+from pfc.io.safepath import refuse_symlink
 
 
 SYNC_EVERY_S = 1.0   # fsync predictions.jsonl at most this often (and at the end); each row is flushed at once
@@ -35,7 +36,6 @@ APPEND_KEPT = "the rows written before are kept; re-run the same command to resu
 
 def finished_ids(pred_path: Path) -> set[str]:
     """Ids already in predictions.jsonl; a partial last line is truncated away first."""
-    from pfc.io.safepath import refuse_symlink
     if not refuse_symlink(pred_path, "run file").exists():
         return set()
     data = pred_path.read_bytes()

@@ -14,6 +14,8 @@ import os
 from pathlib import Path
 
 from pfc.errors import UserError
+from pfc.io.atomic import dumps, write_failed, write_json
+from pfc.io.safepath import inside, open_append
 
 INDEX = "sweep.json"
 RESULTS = "sweep.jsonl"  # one line per result as it arrives (appended); folded into sweep.json when a sweep ends
@@ -57,8 +59,6 @@ def read_index(out) -> dict | None:
 
 def append_result(out, name: str, result: dict) -> None:
     """One run's result appended to ``sweep.jsonl`` (one short line, flushed): the index never grows per write."""
-    from pfc.io.atomic import dumps, write_failed
-    from pfc.io.safepath import open_append
     p = Path(out) / RESULTS
     try:
         with open_append(p, "sweep index") as fh:
@@ -80,7 +80,6 @@ def write_index(out, p: Plan, status: dict, spec_name: str) -> Path:
     index = {"spec": spec_name, "spec_hash": p.spec_hash, "n_runs": len(runs),
              "counts": {s: sum(1 for r in runs if r["status"] == s) for s in dict.fromkeys(r["status"] for r in runs)},
              "runs": runs, "skipped": p.skipped}
-    from pfc.io.atomic import write_json
     out.mkdir(parents=True, exist_ok=True)
     written = write_json(out / INDEX, index, default=str)
     (out / RESULTS).unlink(missing_ok=True)  # folded in: every status it held is in the index just written
@@ -92,7 +91,6 @@ def run_dirs(sweep_dir) -> list[tuple[Path, str]]:
     index = read_index(sweep_dir)
     if index is None:
         raise UserError(f"no {INDEX} here: not a sweep directory", file=str(sweep_dir))
-    from pfc.io.safepath import inside
     out = []
     for r in index.get("runs", []):
         d = inside(sweep_dir, r["run_dir"])  # a hostile index cannot point a report outside the sweep

@@ -14,11 +14,14 @@ from __future__ import annotations
 import socket
 import time
 from pathlib import Path
+import os
+from dataclasses import replace
 
-from pfc.io.lock import DirBusy, writer_lock as _writer_lock
+from pfc.io.lock import writer_lock as _writer_lock
 from pfc.provenance import sha256_path
+from pfc.run import runner
+from pfc.run.checks import failure_summary
 
-RunDirBusy = DirBusy  # another live process writes this run directory
 
 
 def writer_lock(run_dir: Path):
@@ -39,10 +42,6 @@ def _one_line(e: BaseException) -> str:
 def execute(planned, out, cache_path=None, backend=None) -> dict:
     """Run (or resume) ``planned`` into ``<out>/runs/<name>``; ``backend``: an already loaded backend object
     (a model kept loaded across runs), else the runner builds it by name."""
-    import os
-    from dataclasses import replace
-    from pfc.run.checks import failure_summary
-    from pfc.run import runner
     run_dir = planned.run_dir(out)
     t0 = time.time()
     result = {"host": socket.gethostname(), "pid": os.getpid(), "status": "failed", "error": None}

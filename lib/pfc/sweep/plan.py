@@ -20,6 +20,8 @@ from pathlib import Path
 from pfc.run.config import RunConfig
 from pfc.run.run_args import run_args
 from pfc.sweep.spec import SETTINGS, check_retries, entries, slug, spec_hash
+from pfc import benchmarks
+from pfc.run.backends import builtin
 
 K_HISTORIES = ("last_k", "retrieved")
 
@@ -73,15 +75,13 @@ class Plan:
 
 def _history_selection(benchmark: str) -> bool:
     """Whether the benchmark's prompts select history records (sweeps vary history and k only then)."""
-    from pfc import benchmarks
     return benchmarks.get(benchmark).running.history_selection
 
 
 def _refusal(model: dict, bench: dict, strategy: str, layout) -> str | None:
     """Why `pfc run` would refuse this combination before any request, or None."""
-    from pfc.run.backends import builtin
-    from pfc.run.config import RUN_STRATEGIES
-    if strategy not in RUN_STRATEGIES.get(bench["benchmark"], ()):
+    name = bench["benchmark"]
+    if name not in benchmarks.names() or strategy not in benchmarks.get(name).running.strategies:
         return f"{bench['benchmark']} has no strategy {strategy!r}"
     cls = builtin.BUILTINS.get(model["backend"])
     if cls is not None and not cls.supports(bench["benchmark"]):

@@ -22,8 +22,13 @@ import os
 import secrets
 import shutil
 import tempfile
+import json
+import re
+import socket
 
 from pfc.errors import MissingDependency, UserError
+from pfc.run.backends import builtin, get
+from pfc.sweep.one_run import execute
 
 LOCAL_OBJECT_STORE = 100_000_000  # bytes: runs pass only small dicts through Ray
 
@@ -90,8 +95,6 @@ def apply_env(env: dict | None) -> None:
 def _reachable(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
     """A ``host:port`` (or ``ray://host:port``) cluster address answers a TCP connection within ``timeout``
     seconds, else one line (Ray itself would wait for minutes); ``auto`` and other forms are left to Ray."""
-    import re
-    import socket
     m = re.fullmatch(r"(?:ray://)?\[?([A-Za-z0-9.:-]+?)\]?:(\d+)", address.strip())
     if not m:
         return
@@ -132,7 +135,6 @@ def _options(r) -> dict:
 
 
 def _run_task(planned, out, cache_path, env=None):
-    from pfc.sweep.one_run import execute
     apply_env(env)
     return execute(planned, out, cache_path)
 
@@ -144,9 +146,6 @@ class _ModelHolder:
         self.backends: dict = {}
 
     def run(self, planned, out, cache_path, env=None):
-        import json
-        from pfc.run.backends import builtin, get
-        from pfc.sweep.one_run import execute
         apply_env(env)  # before the backend is built: the openai backend reads the key then
         backend = None
         cfg = planned.config

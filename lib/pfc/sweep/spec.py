@@ -22,7 +22,7 @@ import os
 import re
 from pathlib import Path
 
-from pfc import paths
+from pfc import benchmarks, paths
 from pfc.errors import UserError
 from pfc.io.safepath import safe_name
 from pfc.run.run_args import flag_keys
@@ -149,7 +149,6 @@ def _model(m, i: int, spec_path) -> dict:
 
 
 def _benchmark(b, i: int, spec_path, base: dict) -> dict:
-    from pfc import benchmarks
     from pfc.benchmarks import NAMES
     where = f"benchmarks[{i}]"
     if not isinstance(b, dict) or not b.get("name"):

@@ -26,13 +26,42 @@ import json
 import math
 import random
 import time
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from pfc.errors import UserError
 from pfc.io import atomic
+from pfc.jsonl import SchemaError, iter_jsonl
+from pfc.models.registry import fingerprint
+from pfc.progress import stream as progress_stream
 
 PAPER = {"r": 8, "lora_alpha": 16, "lr": 1e-4, "scheduler": "cosine", "warmup_ratio": 0.1, "epochs": 1,
          "target_modules": "all-linear", "lora_dropout": 0.0}
+
+
+@dataclass(frozen=True)
+class LoraSettings:
+    """One training run's settings (the paper's by default); the first eleven make ``train_config.json``."""
+    r: int = PAPER["r"]
+    lora_alpha: int = PAPER["lora_alpha"]
+    lr: float = PAPER["lr"]
+    warmup_ratio: float = PAPER["warmup_ratio"]
+    epochs: int = PAPER["epochs"]
+    target_modules: object = PAPER["target_modules"]
+    lora_dropout: float = PAPER["lora_dropout"]
+    grad_accum: int = 1
+    max_len: int = 4096
+    seed: int = 0
+    dtype: str = "auto"
+    modules_to_save: list[str] | None = None  # trained in full beside the adapter (peft's option)
+    checkpoint_every: int = 20
+    progress: bool = True
+    device: str = "cpu"  # a torch device (``cuda`` on a GPU machine); checkpoints are saved on the CPU side
+
+    def recorded(self) -> dict:
+        """The settings ``train_config.json`` records, in its order (what changes the trained adapter)."""
+        return {k: v for k, v in asdict(self).items()
+                if k not in ("modules_to_save", "checkpoint_every", "progress", "device")}
 
 
 def tokenize(tok, messages: list[dict], max_len: int) -> tuple[list[int], int] | None:
@@ -50,44 +79,37 @@ def _config_hash(cfg: dict) -> str:
     return hashlib.sha256(json.dumps(cfg, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def train_lora(model_dir, records: list[dict], out_dir, *, r: int = PAPER["r"], lora_alpha: int = PAPER["lora_alpha"],
-               lr: float = PAPER["lr"], warmup_ratio: float = PAPER["warmup_ratio"], epochs: int = PAPER["epochs"],
-               target_modules=PAPER["target_modules"], lora_dropout: float = PAPER["lora_dropout"],
-               grad_accum: int = 1, max_len: int = 4096, seed: int = 0, dtype: str = "auto",
-               modules_to_save: list[str] | None = None,
-               checkpoint_every: int = 20, progress: bool = True, device: str = "cpu") -> dict:
-    """Train a LoRA adapter; returns a summary (steps, first/last loss, seconds, skipped records).
+def train_lora(model_dir, records: list[dict], out_dir, settings: LoraSettings | None = None, **changes) -> dict:
+    """Train a LoRA adapter with ``settings`` (default: the paper's) and ``changes`` to them (fields of
+    :class:`LoraSettings`); returns a summary (steps, first/last loss, seconds, skipped records).
 
-    ``device``: a torch device (``cuda`` on a GPU machine); checkpoints are saved on the CPU side.
-    ``modules_to_save``: modules trained in full beside the adapter (peft's option; none in the paper's
-    setting — the tiny test model uses ``["lm_head"]`` because its output layer is untrained)."""
+    ``modules_to_save``: none in the paper's setting — the tiny test model uses ``["lm_head"]`` because its
+    output layer is untrained."""
     import peft  # noqa: F401 - imported before the seed is set, as it always was
     import torch
     from transformers import get_cosine_schedule_with_warmup
 
+    cfg = replace(settings or LoraSettings(), **changes)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    _write_config(out, model_dir, records, {
-        "r": r, "lora_alpha": lora_alpha, "lr": lr, "warmup_ratio": warmup_ratio, "epochs": epochs,
-        "target_modules": target_modules, "lora_dropout": lora_dropout, "grad_accum": grad_accum,
-        "max_len": max_len, "seed": seed, "dtype": dtype}, modules_to_save)
-    torch.manual_seed(seed)
-    tok, model = _load(model_dir, dtype, device, r, lora_alpha, target_modules, lora_dropout, modules_to_save)
-    data = [t for t in (tokenize(tok, rec["messages"], max_len) for rec in records) if t is not None]
+    _write_config(out, model_dir, records, cfg.recorded(), cfg.modules_to_save)
+    torch.manual_seed(cfg.seed)
+    tok, model = _load(model_dir, cfg)
+    data = [t for t in (tokenize(tok, rec["messages"], cfg.max_len) for rec in records) if t is not None]
     skipped = len(records) - len(data)
-    order = [i for _ in range(epochs) for i in random.Random(f"train:{seed}").sample(range(len(data)), len(data))]
-    steps = math.ceil(len(order) / grad_accum)
-    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr)
-    sched = get_cosine_schedule_with_warmup(opt, math.ceil(warmup_ratio * steps), steps)
-    step = _resume(out / "checkpoint", model, opt, sched, device)
+    order = [i for _ in range(cfg.epochs)
+             for i in random.Random(f"train:{cfg.seed}").sample(range(len(data)), len(data))]
+    steps = math.ceil(len(order) / cfg.grad_accum)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=cfg.lr)
+    sched = get_cosine_schedule_with_warmup(opt, math.ceil(cfg.warmup_ratio * steps), steps)
+    step = _resume(out / "checkpoint", model, opt, sched, cfg.device)
     before = _trim_log(out / "train_log.jsonl", step)
     t0 = time.perf_counter() - summarize_log(before)["seconds"]  # elapsed_s counts the earlier sessions too
-    ran = _train(model, data, order, opt, sched, out, step=step, steps=steps, grad_accum=grad_accum,
-                 checkpoint_every=checkpoint_every, progress=progress, device=device, t0=t0)
+    ran = _train(model, data, order, (opt, sched), out, cfg, step, t0)
     _save_adapter(model, out, model_dir)
     summary = {"steps": steps, "steps_this_session": len(ran), "skipped_too_long": skipped,
                **summarize_log(_read_log(out / "train_log.jsonl")),
-               "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad), "device": device}
+               "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad), "device": cfg.device}
     atomic.write_text(out / "train_summary.json", json.dumps(summary, indent=1) + "\n")
     return summary
 
@@ -115,7 +137,6 @@ def summarize_log(rows: list[dict]) -> dict:
 def _read_log(log: Path) -> list[dict]:
     """The log's rows (:func:`pfc.jsonl.iter_jsonl`: a bad line is a one-line error naming file and line), each
     checked for the fields a summary reads."""
-    from pfc.jsonl import SchemaError, iter_jsonl
     if not log.exists():
         return []
     rows = []
@@ -142,7 +163,6 @@ def _trim_log(log: Path, step: int) -> list[dict]:
 def _write_config(out: Path, model_dir, records: list[dict], settings: dict, modules_to_save) -> None:
     """``<out>/train_config.json``: the model (by name and fingerprint), the settings, the data's hash; a
     directory holding a run of another configuration is refused (runs never mix)."""
-    from pfc.models.registry import fingerprint
     data_hash = hashlib.sha256(json.dumps([rec["messages"] for rec in records], sort_keys=True).encode()).hexdigest()[:16]
     # the model by name and content (never its absolute path: this file may be committed beside the adapter)
     cfg = {"model": Path(model_dir).name, "model_fingerprint": fingerprint(str(model_dir)), **settings,
@@ -156,18 +176,18 @@ def _write_config(out: Path, model_dir, records: list[dict], settings: dict, mod
     atomic.write_text(out / "train_config.json", json.dumps(cfg, indent=1) + "\n")
 
 
-def _load(model_dir, dtype: str, device: str, r: int, lora_alpha: int, target_modules, lora_dropout: float,
-          modules_to_save):
-    """(tokenizer, the base model on ``device`` with fresh LoRA adapters)."""
+def _load(model_dir, cfg: LoraSettings):
+    """(tokenizer, the base model on ``cfg.device`` with fresh LoRA adapters)."""
     import torch
     from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM, AutoTokenizer
     tok = AutoTokenizer.from_pretrained(model_dir)
-    kw = {} if dtype == "auto" else {"dtype": getattr(torch, dtype)}
-    base = AutoModelForCausalLM.from_pretrained(model_dir, **kw).to(device)
-    return tok, get_peft_model(base, LoraConfig(r=r, lora_alpha=lora_alpha, target_modules=target_modules,
-                                                lora_dropout=lora_dropout, task_type="CAUSAL_LM",
-                                                modules_to_save=list(modules_to_save) if modules_to_save else None))
+    kw = {} if cfg.dtype == "auto" else {"dtype": getattr(torch, cfg.dtype)}
+    base = AutoModelForCausalLM.from_pretrained(model_dir, **kw).to(cfg.device)
+    keep = list(cfg.modules_to_save) if cfg.modules_to_save else None
+    return tok, get_peft_model(base, LoraConfig(r=cfg.r, lora_alpha=cfg.lora_alpha, target_modules=cfg.target_modules,
+                                                lora_dropout=cfg.lora_dropout, task_type="CAUSAL_LM",
+                                                modules_to_save=keep))
 
 
 def _resume(ck: Path, model, opt, sched, device: str) -> int:
@@ -195,17 +215,19 @@ def _checkpoint(ck: Path, model, opt, sched, step: int) -> None:
                     "scheduler": sched.state_dict(), "rng": torch.get_rng_state(), "step": step}, tmp)
 
 
-def _train(model, data, order, opt, sched, out: Path, *, step: int, steps: int, grad_accum: int,
-           checkpoint_every: int, progress: bool, device: str, t0: float) -> list[float]:
-    """The optimizer steps from ``step`` to ``steps``, the loss on the answer tokens only; each step's loss
-    appended to ``<out>/train_log.jsonl``, a checkpoint every ``checkpoint_every`` steps and at the end.
-    Returns the losses of the steps run here."""
+def _train(model, data, order, optim: tuple, out: Path, cfg: LoraSettings, step: int, t0: float) -> list[float]:
+    """The optimizer steps from ``step`` to the last (``order`` in batches of ``grad_accum``), the loss on the
+    answer tokens only; ``optim``: (optimizer, scheduler); each step's loss appended to
+    ``<out>/train_log.jsonl``, a checkpoint every ``checkpoint_every`` steps and at the end. Returns the
+    losses of the steps run here."""
     import torch
     from tqdm import tqdm
-    from pfc.progress import stream as progress_stream
+    opt, sched = optim
+    grad_accum, device = cfg.grad_accum, cfg.device
+    steps = math.ceil(len(order) / grad_accum)
     model.train()
     losses = []
-    bar = tqdm(total=steps, initial=step, desc="LoRA", unit="step", disable=not progress, file=progress_stream())
+    bar = tqdm(total=steps, initial=step, desc="LoRA", unit="step", disable=not cfg.progress, file=progress_stream())
     with (out / "train_log.jsonl").open("a", encoding="utf-8") as log:
         while step < steps:
             total = 0.0
@@ -226,7 +248,7 @@ def _train(model, data, order, opt, sched, out: Path, *, step: int, steps: int, 
                                   "elapsed_s": round(time.perf_counter() - t0, 2)}) + "\n")
             log.flush()
             bar.update(1)
-            if step % checkpoint_every == 0 or step == steps:
+            if step % cfg.checkpoint_every == 0 or step == steps:
                 _checkpoint(out / "checkpoint", model, opt, sched, step)
     bar.close()
     return losses

@@ -20,6 +20,7 @@ from pfc.benchmarks.ptbench import load_official
 from pfc.data.ptool.agents import render_answer
 from pfc.benchmarks.ptbench.prompts import build
 from pfc.io import atomic
+from pfc.data.ptool.build import DEFAULT_VERSION, build_once
 
 
 def answer_text(answer) -> str:
@@ -48,7 +49,6 @@ def write_train(out) -> Path:
 def build_ptbench(out, seed: int = 0, version: int | None = None) -> Path:
     """``pfc build ptbench --seed SEED --synthesis VERSION --out OUT`` unless already built (``build_once``;
     default: the current synthesis), with ``train.jsonl``."""
-    from pfc.data.ptool.build import DEFAULT_VERSION, build_once
     out = build_once(out, seed, DEFAULT_VERSION if version is None else version)
     if not (out / "train.jsonl").exists():
         write_train(out)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pfc import paths
 from pfc.report.pipeline_step import Ask, Step, baseline_runs_step, rel, run_step
+from pfc.run.backends.builtin import ON_LARGE_DATA
 
 RANK = 1
 
@@ -19,7 +20,8 @@ def steps(ask: Ask) -> tuple[list[Step], list[Path]]:
             print(f"reproduce: no ToolSpectrum release at {release} (PFC_TOOLSPECTRUM_DIR); the {ask.backend} run on "
                   "it is left out", file=sys.stderr)
         return [], []
-    ids = {b: f"ts-{b}" for b in ask.baselines[:3]}  # the release is large: the oracle and the two history baselines
+    # the release is large: the baselines declared to run on one (the oracle and the two history baselines)
+    ids = {b: f"ts-{b}" for b in ask.baselines if b in ON_LARGE_DATA}
     out = [baseline_runs_step(f"ToolSpectrum: the {len(ids)} baselines' runs ({', '.join(ids)})", "toolspectrum",
                               release, ids, [release / "data"])]
     ts_runs = [paths.RUNS / r for r in ids.values()]

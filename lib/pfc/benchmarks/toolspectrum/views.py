@@ -18,8 +18,9 @@ import pandas as pd
 from pfc import paths
 from pfc.eval.matching import norm_text, values_equal
 from pfc.eval.metrics import METRICS, aggregate
-from pfc.schema import Example, Tool
+from pfc.schema import Call, Example, Tool
 from pfc.eval.taxonomy import TOOLSPECTRUM_CLASSES
+from pfc.render import render_json
 
 LEVELS = ("APP", "API", "RP", "OP")
 SUBSET_ORDER = ("profile", "environment", "both")
@@ -179,8 +180,6 @@ def taxonomy(per_example: pd.DataFrame, examples: list[Example], outputs: dict, 
 def reference_runs(examples: list[Example]) -> dict[str, dict]:
     """Outputs of three reference runs (not models): oracle, always-refuse, and the gold call
     with its personalized/environmental arguments removed (what ignoring the user costs)."""
-    from pfc.render import render_json
-    from pfc.schema import Call
     oracle = {e.id: render_json(e.gold) for e in examples}
     refuse = {e.id: "null" for e in examples}
     required_only = {e.id: render_json(None if e.gold is None else [

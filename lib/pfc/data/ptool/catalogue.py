@@ -1,18 +1,29 @@
 """Tool generation (PTBench §4.1): the seed catalogue -> platforms and typed APIs per scenario.
 
-The catalogue (``data/ptool/catalogue.json``) lists scenarios, each with platforms that
-have distinct characteristics and APIs shared by every platform of the scenario
-(functionally interchangeable tools, which is what tool personalization needs). Each
-parameter says whether its value comes from the query or from the user's profile. With an
-LLM configured, :func:`expand` asks it for more APIs per scenario (depth-first: scenario ->
-function group -> API) and keeps only the ones that pass :func:`check_function`.
-This module does not make users or queries.
+A catalogue lists scenarios, each with platforms that have distinct characteristics and APIs
+shared by every platform of the scenario (functionally interchangeable tools, which is what
+tool personalization needs). Each parameter says whether its value comes from the query or
+from the user's profile. One file per synthesis version (:data:`CATALOGUES`):
+
+- v1 (``data/ptool/catalogue.json``): 4-5 APIs per scenario, each with request templates; with an
+  LLM configured, :func:`expand` asks it for more APIs per scenario (depth-first: scenario ->
+  function group -> API) and keeps only the ones that pass :func:`check_function`;
+- v2 (``data/ptool/catalogue_v2.json``, PTBench Table 5 scale): 8 scenarios x 3 platforms x 24
+  APIs, each an *action* on an *object* (:class:`Api`), platforms with request hints (paraphrase
+  families for :mod:`pfc.data.ptool.phrasing`); value pools written compactly (``combine``, ``ids``,
+  ``ints``, ``dates``, ``times``) and expanded by :func:`expand_pool`, in a fixed order.
+
+This module does not make users or queries and draws nothing at random.
 
     >>> cat = load(); sorted(cat.scenarios)[:2]
     ['entertainment', 'finance']
+    >>> sum(len(s.functions) for s in load(version=2).scenarios.values())
+    192
 """
 from __future__ import annotations
 
+import datetime as _dt
+import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -21,7 +32,7 @@ from pathlib import Path
 from pfc import paths
 from pfc.schema import SchemaError
 
-CATALOGUE = paths.DATA / "ptool" / "catalogue.json"
+CATALOGUES = {1: paths.DATA / "ptool" / "catalogue.json", 2: paths.DATA / "ptool" / "catalogue_v2.json"}
 TYPES = {"string": str, "integer": int, "boolean": bool, "number": float}
 
 
@@ -54,6 +65,14 @@ class Function:
             "parameters": {"type": "object", "properties": props, "required": [p.name for p in self.params]},
             "response": {"type": "object", "properties": {"success": {"type": "boolean",
                                                                       "description": "Whether the call succeeded."}}}}}
+
+
+@dataclass
+class Api(Function):
+    """A v2 API: its action and object name how requests for it are phrased."""
+    action: str = ""
+    obj: str = ""
+    noun: str = ""
 
 
 @dataclass
@@ -92,13 +111,18 @@ def _param(row, where: str, pools: dict) -> Param:
     return Param(name, typ, src, desc, extra if src == "profile" else None, extra if src == "query" else None)
 
 
+def _params(f: dict, where: str, pools: dict) -> list[Param]:
+    params = [_param(r, f"{where}.params[{i}]", pools) for i, r in enumerate(f.get("params", []))]
+    if len({p.name for p in params}) != len(params):
+        raise SchemaError("duplicate parameter names", field=where + ".params")
+    return params
+
+
 def check_function(f: dict, where: str, pools: dict) -> Function:
     """A catalogue (or LLM-proposed) API, validated; SchemaError names the field."""
     if not isinstance(f, dict) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(f.get("name", ""))):
         raise SchemaError("expected an object with an identifier 'name'", field=where)
-    params = [_param(r, f"{where}.params[{i}]", pools) for i, r in enumerate(f.get("params", []))]
-    if len({p.name for p in params}) != len(params):
-        raise SchemaError("duplicate parameter names", field=where + ".params")
+    params = _params(f, where, pools)
     templates = f.get("templates") or []
     qnames = {p.name for p in params if p.source == "query"}
     for t in templates:
@@ -111,20 +135,54 @@ def check_function(f: dict, where: str, pools: dict) -> Function:
     return Function(f["name"], str(f.get("description", "")), params, list(templates))
 
 
-def load(path: Path | None = None) -> Catalogue:
-    path = Path(path or CATALOGUE)
+def _api(f: dict, where: str, pools: dict) -> Api:
+    """A v2 catalogue API (no templates: :mod:`pfc.data.ptool.phrasing` words its requests)."""
+    params = _params(f, where, pools)
+    return Api(f["name"], f["description"], params, [], f["action"], f["object"], f["noun"])
+
+
+def expand_pool(spec, where: str) -> list:
+    """A compact pool spec -> its values, in a fixed order."""
+    if isinstance(spec, list):
+        return list(spec)
+    if not isinstance(spec, dict) or len(spec) != 1:
+        raise SchemaError("expected a list or one of combine/ids/ints/dates/times", field=where)
+    kind, arg = next(iter(spec.items()))
+    if kind == "combine":
+        return [" ".join(p) for p in itertools.product(*arg)]
+    if kind == "ids":
+        prefix, lo, hi = arg
+        return [f"{prefix}-{i}" for i in range(lo, hi + 1)]
+    if kind == "ints":
+        lo, hi, *step = arg
+        return list(range(lo, hi + 1, step[0] if step else 1))
+    if kind == "dates":
+        d0 = _dt.date(int(arg), 1, 1)
+        return [(d0 + _dt.timedelta(days=i)).isoformat() for i in range((_dt.date(int(arg) + 1, 1, 1) - d0).days)]
+    if kind == "times":
+        first, last, step = arg
+        return [f"{h:02d}:{m:02d}" for h in range(first, last + 1) for m in range(0, 60, step)]
+    raise SchemaError(f"unknown pool kind {kind!r}", field=where)
+
+
+def load(path: Path | None = None, version: int = 1) -> Catalogue:
+    """Synthesis ``version``'s catalogue (its file of :data:`CATALOGUES` unless ``path``), pools expanded; a
+    malformed file is refused naming file and field."""
+    path = Path(path or CATALOGUES[version])
+    make = check_function if version == 1 else _api
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
+        pools = {k: expand_pool(v, f"pools.{k}") for k, v in raw["pools"].items()}
+        scen = {}
+        for s, body in raw["scenarios"].items():
+            fns = [make(f, f"scenarios.{s}.functions[{i}]", pools) for i, f in enumerate(body["functions"])]
+            scen[s] = Scenario(s, bool(body["seen"]), body["platforms"], fns)
     except json.JSONDecodeError as e:
         raise SchemaError(f"invalid JSON: {e.msg} (line {e.lineno})", file=paths.relative(path)) from None
-    pools = raw["pools"]
-    scen = {}
-    try:
-        for s, body in raw["scenarios"].items():
-            fns = [check_function(f, f"scenarios.{s}.functions[{i}]", pools) for i, f in enumerate(body["functions"])]
-            scen[s] = Scenario(s, bool(body["seen"]), body["platforms"], fns)
     except SchemaError as e:
         raise SchemaError(e.msg, file=paths.relative(path), field=e.field) from None
+    except (KeyError, TypeError, ValueError) as e:
+        raise SchemaError(f"malformed catalogue ({type(e).__name__}: {e})", file=paths.relative(path)) from None
     return Catalogue(scen, pools, raw["basic_pools"], raw["basic_keys"])
 
 

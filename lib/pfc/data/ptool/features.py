@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from collections import Counter
 
 from pfc.errors import UserError
 
@@ -119,7 +120,6 @@ def _cluster(items: list[Leaf], max_parents: int) -> list[list[Leaf]]:
 
 
 def _summary(group: list[Leaf]) -> str:
-    from collections import Counter
     c = Counter(w for lf in group for w in re.findall(r"[a-z]{3,}", _words(lf.name.split(":")[-1])))
     return " / ".join(w for w, _ in c.most_common(3)) or group[0].name
 

@@ -23,6 +23,7 @@ import json
 import random
 import re
 import statistics
+from pfc.data.audits import near_duplicates
 
 COSINE = 0.9
 DIVERSITY_N = 474  # requests per diversity sample: the official trained-user test set's size
@@ -102,7 +103,6 @@ def vocabulary(recs: list[dict]) -> dict:
 
 def audit(train: list[dict], test: list[dict], index: Index | None = None) -> dict:
     """The overlap audits of one test split (see the module docstring)."""
-    from pfc.data.audits import near_duplicates
     if not test:
         return {"test_queries": 0}
     index = index or Index([r["query"] for r in train])

@@ -77,7 +77,7 @@ def _basic(cat, digits: tuple, name: str) -> dict:
 
 
 def assign(cat, tree, ks: tuple[int, int, int], seed: int, prefix: str = "u", scenarios: list[str] | None = None) -> list[User]:
-    """N = k0*k1*k2 distinct users, top-down."""
+    """N = k0*k1*k2 distinct users, top-down (their histories: :func:`history`)."""
     rng = random.Random(f"ptool-profiles:{seed}:{prefix}")
     scen = scenarios or sorted(s for s, sc in cat.scenarios.items() if sc.seen)
     bp = cat.basic_pools
@@ -96,9 +96,7 @@ def assign(cat, tree, ks: tuple[int, int, int], seed: int, prefix: str = "u", sc
                 implicit = {lf.name: lf.enum[min(tiers[f.id], len(lf.enum) - 1)]
                             for f in tree.implicit for lf in f.leaves}
                 platform = {s: cat.scenarios[s].platform_names[i] for s, i in zip(scen, p)}
-                u = User(uid, _basic(cat, b, names[len(users)]), tiers, implicit, platform)
-                u.history = history(cat, u, scen, seed)
-                users.append(u)
+                users.append(User(uid, _basic(cat, b, names[len(users)]), tiers, implicit, platform))
     return users
 
 
@@ -108,21 +106,48 @@ def _say(v) -> str:
     return str(v).replace("_", " ")
 
 
-def history(cat, user: User, scenarios: list[str], seed: int) -> dict[str, list]:
-    """Behaviour records per scenario: each preference shown once or twice, mostly on the preferred platform."""
-    rng = random.Random(f"ptool-history:{seed}:{user.user_id}")
+def _every_api(rng, sc, user) -> list[str]:
+    """v1: one record per API with enumerated profile parameters, naming all of them."""
+    acts = []
+    for fn in sc.functions:
+        shown = [p for p in fn.params if p.source == "profile" and p.enum is not None]
+        if shown:
+            detail = ", ".join(f"{p.name.replace('_', ' ')}: {_say(user.implicit[p.name])}" for p in shown)
+            acts.append(f"{fn.description.rstrip('.')} ({detail})")
+    return acts
+
+
+def _each_preference(rng, sc, user) -> list[str]:
+    """v2: one or two records per implicit preference of the scenario, each on a seeded API that takes it."""
+    by_param: dict[str, list] = {}
+    for fn in sc.functions:
+        for p in fn.params:
+            if p.source == "profile" and p.enum is not None:
+                by_param.setdefault(p.name, []).append(fn)
+    acts = []
+    for name in sorted(by_param):
+        for _ in range(rng.choice((1, 2))):
+            fn = rng.choice(by_param[name])
+            value = str(user.implicit[name]).replace("_", " ")
+            acts.append(f"{fn.description.rstrip('.')} ({name.replace('_', ' ')}: {value})")
+    return acts
+
+
+# per synthesis version: the seed tag of its histories and how it shows the implicit preferences
+HISTORIES = {1: ("ptool-history", _every_api), 2: ("ptool2-history", _each_preference)}
+
+
+def history(cat, user: User, scenarios: list[str], seed: int, version: int) -> dict[str, list]:
+    """Behaviour records per scenario, shuffled: the implicit preferences shown on the preferred platform (as
+    synthesis ``version`` shows them), a browse there and a stray visit to another platform."""
+    tag, preferences = HISTORIES[version]
+    rng = random.Random(f"{tag}:{seed}:{user.user_id}")
     out = {}
     for s in scenarios:
         sc = cat.scenarios[s]
         pref = user.platform[s]
         others = [p for p in sc.platform_names if p != pref]
-        acts = []
-        for fn in sc.functions:
-            shown = [p for p in fn.params if p.source == "profile" and p.enum is not None]
-            if not shown:
-                continue
-            detail = ", ".join(f"{p.name.replace('_', ' ')}: {_say(user.implicit[p.name])}" for p in shown)
-            acts.append({"platform": pref, "action": f"{fn.description.rstrip('.')} ({detail})"})
+        acts = [{"platform": pref, "action": a} for a in preferences(rng, sc, user)]
         acts.append({"platform": pref, "action": f"Browsed {pref} for a while"})
         acts.append({"platform": rng.choice(others), "action": "Opened the app and left without doing anything"})
         rng.shuffle(acts)

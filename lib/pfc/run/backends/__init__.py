@@ -19,6 +19,7 @@ import importlib
 from dataclasses import dataclass, field
 
 from pfc.errors import UserError
+from pfc import benchmarks
 
 # The papers' settings (TRACEBench/ToolSpectrum: temperature 0.1, top_p 0.1).
 DEFAULT_SAMPLING = {"temperature": 0.1, "top_p": 0.1, "max_tokens": 512, "seed": 0}
@@ -75,7 +76,6 @@ class Backend:
         """Whether this backend can answer ``benchmark`` (a registered name)."""
         if not cls.needs_query_spans:
             return True
-        from pfc import benchmarks
         return benchmarks.get(benchmark).running.query_spans
 
     def preflight(self) -> None:

@@ -23,6 +23,8 @@ same parser as any model's.
 
     >>> sorted(BUILTINS)
     ['always-habit', 'history-prior', 'no-history', 'oracle', 'query-oracle', 'random']
+    >>> ON_LARGE_DATA  # the baselines make reproduce runs on a large release (ToolSpectrum's)
+    ('oracle', 'history-prior', 'no-history')
 """
 from __future__ import annotations
 
@@ -31,14 +33,17 @@ import random
 import re
 from collections import Counter
 from datetime import datetime, timedelta
+import sys
 
-from pfc import benchmarks
+from pfc import benchmarks, render as _render
 from pfc.data.context import context_of
 from pfc.render import render
 from pfc.schema import Call
-from pfc.run.backends import Baseline, Response
+from pfc.run.backends import Baseline, Response, query_values
 from pfc.schema import strings_in as _strings
 from pfc.run.backends.query_values import named_app, stated_values
+from pfc.data.counterfactual_swap import habit
+from pfc.provenance import source_version
 
 PLACES = {"destination", "location", "venue", "cinema", "restaurant", "store", "address", "city", "to_city", "origin"}
 
@@ -50,17 +55,14 @@ def _words(s: str) -> str:
 
 def _code_version() -> str:
     """Changes whenever the baselines' code (their helpers, or the renderer of their answers) changes."""
-    import sys
-
-    from pfc import render as _render
-    from pfc.provenance import source_version
-    from pfc.run.backends import query_values
     own = [m for a in benchmarks.adapters() if (m := a.part("baselines")) is not None]  # each benchmark's own
     return source_version(sys.modules[__name__], query_values, *own, _render)
 
 
 class _Builtin(Baseline):
     uses_gold = False  # the oracles answer from the gold; the other baselines never read it
+    # run on a large release too (ToolSpectrum's, by make reproduce): the oracle and the two history baselines
+    on_large_data = False
     # PTBench-format data (candidate tools per record) go through pfc.benchmarks.ptbench.baselines
     needs_tools = True
 
@@ -92,6 +94,7 @@ class _Builtin(Baseline):
 class Oracle(_Builtin):
     name = "oracle"
     uses_gold = True
+    on_large_data = True
     # the gold calls, in any benchmark's format
     needs_tools = False
 
@@ -129,6 +132,7 @@ class RandomBaseline(_Builtin):
 class HistoryPrior(_Builtin):
     name = "history-prior"
     use_history = True
+    on_large_data = True
 
     def predict(self, ex):
         hist = list(ex.history) if self.use_history else []
@@ -227,9 +231,9 @@ class AlwaysHabit(HistoryPrior):
     that app and function takes the habit's value even where the request states another: a model that
     overrules the user (the positive control of ``contradict-stated``; not one of ``BASELINES``)."""
     name = "always-habit"
+    on_large_data = False
 
     def _arguments(self, tool, hist, q, ex):
-        from pfc.data.counterfactual_swap import habit
         args = super()._arguments(tool, hist, q, ex)
         past = [h for h in hist if h.function == tool.function and h.app == tool.app]
         for p in tool.parameters["properties"]:
@@ -253,3 +257,4 @@ BUILTINS = {c.name: c for c in (Oracle, QueryOracle, RandomBaseline, HistoryPrio
 # The one list of built-in baselines, in the order runs and report rows list them.
 BASELINES = ("oracle", "history-prior", "no-history", "random", "query-oracle")
 GOLD_FREE = tuple(b for b in BASELINES if not BUILTINS[b].uses_gold)  # history-prior, no-history, random
+ON_LARGE_DATA = tuple(b for b in BASELINES if BUILTINS[b].on_large_data)  # oracle, history-prior, no-history

@@ -35,8 +35,9 @@ from __future__ import annotations
 import sys
 
 from pfc.errors import MissingDependency, UserError
-from pfc.run.backends import Backend, chat_template
+from pfc.run.backends import Backend, chat_template, hf_engines
 from pfc.run.backends.hf_load import check_device, load_adapter
+from pfc.models import registry
 
 ENGINES = ("batch", "single", "continuous")
 
@@ -54,7 +55,6 @@ class HFBackend(Backend):
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError as e:
             raise MissingDependency("the hf backend needs torch and transformers: pip install -r requirements-models.txt") from e
-        from pfc.models import registry
         path = registry.resolve(model)
         if model not in registry.REGISTRY:
             from pathlib import Path
@@ -88,7 +88,6 @@ class HFBackend(Backend):
         self.stop = chat_template.stop_ids(self.tok, getattr(self.lm.generation_config, "eos_token_id", None))
         self.warnings: list[str] = []
         self._tools_checked = False
-        from pfc.run.backends import hf_engines
         self.loaded = hf_engines.Loaded(self.lm, self.tok, device, self.stop, self.chunk)
         self.engine_impl = hf_engines.engine_for(self.engine, self.prefix_reuse, self.loaded, self.max_batch)
 

@@ -29,6 +29,8 @@ rows. It does not tokenize, pick models or cache responses (``pfc.run.backends.h
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
 from transformers import DynamicCache
@@ -154,8 +156,20 @@ def shares_prefix(lm, device) -> bool:
     return torch.device(device).type == "cpu" and getattr(lm.config, "_attn_implementation", "") == hf_attention.NAME
 
 
-def run_group(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict], pick, stop: set, pad: int,
-              chunk: int, device, on_row=None) -> list[tuple[list[int], float, float]]:
+@dataclass(frozen=True)
+class Decoder:
+    """What every decode of one loaded model shares: the model, how a row picks its next token
+    (``pick(logits, sampling, generator)``), the stop tokens, the pad token, the prefill chunk, the device."""
+    lm: object
+    pick: Callable
+    stop: set
+    pad: int
+    chunk: int
+    device: object
+
+
+def run_group(dec: Decoder, prefix_cache, prompts: list[list[int]], samplings: list[dict],
+              on_row=None) -> list[tuple[list[int], float, float]]:
     """Decode ``prompts`` (each = the cached prefix + its suffix) together; returns (tokens, prefill_s,
     decode_s) per row; ``on_row(i, tokens, prefill_s, decode_s)`` is called as each row finishes.
 
@@ -165,10 +179,10 @@ def run_group(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict],
     t0 = time.perf_counter()
     rows = len(prompts)
     max_new = [int(s.get("max_tokens", 256)) for s in samplings]
-    cache, valid, logits, extra = _prefill_group(lm, prefix_cache, prompts, max_new, pad, chunk, device)
+    cache, valid, logits, extra = _prefill_group(dec, prefix_cache, prompts, max_new)
     t1 = time.perf_counter()
-    nxt = torch.tensor([len(x) for x in prompts], device=device)  # next position id per original row
-    outs = _decode_group(lm, cache, valid, logits, nxt, samplings, max_new, pick, stop, pad, device, extra)
+    nxt = torch.tensor([len(x) for x in prompts], device=dec.device)  # next position id per original row
+    outs = _decode_group(dec, (cache, valid, logits, nxt), samplings, max_new, extra)
     t2 = time.perf_counter()
     prefill_each, decode_each = (t1 - t0) / rows, (t2 - t1) / rows
     final = []
@@ -179,10 +193,11 @@ def run_group(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict],
     return final
 
 
-def _prefill_group(lm, prefix_cache, prompts: list[list[int]], max_new: list[int], pad: int, chunk: int, device):
+def _prefill_group(dec: Decoder, prefix_cache, prompts: list[list[int]], max_new: list[int]):
     """The rows' suffixes (their prompts after the cached prefix) prefilled together, right-padded; returns
     (the rows' cache, which cached positions each row sees, each row's last logits, the forward keywords)."""
     from pfc.run.backends.hf_attention import suffix_mask
+    lm, pad, chunk, device = dec.lm, dec.pad, dec.chunk, dec.device
     p = prefix_cache.get_seq_length()
     rows = len(prompts)
     suffix = [x[p:] for x in prompts]
@@ -208,11 +223,14 @@ def _prefill_group(lm, prefix_cache, prompts: list[list[int]], max_new: list[int
     return cache, valid, logits, extra
 
 
-def _decode_group(lm, cache, valid, logits, nxt, samplings: list[dict], max_new: list[int], pick, stop: set,
-                  pad: int, device, extra: dict) -> list[list[int]]:
+def _decode_group(dec: Decoder, state: tuple, samplings: list[dict], max_new: list[int],
+                  extra: dict) -> list[list[int]]:
     """One token per live row per step until every row has stopped (a stop token or its ``max_tokens``); a
-    stopped row leaves the cache. Returns each row's tokens."""
+    stopped row leaves the cache. ``state``: the prefilled (cache, visible positions, last logits, next position
+    ids). Returns each row's tokens."""
     from pfc.run.backends.hf_attention import additive
+    lm, pick, stop, pad, device = dec.lm, dec.pick, dec.stop, dec.pad, dec.device
+    cache, valid, logits, nxt = state
     dtype = next(lm.parameters()).dtype
     gens = [torch.Generator().manual_seed(int(s.get("seed", 0))) for s in samplings]
     outs: list[list[int]] = [[] for _ in samplings]

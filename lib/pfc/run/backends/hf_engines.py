@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 
 from pfc.run.backends import Response
 from pfc.run.backends.chat_template import decode
@@ -186,7 +187,6 @@ class Grouped(Engine):
 
     def _run_group(self, idx: list[int], prompts: list[list[int]], samplings: list[dict], done) -> None:
         """One group: its common prefix in the cache, then its rows decoded; a failure fails the rows not done."""
-        from functools import partial
         from pfc.run.backends import hf_engine as eng, hf_stream
         m, finished = self.m, set()
         t0 = time.perf_counter()
@@ -205,7 +205,7 @@ class Grouped(Engine):
                     "prompt_tokens": len(prompts[j]), "completion_tokens": len(toks), "prefill_s": round(pre, 4),
                     "decode_s": round(dec, 4), "reused_tokens": reused if j == 0 else p, "batch_rows": rows}))
             go = partial(hf_stream.run_stream, live=self.max_batch) if self.stream else eng.run_group
-            go(m.lm, self.cache, prompts, samplings, pick, m.stop, m.pad, m.chunk, m.device, on_row=row)
+            go(eng.Decoder(m.lm, pick, m.stop, m.pad, m.chunk, m.device), self.cache, prompts, samplings, on_row=row)
         except Exception as e:  # noqa: BLE001 - the group's requests become failure rows
             self.reset()
             for i in idx:

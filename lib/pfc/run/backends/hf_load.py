@@ -8,6 +8,7 @@ the result by the adapter's hash. It does not load the base model or generate
 from __future__ import annotations
 
 from pfc.errors import MissingDependency, UserError
+from pfc.models.lora_merge import adapter_digest
 
 
 def check_device(torch, device: str) -> None:
@@ -26,7 +27,6 @@ def check_device(torch, device: str) -> None:
 def load_adapter(lm, model: str, adapter: str):
     """A LoRA adapter (``pfc.train.lora``) merged into the model; the name carries the adapter's hash,
     so cached responses of the base model (or of another adapter) are never reused."""
-    from pfc.models.lora_merge import adapter_digest
     try:
         from peft import PeftModel
     except ImportError as e:

@@ -27,7 +27,7 @@ import time
 
 import torch
 
-from pfc.run.backends.hf_engine import GrowCache, GrowLayer, prefill_rows, run_group, shares_prefix
+from pfc.run.backends.hf_engine import Decoder, GrowCache, GrowLayer, prefill_rows, run_group, shares_prefix
 
 
 def _prefill_row(lm, prefix_cache, suffix: list[int], p: int, chunk: int, device):
@@ -116,24 +116,24 @@ class _Live:
         self.nxt = [x + 1 for x in self.nxt]
 
 
-def _in_slices(lm, prefix_cache, prompts, samplings, pick, stop, pad, chunk, device, live, on_row):
+def _in_slices(dec: Decoder, prefix_cache, prompts, samplings, live, on_row):
     """No split attention: ``run_group`` on consecutive slices of ``live`` rows."""
     out: list = []
     for s in range(0, len(prompts), live):
         cb = None if on_row is None else (lambda j, *a, s=s: on_row(s + j, *a))
-        out += run_group(lm, prefix_cache, prompts[s:s + live], samplings[s:s + live], pick, stop, pad,
-                         chunk, device, on_row=cb)
+        out += run_group(dec, prefix_cache, prompts[s:s + live], samplings[s:s + live], on_row=cb)
     return out
 
 
-def run_stream(lm, prefix_cache, prompts: list[list[int]], samplings: list[dict], pick, stop: set, pad: int,
-               chunk: int, device, live: int = 8, on_row=None) -> list[tuple[list[int], float, float]]:
+def run_stream(dec: Decoder, prefix_cache, prompts: list[list[int]], samplings: list[dict], live: int = 8,
+               on_row=None) -> list[tuple[list[int], float, float]]:
     """Decode ``prompts`` (each = the cached prefix + its suffix), at most ``live`` at a time, a stopped row
     replaced at once by the next; returns (tokens, prefill_s, decode_s) per row, ``on_row(i, tokens,
     prefill_s, decode_s)`` called as each row finishes (in finishing order)."""
+    lm, pick, stop, chunk, device = dec.lm, dec.pick, dec.stop, dec.chunk, dec.device
     p = prefix_cache.get_seq_length()
     if not (shares_prefix(lm, device) and p > 0):  # no split attention: fixed groups of `live` rows
-        return _in_slices(lm, prefix_cache, prompts, samplings, pick, stop, pad, chunk, device, live, on_row)
+        return _in_slices(dec, prefix_cache, prompts, samplings, live, on_row)
     dtype = next(lm.parameters()).dtype
     n = len(prompts)
     gens = [torch.Generator().manual_seed(int(s.get("seed", 0))) for s in samplings]

@@ -16,12 +16,15 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+import sys
 
 from pfc import paths
 from pfc.errors import UserError
 from pfc.render import render
 from pfc.run.backends import Baseline, Response
 from pfc.schema import Call
+from pfc.data.ptool.overlap import Index
+from pfc.provenance import source_version
 
 
 def train_path(model: str) -> Path:
@@ -53,8 +56,6 @@ class NearestTrain(Baseline):
                             f"({type(e).__name__}: {e})") from None
         # the lookup's identity: the training file's bytes (a run on another training split is another run)
         self.model = f"nearest-train@{hashlib.sha256(raw).hexdigest()[:16]}"
-        from pfc.provenance import source_version
-        import sys
         self.version = source_version(sys.modules[__name__])
         self._index = None
 
@@ -70,7 +71,6 @@ class NearestTrain(Baseline):
         return out
 
     def answer(self, requests, examples):
-        from pfc.data.ptool.overlap import Index
         if self._index is None:
             self._index = (Index(self.queries), self._fn_index())
         index, by_fn = self._index

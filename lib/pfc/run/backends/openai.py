@@ -23,6 +23,8 @@ import os
 import random
 import threading
 import time
+import socket
+from urllib.parse import urlsplit
 
 from pfc import paths
 from pfc.errors import UserError
@@ -36,7 +38,6 @@ def _prices() -> dict:
 
 def base_url() -> str:
     """``OPENAI_BASE_URL`` (or OpenAI's) without user:password@, query or fragment: safe to record."""
-    from urllib.parse import urlsplit
     u = urlsplit(os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1")
     host = u.hostname or ""
     netloc = f"[{host}]" if ":" in host else host
@@ -110,10 +111,7 @@ class OpenAIBackend(Backend):
 
     def preflight(self) -> None:
         """Refuse a dead endpoint before any request: a TCP connection to its host and port (5 s)."""
-        import socket
-        from urllib.parse import urlsplit
 
-        from pfc.errors import UserError
         url = os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         u = urlsplit(url)
         if u.scheme not in ("http", "https") or not u.hostname:

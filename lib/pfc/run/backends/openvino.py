@@ -37,6 +37,7 @@ from pathlib import Path
 from pfc.errors import MissingDependency, UserError
 from pfc.run.backends import Backend, Response, chat_template
 from pfc.run.backends.grouping import common_prefix
+from pfc.models import openvino_ir, registry
 
 KV_PRECISIONS = ("u8", "f16", "bf16", "f32")
 PRECISIONS = ("bf16", "f16", "f32")
@@ -97,7 +98,6 @@ class OpenVINOBackend(Backend):
         if precision not in ("",) + PRECISIONS:
             raise UserError(f"openvino precision must be one of {PRECISIONS} (default: OpenVINO's for this CPU), "
                             f"got {precision!r}")
-        from pfc.models import openvino_ir, registry
         try:
             ir, tok_dir = openvino_ir.resolve(model)
             if adapter:  # merged and exported once; the name carries the adapter's hash, as hf's does

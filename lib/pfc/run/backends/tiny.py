@@ -15,6 +15,9 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from pfc.data.toolset import load_tools, spec
+from pfc.benchmarks.tracebench.prompts import SYSTEM, tool_specs
 
 TARGET = '<tool_call>{"name": "Luckin__order_coffee", "arguments": {"drink": "Latte"}}</tool_call>'
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>"]
@@ -29,7 +32,6 @@ CHAT_TEMPLATE = (
 
 
 def _corpus(rng: random.Random) -> list[str]:
-    from pfc.data.toolset import spec
     s = spec()
     texts = [json.dumps(s, ensure_ascii=False), TARGET] * 3
     words = list(s["parameters"]) + list(s["functions"]) + [a for sc in s["scenarios"].values() for a in sc]
@@ -40,8 +42,6 @@ def _corpus(rng: random.Random) -> list[str]:
 
 def _conversations(rng: random.Random, n: int) -> list[tuple[list[dict], list[dict]]]:
     """(messages, tools) shaped like the real prompts: system text, tool specs, history lines, a request."""
-    from pfc.benchmarks.tracebench.prompts import SYSTEM, tool_specs
-    from pfc.data.toolset import load_tools, spec
     tools = load_tools()
     fns = list(spec()["functions"])
     out = []
@@ -57,7 +57,6 @@ def _conversations(rng: random.Random, n: int) -> list[tuple[list[dict], list[di
 def build_tiny_model(out_dir, steps: int = 150, seed: int = 0) -> Path:
     """Write a tokenizer + model directory loadable by transformers, ``transformers serve`` and vLLM."""
     import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
     out = Path(out_dir)

