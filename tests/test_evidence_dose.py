@@ -1,4 +1,4 @@
-"""Notebook 09's tables (pfc.report.evidence_dose) and the pipeline's helpers that feed it (pfc.report.pipeline_studies).
+"""Notebook 09's tables (pfc.report.evidence_dose) and the pipeline's helpers that feed it (pfc.report.pipeline.studies).
 
 Golden values are counted by hand from the answers written here; run directories are fakes in tmp_path."""
 import json
@@ -12,7 +12,7 @@ from pfc.data.counterfactual import VariantSet, sample, write
 from pfc.errors import UserError
 from pfc.render import render
 from pfc.report import evidence_dose as ed
-from pfc.report import pipeline_studies as P
+from pfc.report.pipeline import studies as P
 from pfc.plans import reference as R
 from pfc.schema import Call
 

@@ -159,9 +159,9 @@ print(log.status, len(log.samples), metrics["overall"], metrics["format"])
 
 def test_make_reproduces_pipeline_runs_the_toys_steps_and_shows_its_table(tmp_path):
     code = """
-from pfc.report import pipeline_plan as pp
-from pfc.report.pipeline_index import write_index
-from pfc.report.pipeline_run import reproduce
+from pfc.report.pipeline import planning as pp
+from pfc.report.pipeline.index import write_index
+from pfc.report.pipeline.running import reproduce
 steps = pp.plan(real_model="none", n_boot=20)
 toy = [s for s in steps if s.params.get("benchmark") == "toybench" or "toy benchmark" in s.name]
 tables = next(s for s in steps if s.name == "evaluate")

@@ -1,4 +1,4 @@
-"""Paired personalization of two sides (``pfc.report.personalization_pairs``): each side a model folder's run on the
+"""Paired personalization of two sides (``pfc.report.reference.personalization``): each side a model folder's run on the
 originals and its run on their swap-user variants, compared on the variants all four runs answered."""
 import shutil
 
@@ -6,8 +6,8 @@ import pytest
 
 from pfc.data.counterfactual import build_variants
 from pfc.plans.reference import SWAP_RUN, folder
-from pfc.report import personalization_pairs as PP
-from pfc.report import reference_pairs as RP
+from pfc.report.reference import personalization as PP
+from pfc.report.reference import pairs as RP
 from pfc.run.config import RunConfig
 from pfc.run.runner import execute
 

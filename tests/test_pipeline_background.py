@@ -1,4 +1,4 @@
-"""make reproduce's background step: the real model's sampled run beside the steps after it (pfc.report.pipeline_run).
+"""make reproduce's background step: the real model's sampled run beside the steps after it (pfc.report.pipeline.running).
 
 Python steps stand in for notebooks: a step that blocks until a later one has run proves the two overlapped
 (sequentially it would time out), and a step that reads the background step's folder proves the wait.
@@ -9,9 +9,10 @@ import threading
 
 import pytest
 
-from pfc.report import executed, pipeline
+from pfc.report import pipeline
+from pfc.report.pipeline import executed
 from pfc.report.pipeline import Step, StepFailed, reproduce
-from pfc.report.pipeline_run import needs
+from pfc.report.pipeline.running import needs
 
 QUIET = dict(log=lambda *a, **k: None)
 
@@ -122,7 +123,7 @@ def test_the_real_models_sample_run_runs_in_the_background_and_the_walkthrough_w
 
 
 def test_on_a_terminal_a_line_logged_beside_the_background_step_first_clears_its_progress_bar(tmp_path, monkeypatch):
-    from pfc.report import pipeline_run
+    from pfc.report.pipeline import running as pipeline_run
     monkeypatch.setattr(pipeline_run, "_tty", lambda: True)
     lines = []
     folder = tmp_path / "run"

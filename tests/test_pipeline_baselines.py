@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from pfc import paths
-from pfc.report.pipeline_step import baseline_runs_step
+from pfc.report.pipeline.step import baseline_runs_step
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def test_toolspectrum_runs_the_baselines_declared_for_a_large_release(tmp_path, 
     """The release is large: its step runs the baselines whose ``on_large_data`` is set (``builtin.ON_LARGE_DATA``),
     the same three, in the same order and under the same run ids as the table's first three before the flag."""
     from pfc.benchmarks.toolspectrum import pipeline as ts_pipeline
-    from pfc.report.pipeline_step import Ask
+    from pfc.report.pipeline.step import Ask
     from pfc.run.backends.builtin import BASELINES
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "dataset_persona.json").write_text("[]")

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from pfc.io.reuse import reading_once
-from pfc.report import reference
+from pfc.report.reference import score as reference
 
 pytestmark = pytest.mark.slow
 
@@ -60,7 +60,7 @@ def test_committed_reference_runs_rescore_to_the_committed_metrics(committed_dat
 
 
 def test_committed_paired_comparisons_recompute_to_the_committed_file(committed_data):
-    from pfc.report import reference_pairs
+    from pfc.report.reference import pairs as reference_pairs
     committed = reference.ROOT / "paired.json"
     if not reference.run_dirs():
         assert not committed.exists()
@@ -78,7 +78,7 @@ def test_the_committed_lora_pair_of_trained_users_has_a_narrower_paired_interval
     so there both intervals are the base run's alone and equal in expectation), and the headline ``overall``
     must be narrower. (The untrained-user pair has 6 users whose per-user base and LoRA results are
     anti-correlated on platforms and tool names; pairing widens those, as it must: docs/personalization.md.)"""
-    from pfc.report import reference_pairs
+    from pfc.report.reference import pairs as reference_pairs
     a, b = "ptbench-trained-lora", "ptbench-trained"
     entry = reference_pairs.pair(reference.ROOT, "lora", a, b, n_boot=20_000)
     assert not entry["pending"] and not entry["partial"], f"{a}: not every planned row is committed"

@@ -1,10 +1,10 @@
-"""Paired comparisons of reference runs (``pfc.report.reference_pairs``), each on the ids both answered."""
+"""Paired comparisons of reference runs (``pfc.report.reference.pairs``), each on the ids both answered."""
 import json
 
 import pytest
 
 from pfc.eval.paired import records
-from pfc.report import reference_pairs as P
+from pfc.report.reference import pairs as P
 from pfc.run.config import RunConfig
 from pfc.run.runner import execute
 

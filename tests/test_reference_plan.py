@@ -66,7 +66,7 @@ def test_layout_ablation_runs_take_a_seeded_subset_of_their_run_under_the_other_
 
 
 def test_no_tracebench_ablation_run_is_planned(tiny_tracebench, golden, release):
-    """Both layouts build the same TRACEBench requests (checked by pfc.report.reference_pairs instead)."""
+    """Both layouts build the same TRACEBench requests (checked by pfc.report.reference.pairs instead)."""
     names = list(_plan(tiny_tracebench, golden / "ptbench_official", release))
     assert not any(n.startswith("layout/tracebench") for n in names)
 

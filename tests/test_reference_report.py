@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from pfc.plans.reference import record
-from pfc.report import reference
+from pfc.report.reference import score as reference
 from pfc.run.config import RunConfig
 from pfc.run.runner import execute
 
@@ -155,7 +155,8 @@ def test_a_missing_root_is_refused_in_one_line(tmp_path, capsys):
 
 
 def test_notebook_08_reads_back_the_committed_reference_pairs_the_pipeline_names():
-    from pfc.report import counterfactual as cf, pipeline_studies
+    from pfc.report import counterfactual as cf
+    from pfc.report.pipeline import studies as pipeline_studies
     from pfc.plans.reference import SWAP_RUN
     pairs = cf.parse_pairs(pipeline_studies.real_pair(None))
     (name, (orig, var)) = next(iter(pairs.items()))  # the top-level (0.5B hf) pair first, then each model folder's
@@ -173,7 +174,7 @@ def test_notebook_08_is_not_given_a_pair_whose_variants_run_has_no_finished_row(
     """A swap-user run in its first batch (predictions.jsonl opened, nothing finished) is pending: the pipeline
     names only the pairs with answers on both sides, so notebook 08 reads the others and skips it."""
     from pfc.plans.reference import SWAP_RUN
-    from pfc.report import pipeline_studies
+    from pfc.report.pipeline import studies as pipeline_studies
     root = oracle_run.parent
     for base, rec in ((root, TOP), (root / "m-openvino", ("m", "openvino"))):
         execute(RunConfig("tracebench", tiny_tracebench, "oracle", base / "tracebench-last_k", history="last_k", k=5,

@@ -24,7 +24,7 @@ rows, ``pfc.run.runner``):
   into the same model (the model name carries the adapter's hash), beside the base model's rows;
 - ``layout/<run>-<layout>``: the prompt-layout ablation (issue 18, item 2): 100 seeded examples of a
   run above under the other layout (``LAYOUT_ABLATION``), paired with the run's own rows on the
-  same ids by ``pfc.report.reference_pairs``. TRACEBench has none: both layouts build the same bytes
+  same ids by ``pfc.report.reference.pairs``. TRACEBench has none: both layouts build the same bytes
   there (the report checks it on every planned example).
 
 Each run keeps the plan's :func:`record` of it in its ``run.json``, all the reports read of the plan. It plans
@@ -73,7 +73,7 @@ BACKENDS = ("hf", "openvino")
 
 # folders inside a reference-run root whose runs never join the accuracy tables (the layout ablation, the variants)
 SIDE_FOLDERS = ("layout", SWAP_RUN.split("/")[0])
-# the runs every model folder repeats, so two models' folders pair run for run (pfc.report.reference_pairs)
+# the runs every model folder repeats, so two models' folders pair run for run (pfc.report.reference.pairs)
 HISTORY_RUNS = {h: f"tracebench-{h}" for h in ("last_k", "retrieved")}  # TRACEBench's runs, one per history mode
 PAIRED_RUNS = (*HISTORY_RUNS.values(), SWAP_RUN, *LAYOUT_ABLATION)
 # model comparisons (A, B, engine): A − B on the runs both folders hold, same engine and settings

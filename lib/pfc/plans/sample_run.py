@@ -4,7 +4,7 @@
 level × history-bin grid, plus the examples ``00_walkthrough`` shows, :func:`walkthrough_examples`, so the
 walkthrough reads the model's answers from the response cache); :data:`SETTINGS` are the run's settings
 beside the benchmark, examples, backend and model; :func:`real_model_dir` finds the model. The pipeline
-(``pfc.report.pipeline_plan``) makes it a step of notebook 03; this module runs nothing.
+(``pfc.report.pipeline.planning``) makes it a step of notebook 03; this module runs nothing.
 """
 from __future__ import annotations
 

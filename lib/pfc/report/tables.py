@@ -21,12 +21,13 @@ import pandas as pd
 from pfc.errors import UserError
 from pfc.provenance import sha256_path
 from pfc import benchmarks, paths
-from pfc.report import paper_results as P, reference_run as reference
+from pfc.report import paper_results as P
+from pfc.report.reference import run as reference
 from pfc.report.labels import run_label  # noqa: F401  (re-exported: tables.run_label)
 from pfc.eval.bootstrap import N_BOOT, intervals
 from pfc.eval.metrics import METRICS, compute
 from pfc.io.reuse import reading_once
-from pfc.report.reference_run import joins_tables
+from pfc.report.reference.run import joins_tables
 from pfc.run.identity import plan_record
 
 TB_METRICS = ["format", "app", "function_name", "function_param_names", "function_param_values", "overall"]

@@ -1,9 +1,9 @@
-"""The toy benchmark's steps of ``make reproduce`` (``pfc.report.pipeline_plan``): its build (its own builder)
+"""The toy benchmark's steps of ``make reproduce`` (``pfc.report.pipeline.planning``): its build (its own builder)
 and two built-in baselines' runs on it, which join the tables (notebook 04 writes its section's tables)."""
 from __future__ import annotations
 
 from pfc import paths
-from pfc.report.pipeline_step import Step, baseline_runs_step
+from pfc.report.pipeline.step import Step, baseline_runs_step
 
 RANK = 3  # after the packaged benchmarks' steps
 

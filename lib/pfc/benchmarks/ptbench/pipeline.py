@@ -1,4 +1,4 @@
-"""PTBench's steps of ``make reproduce`` (``pfc.report.pipeline_plan``): our PTool build, the baselines that
+"""PTBench's steps of ``make reproduce`` (``pfc.report.pipeline.planning``): our PTool build, the baselines that
 support it, the nearest-train baseline, ``BACKEND``'s run (on the official test data when ``PFC_PTBENCH_DIR``
 is set, else ours) and ptbench.ipynb. Plans only."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pfc import paths
 from pfc.benchmarks.ptbench import SPLITS
-from pfc.report.pipeline_step import Ask, Step, baseline_runs_step, rel, run_step
+from pfc.report.pipeline.step import Ask, Step, baseline_runs_step, rel, run_step
 
 RANK = 2
 

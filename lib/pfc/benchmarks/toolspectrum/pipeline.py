@@ -1,4 +1,4 @@
-"""ToolSpectrum's steps of ``make reproduce`` (``pfc.report.pipeline_plan``): on the release, when configured,
+"""ToolSpectrum's steps of ``make reproduce`` (``pfc.report.pipeline.planning``): on the release, when configured,
 the oracle's and the two history baselines' runs, ``BACKEND``'s run, and the release views
 (toolspectrum.ipynb). Plans only."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from pfc import paths
-from pfc.report.pipeline_step import Ask, Step, baseline_runs_step, rel, run_step
+from pfc.report.pipeline.step import Ask, Step, baseline_runs_step, rel, run_step
 from pfc.run.backends.builtin import ON_LARGE_DATA
 
 RANK = 1

@@ -1,12 +1,12 @@
-"""TRACEBench's steps of ``make reproduce`` (``pfc.report.pipeline_plan``): preprocess (01), the build (02) and
+"""TRACEBench's steps of ``make reproduce`` (``pfc.report.pipeline.planning``): preprocess (01), the build (02) and
 every built-in baseline's run on it (:func:`build_steps`, which the studies after it read), and ``BACKEND``/
-``MODEL``'s run on it (:func:`steps`). Plans only: running them is ``pfc.report.pipeline_run``'s job."""
+``MODEL``'s run on it (:func:`steps`). Plans only: running them is ``pfc.report.pipeline.running``'s job."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from pfc import paths
-from pfc.report.pipeline_step import Ask, Step, baseline_runs_step, rel, run_step
+from pfc.report.pipeline.step import Ask, Step, baseline_runs_step, rel, run_step
 
 RANK = 0  # its place among the benchmarks' steps (the model's run on each benchmark)
 

@@ -13,8 +13,8 @@ Two sides answer the same variants, so their personalization is paired per varia
 
 The sides: each model pair of ``pfc.plans.reference.MODEL_PAIRS`` (the larger − the smaller, one engine) and each
 engine pair of ``ENGINE_PAIRS`` (one model, two engines). Entries have the shape of
-``pfc.report.reference_pairs.pair``'s (question ``personalization``), pending while a run is missing.
-It reads runs and returns data; it runs no model and writes no file (``pfc.report.reference_pairs`` writes).
+``pfc.report.reference.pairs.pair``'s (question ``personalization``), pending while a run is missing.
+It reads runs and returns data; it runs no model and writes no file (``pfc.report.reference.pairs`` writes).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from pfc.eval.bootstrap import N_BOOT
 from pfc.eval.paired import paired_table, records
 from pfc.plans.reference import ENGINE_PAIRS, HISTORY_RUNS, MODEL_PAIRS, SWAP_RUN, folder
 from pfc.report.counterfactual import PERSONALIZATION, personalization
-from pfc.report.reference_run import examples_hash, has_rows, present
+from pfc.report.reference.run import examples_hash, has_rows, present
 
 ORIGINALS_RUN = HISTORY_RUNS["last_k"]  # the run the swap-user variants were made from (same examples, same k)
 

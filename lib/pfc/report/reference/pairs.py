@@ -14,7 +14,7 @@ Six questions, five of them a pair of run directories under ``reports/reference_
   check that the faster engine answers as the reference one does; PTBench's ``hf`` runs answered the earlier
   synthesis, so those pairs say "not compared" (the runs' examples hashes differ) rather than pair them;
 - **personalization**: the same sides' context following, request faithfulness and sensitivity on the swap-user
-  variants, paired per variant (``pfc.report.personalization_pairs``: each side is two runs).
+  variants, paired per variant (``pfc.report.reference.personalization``: each side is two runs).
 
 Both runs are scored on the ids both answered (``pfc.eval.scoring.score``: a partial run is compared
 on its finished rows, never counted wrong on the others) and compared with
@@ -37,9 +37,9 @@ from pfc import benchmarks, paths
 from pfc.eval.bootstrap import N_BOOT
 from pfc.eval.paired import paired_table, records
 from pfc.eval.scoring import score
-from pfc.report import personalization_pairs
-from pfc.report import reference_run as reference
-from pfc.report.reference_run import examples_hash, has_rows, present
+from pfc.report.reference import personalization as personalization_pairs
+from pfc.report.reference import run as reference
+from pfc.report.reference.run import examples_hash, has_rows, present
 from pfc.io import atomic
 from pfc.plans.reference import (ENGINE_PAIRS, HISTORY_RUNS, LAYOUT_ABLATION, MODEL_PAIRS, PAIRED_RUNS, ablation_run,
                                  command, folder)
@@ -159,7 +159,7 @@ WHAT = {"layout": "layout", "history": "history", "lora": "model", "model": "mod
 # what a section's tables measure, where their rows alone do not say
 NOTES = {"personalization": (
     "Each side is a model on an engine: its `tracebench-last_k` run on the originals and its swap-user run on their "
-    "variants (`pfc.report.personalization_pairs`; the metrics of notebook 08 and `pfc personalize`), scored on the "
+    "variants (`pfc.report.reference.personalization`; the metrics of notebook 08 and `pfc personalize`), scored on the "
     "variants that all four runs answered. `context_following`: of the app choices and history-sourced values the "
     "other user's context should change, the share the answer moved to; `request_faithfulness`: of the values "
     "stated in the request and right on the original, the share still right; `sensitivity`: variants whose answer "
@@ -209,7 +209,7 @@ def markdown(result: dict) -> str:
     """The comparisons as a Markdown report."""
     lines = ["# Paired comparisons of the reference runs", "",
              "Written by `python -m pfc.report.reference` from the committed reference runs "
-             "(`pfc.report.reference_pairs`; numbers computed, never typed in). Runs at the top of "
+             "(`pfc.report.reference.pairs`; numbers computed, never typed in). Runs at the top of "
              "`reports/reference_runs/`: Qwen2.5-Coder-0.5B through the `hf` backend (bf16); runs in a folder "
              "`<model>-<backend>/`: that model on that engine; all with the papers' sampling. Each pair is scored "
              "on the ids both runs "

@@ -7,10 +7,10 @@ steps after it are mostly single-threaded notebooks) starts in a thread and the 
 step that reads or writes its folder (:func:`needs`) waits for it, and so does the end of the loop. Its
 state and record are written when it is waited for, by the loop's own thread, so the state file has one
 writer. A failure elsewhere waits for it too (its finished work is kept); an interrupt ends its kernel
-(:func:`~pfc.report.pipeline_exec.stop_kernels`), the run's finished rows kept for its resume.
+(:func:`~pfc.report.pipeline.notebook.stop_kernels`), the run's finished rows kept for its resume.
 
-Does not plan the steps (:mod:`pfc.report.pipeline_plan`) nor write the index (:mod:`pfc.report.pipeline_index`);
-a failed step becomes one :class:`~pfc.report.pipeline_step.StepFailed` naming it, its own exception the cause.
+Does not plan the steps (:mod:`pfc.report.pipeline.planning`) nor write the index (:mod:`pfc.report.pipeline.index`);
+a failed step becomes one :class:`~pfc.report.pipeline.step.StepFailed` naming it, its own exception the cause.
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from pfc import paths
 from pfc.errors import UserError
 from pfc.io import atomic
 from pfc.io.lock import writer_lock
-from pfc.report.pipeline_exec import execute, stop_kernels
-from pfc.report.pipeline_step import Step, StepFailed, lib_hash, rel, step_key
+from pfc.report.pipeline.notebook import execute, stop_kernels
+from pfc.report.pipeline.step import Step, StepFailed, lib_hash, rel, step_key
 
 PIPELINE_LOCK = ".pfc-pipeline.lock"
 

@@ -1,8 +1,8 @@
 """``reports/index.md`` after ``make reproduce``: the steps (ran or skipped, seconds, executed notebooks), every
 table, figure and report of notebooks 04–06, and every run directory with its config; then ``index.html``
-through :mod:`pfc.report.index_html`.
+through :mod:`pfc.report.pipeline.index_html`.
 
-Only writes the index from the records :func:`pfc.report.pipeline_run.reproduce` returns and the files already
+Only writes the index from the records :func:`pfc.report.pipeline.running.reproduce` returns and the files already
 under ``reports/``; computes no number.
 """
 from __future__ import annotations
@@ -13,8 +13,8 @@ import mistune
 
 from pfc import paths
 from pfc.io import atomic
-from pfc.report.pipeline_step import rel
-from pfc.report import index_html
+from pfc.report.pipeline.step import rel
+from pfc.report.pipeline import index_html
 
 
 def write_index(records: list[dict], seconds: float) -> Path:
@@ -53,5 +53,5 @@ def write_index(records: list[dict], seconds: float) -> Path:
                      f"{c.get('model')} | `{c.get('examples')}` | {c.get('n_examples')} |")
     md = rep / "index.md"
     atomic.write_text(md, "\n".join(lines) + "\n")
-    index_html.write(records, seconds)  # the page people read: tables, figures, runs (pfc.report.index_html)
+    index_html.write(records, seconds)  # the page people read: tables, figures, runs (pfc.report.pipeline.index_html)
     return md

@@ -5,7 +5,7 @@ run whose examples are another build than the one it answered), and labels it wi
 :func:`is_reference` says whether a directory is such a run and :func:`planned_runs` finds them, both from
 the plan record each run keeps in its own ``run.json`` (``pfc.plans.reference.record``), never from where it
 sits or what its folders are called. It scores nothing
-(``pfc.report.reference``, ``pfc.report.reference_pairs``) and writes nothing.
+(``pfc.report.reference``, ``pfc.report.reference.pairs``) and writes nothing.
 """
 from __future__ import annotations
 
@@ -179,7 +179,7 @@ def history_examples(config: dict) -> Path | None:
 def is_history(run: Path) -> bool:
     """True for a run made on an earlier data version than the current build (a PTBench synthesis): it stays
     in ``metrics.json`` and the paired comparisons as history, never in the accuracy tables. Read from its
-    ``config.json`` (:func:`data_version`; ``pfc.report.reference.score_run`` checks it against the examples it
+    ``config.json`` (:func:`data_version`; ``pfc.report.reference.score.score_run`` checks it against the examples it
     re-scores on), so no build is needed."""
     config = _json(Path(run) / "config.json")
     v = data_version(config.get("benchmark"), config)

@@ -1,8 +1,8 @@
 """Executing one notebook step of ``make reproduce``: papermill runs ``notebooks/<notebook>`` with the step's
 parameters into ``reports/notebooks/<copy_name>.ipynb`` (:func:`execute`), then an HTML copy (:func:`to_html`).
 
-Does not decide whether a step runs (:mod:`pfc.report.pipeline_run`) nor run Python steps; the kernel's
-environment and the executed copy's tidying are :mod:`pfc.report.executed`'s.
+Does not decide whether a step runs (:mod:`pfc.report.pipeline.running`) nor run Python steps; the kernel's
+environment and the executed copy's tidying are :mod:`pfc.report.pipeline.executed`'s.
 """
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from nbconvert import HTMLExporter
 
 from pfc import paths
 from pfc.io import atomic
-from pfc.report.pipeline_step import Step
-from pfc.report import executed
+from pfc.report.pipeline.step import Step
+from pfc.report.pipeline import executed
 
 
 _LIVE: set = set()  # the kernels of the steps running now (a background step's too), for stop_kernels
@@ -38,7 +38,7 @@ def execute(step: Step) -> None:
     target = nb / f"{step.copy_name}.ipynb"
     # the kernel talks over local sockets in a private temporary folder, not over TCP (ipykernel warns that
     # TCP is unencrypted, once per step); the kernel is ours, so we shut it down
-    # (pfc.report.executed: progress bars to the terminal, then no absolute path in the saved copy)
+    # (pfc.report.pipeline.executed: progress bars to the terminal, then no absolute path in the saved copy)
     with tempfile.TemporaryDirectory(prefix="pfc-kernel-") as sock, executed.kernel_env():
         km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sock) / "k"))
         _LIVE.add(km)

@@ -2,7 +2,7 @@
 a notebook path parameter (:func:`rel`), the notebook-03 run step (:func:`run_step`) and the step of several
 built-in baselines' runs on one build (:func:`baseline_runs_step`, through :func:`run_replacing`).
 
-Does not plan the steps (:mod:`pfc.report.pipeline_plan`), run them (:mod:`pfc.report.pipeline_run`) or read
+Does not plan the steps (:mod:`pfc.report.pipeline.planning`), run them (:mod:`pfc.report.pipeline.running`) or read
 any benchmark itself; everything here is pure but :func:`lib_hash` and :func:`step_key`, which read the bytes they
 key, and :func:`run_replacing`, which runs one baseline (the runner reads the build).
 """
@@ -36,7 +36,7 @@ class Step:
     fn: object = None
     copy_name: str = ""                   # executed copy: reports/notebooks/<copy_name>.ipynb
     background: object = None             # the folder it writes, when it may run beside the steps after it
-                                          # (pfc.report.pipeline_run: a later step touching the folder waits)
+                                          # (pfc.report.pipeline.running: a later step touching the folder waits)
 
 
 def lib_hash() -> str:

@@ -17,10 +17,9 @@ input files; a step whose key and outputs are unchanged is skipped (``reports/pi
 holds the keys). Every step says whether it ran or was skipped and how long it took. The real small
 model's sampled run goes on beside the steps after it until the first one that reads its run (``pipeline_run``).
 
-This module is the command line and the composition: the plan (``pipeline_plan``, ``pipeline_studies``), a
-step and its key (``pipeline_step``), executing a notebook (``pipeline_exec``), the loop with its state and lock
-(``pipeline_run``), the index (``pipeline_index``) and the notebooks' helpers (``notebook_helpers``) live in
-their own modules and are re-exported here under the names notebooks, tests and ``pfc.report.real_models`` use.
+This module is the command line; the plan (``planning``, ``studies``), a step and its key (``step``),
+executing a notebook (``notebook``, ``executed``), the loop with its state and lock (``running``) and the index
+(``index``, ``index_html``) are the package's other modules.
 
     python -m pfc.report.pipeline [--backend vllm --model Qwen/Qwen2.5-7B-Instruct] [--real-model auto|DIR|none]
 """
@@ -33,16 +32,12 @@ import time
 from pathlib import Path
 
 from pfc import benchmarks
-from pfc import paths  # noqa: F401 - re-exported (pipeline.paths)
 from pfc.errors import EXIT_RUN_FAILED, UserError, entry, positive_int
-from pfc.report.notebook_helpers import (REAL_MODEL_NAME, out_dir, real_model_dir,  # noqa: F401 - re-exported
-                                         split_dirs, stratified_sample, walkthrough_examples)
-from pfc.report.pipeline_exec import execute, to_html  # noqa: F401 - re-exported
-from pfc.report.pipeline_index import write_index
-from pfc.report.pipeline_plan import plan
-from pfc.report.pipeline_run import PIPELINE_LOCK, reproduce  # noqa: F401 - re-exported
-from pfc.report.pipeline_step import Step, StepFailed, lib_hash, rel, run_step, step_key  # noqa: F401 - re-exported
-from pfc.report.pipeline_studies import EVIDENCE_KINDS, counterfactual_steps, evidence_steps  # noqa: F401 - re-exported
+from pfc.plans.sample_run import REAL_MODEL_NAME, real_model_dir
+from pfc.report.pipeline.index import write_index
+from pfc.report.pipeline.planning import plan
+from pfc.report.pipeline.running import reproduce
+from pfc.report.pipeline.step import StepFailed, rel
 from pfc.run.backends.builtin import BASELINES
 
 

@@ -4,7 +4,7 @@ sets and the baselines' runs on them (notebook 09, :func:`evidence_steps`), and 
 reference runs these notebooks and the tables read (:func:`evidence_real_runs`, :func:`real_pair`,
 :func:`reference_usable`).
 
-Does not order the steps (:mod:`pfc.report.pipeline_plan`) nor run them (:mod:`pfc.report.pipeline_run`);
+Does not order the steps (:mod:`pfc.report.pipeline.planning`) nor run them (:mod:`pfc.report.pipeline.running`);
 the reference runs are only read here, never run (CPU).
 """
 from __future__ import annotations
@@ -13,12 +13,12 @@ import json
 from pathlib import Path
 
 from pfc import paths
-from pfc.report.pipeline_step import Step, baseline_runs_step, rel, run_replacing
+from pfc.report.pipeline.step import Step, baseline_runs_step, rel, run_replacing
 from pfc.data.counterfactual import build_variants
 from pfc.io.reuse import reading_once as block
 from pfc.plans.evidence import EVIDENCE_BASELINES, EVIDENCE_BENCHMARK, build_evidence, evidence_dir, windowed
 from pfc.plans.reference import DOSE_RUN, HISTORY_RUNS, STATED_ORIGINALS_RUN, STATED_RUN, SWAP_RUN
-from pfc.report.reference_run import shown
+from pfc.report.reference.run import shown
 from pfc.run.backends.builtin import BASELINES
 from pfc.schema import load_examples
 
@@ -85,8 +85,8 @@ def evidence_real_runs(root: Path | None = None) -> tuple[str, str, list[Path]]:
     ``<model>-<backend>/`` folder of ``root``, default the committed runs) dose run and contradict-stated pair,
     committed or not (the notebook names those not committed yet and leaves them out), and the run directories
     named; a root with no run config to name its model by is left out. The roots are where the runs' own plan
-    records put them (``pfc.report.reference_run.plan_roots``)."""
-    from pfc.report import reference
+    records put them (``pfc.report.reference.run.plan_roots``)."""
+    from pfc.report.reference import score as reference
     root = Path(root or reference.ROOT)
     dose, override, dirs = [], [], []
     for base in reference.plan_roots(root):
@@ -105,8 +105,8 @@ def evidence_real_runs(root: Path | None = None) -> tuple[str, str, list[Path]]:
 def reference_pairs() -> list[tuple[Path, Path]]:
     """The committed real-model runs on TRACEBench's originals and on their swap-user variants, for the top-level
     runs and each model folder (``<model>-<backend>/``) holding both with a finished row each (a run in its first
-    batch is pending, ``pfc.report.reference_run.has_rows``)."""
-    from pfc.report import reference
+    batch is pending, ``pfc.report.reference.run.has_rows``)."""
+    from pfc.report.reference import score as reference
     pairs = [(base / HISTORY_RUNS["last_k"], base / SWAP_RUN) for base in reference.plan_roots(reference.ROOT)]
     return [p for p in pairs if all(reference.has_rows(d) for d in p)]
 

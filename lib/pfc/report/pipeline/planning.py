@@ -3,8 +3,8 @@
 ``pipeline.steps``, by ``RANK``: a ``BACKEND``/``MODEL`` run, the ToolSpectrum release, PTBench, an outside
 benchmark's), the committed reference runs, notebooks 08, 09, 04–06 and the walkthrough.
 
-Only plans: builds :class:`~pfc.report.pipeline_step.Step` values and reads no run's output (the committed
-reference runs' configs aside); running them is :mod:`pfc.report.pipeline_run`'s job.
+Only plans: builds :class:`~pfc.report.pipeline.step.Step` values and reads no run's output (the committed
+reference runs' configs aside); running them is :mod:`pfc.report.pipeline.running`'s job.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pathlib import Path
 from pfc import benchmarks, paths
 from pfc.plans import sample_run
 from pfc.plans.evidence import EVIDENCE_BENCHMARK
-from pfc.report.pipeline_step import Ask, Step, rel, run_step
-from pfc.report.pipeline_studies import (counterfactual_steps, evidence_real_runs, evidence_steps, real_pair,
+from pfc.report.pipeline.step import Ask, Step, rel, run_step
+from pfc.report.pipeline.studies import (counterfactual_steps, evidence_real_runs, evidence_steps, real_pair,
                                          reading_once, reference_pairs, reference_usable)
 
 
@@ -54,7 +54,8 @@ def _reference(planned: set[str]) -> tuple[list[Step], list[Path]]:
     """The committed reference runs (reports/reference_runs/) whose benchmark is ``planned``: re-scored, never
     run here. Their steps (the earlier PTBench synthesis when a history run needs it; metrics.json and the paired
     comparisons) and the runs that join the tables (history runs never do)."""
-    from pfc.report import reference, reference_pairs as pairs_report
+    from pfc.report.reference import score as reference
+    from pfc.report.reference import pairs as pairs_report
     refs = [d for d in reference.run_dirs() if reference_usable(d, planned)]
     history = [d for d in refs if reference.is_history(d)]  # PTBench runs on an earlier synthesis
     steps = []
@@ -156,7 +157,7 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
     steps += ref_steps
     runs += ref_runs
     # the studies before the tables: they do not read the real model's sampled run, so they go on beside it
-    # (pfc.report.pipeline_run), and the tables, which read it, come after
+    # (pfc.report.pipeline.running), and the tables, which read it, come after
     steps += [_counterfactuals(bench, var, cf_pairs, real_run, n_boot), *_evidence(bench, n_boot),
               *_tables(runs, n_boot), _walkthrough(bench, real_run)]
     nb = paths.REPORTS / "notebooks"

@@ -14,7 +14,7 @@ It runs nothing (``pfc.plans.reference`` does) and draws no table (the notebooks
 the intervals from here). A corrupt row is refused with a one-line error naming file, line and field.
 
     python -m pfc.report.reference            # writes reports/reference_runs/metrics.json
-                                              # and paired.{json,md} (pfc.report.reference_pairs)
+                                              # and paired.{json,md} (pfc.report.reference.pairs)
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from pfc.eval.bootstrap import estimates
 from pfc.eval.scoring import score
 from pfc.provenance import sha256_path
 from pfc.io import atomic
-from pfc.report.reference_run import (PTBENCH_HISTORY, ROOT, SPLIT_LABELS, _json, _label,  # noqa: F401  (re-exported)
+from pfc.report.reference.run import (PTBENCH_HISTORY, ROOT, SPLIT_LABELS, _json, _label,  # noqa: F401  (re-exported)
                                       data_version, has_rows, history_examples, is_history, is_reference, is_run,
                                       plan_roots, planned_runs, present, run_key)
 from pfc.schema import SchemaError
@@ -39,10 +39,10 @@ from pfc.io.reuse import reading_once
 
 def run_dirs(root: Path | None = None) -> list[Path]:
     """Every run directory of the accuracy tables under ``root`` (default: the committed ``ROOT``), as each run's
-    own plan record says (``pfc.report.reference_run.planned_runs``): the runs at the top (the original 0.5B
+    own plan record says (``pfc.report.reference.run.planned_runs``): the runs at the top (the original 0.5B
     ``hf`` runs), then each model folder's (``<model>-<backend>/<run>``), by name. The side runs (layout
     ablation, variants) are the paired comparisons' and notebook 08's. A run with no finished row yet is left out
-    (``pfc.report.reference_run.has_rows``)."""
+    (``pfc.report.reference.run.has_rows``)."""
     return [d for d, rec in planned_runs(Path(root or ROOT)) if rec.get("tables") and has_rows(d)]
 
 
@@ -115,7 +115,7 @@ def _main(argv=None) -> int:
         raise UserError(f"--root {args.root}: no such directory")
     out = write(Path(args.root), Path(args.root) / "metrics.json" if args.root != str(ROOT) else None)
     if out:
-        from pfc.report import reference_pairs  # it reads this module's runs: imported here, not at the top
+        from pfc.report.reference import pairs as reference_pairs  # it reads this module's runs: imported here, not at the top
         reference_pairs.write(Path(args.root), out.parent)
     print(f"wrote {paths.relative(out)}" if out else f"no reference run under {args.root}; nothing written", file=sys.stderr)
     return 0
