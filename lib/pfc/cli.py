@@ -29,7 +29,7 @@ def _run_cmd(args) -> int:
     from pfc.models.registry import ModelError
     from pfc.run.checks import failure_summary
     from pfc.run.run_args import config_from_args
-    from pfc.run.runner import execute
+    from pfc.plans import Planned, executor
     cfg = config_from_args(args)  # the flag table (pfc.run.run_args); then the paths it names are checked
     options = dict(cfg.backend_options)
     if options.get("adapter"):
@@ -37,7 +37,7 @@ def _run_cmd(args) -> int:
     cfg = replace(cfg, examples=existing(cfg.examples, "--examples"), out_dir=out_dir(cfg.out_dir),
                   tools=cfg.tools and existing(cfg.tools, "--tools"), backend_options=options)
     try:
-        usage = execute(cfg)
+        usage = executor.run(Planned("pfc run", cfg))  # the one executor of planned runs
     except ModelError as e:
         raise UserError(str(e)) from None
     print(json.dumps(usage))

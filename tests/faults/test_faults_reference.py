@@ -28,7 +28,8 @@ def test_ctrl_c_while_a_reference_run_loads_its_model_is_one_line_and_130(monkey
     monkeypatch.setattr("pfc.run.runner.execute", loading)
     assert reference.main(["--only", "tracebench-last_k"]) == 130
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1] == "tracebench-last_k: interrupted before its first row; the same command resumes every run"
+    assert err[-1] == ("python -m pfc.plans.reference: tracebench-last_k: interrupted before its first row; "
+                       "the same command resumes every run")
     assert not any("Traceback" in line for line in err)
 
 
@@ -42,7 +43,7 @@ def test_a_data_build_the_plan_refuses_is_one_line_and_2(monkeypatch, tmp_path, 
     monkeypatch.setattr("pfc.benchmarks.ptbench.plans.data", other_synthesis)
     assert reference.main([]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("error: data/benchmarks/ptbench/stats.json") and "synthesis" in err[0]
+    assert len(err) == 1 and err[0].startswith("python -m pfc.plans.reference: data/benchmarks/ptbench/stats.json") and "synthesis" in err[0]
 
 
 def test_a_variant_set_without_its_manifest_is_rebuilt_not_used(monkeypatch, tmp_path):

@@ -9,14 +9,15 @@ from pathlib import Path
 
 from pfc import benchmarks
 from pfc.data.counterfactual import MANIFEST, build_variants
+from pfc.plans import Planned, executor
 from pfc.plans.evidence import EVIDENCE_BASELINES, windowed
 from pfc.plans.evidence import EVIDENCE_BENCHMARK as TB  # prompts that select history records
 from pfc.run.config import RunConfig
-from pfc.run.runner import execute
 
 
 def _run(benchmark: str, examples, backend: str, out: Path, root: Path) -> Path:
-    execute(RunConfig(benchmark, examples, backend, out, cache_path=root / "cache.sqlite", progress=False))
+    executor.run(Planned(out.name, RunConfig(benchmark, examples, backend, out, cache_path=root / "cache.sqlite",
+                                             progress=False)))
     return out
 
 

@@ -20,7 +20,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from pfc import benchmarks, paths
-from pfc.errors import UserError
 from pfc.io import atomic
 from pfc.plans import Planned
 from pfc.plans.sample_run import REAL_MODEL_NAME
@@ -78,17 +77,16 @@ def baseline(step: Planned, backend: str) -> RunConfig:
 
 def execute(runs: list[Planned], backends=(*GOLD_FREE, MODEL_BACKEND), progress: bool = True,
             cache_path=None) -> None:
-    """Every run of ``runs`` with each baseline and the model (the plan is the authority over its
-    directories: one made by an older plan moves to ``attic/``, its answers coming from the response cache)."""
-    from pfc.run.runner import execute_or_replace
-    for r in runs:
-        for backend in backends:
-            cfg = r.config if backend == r.config.backend else baseline(r, backend)
-            cfg = replace(cfg, cache_path=cache_path, progress=progress and cfg.progress)
-            try:
-                execute_or_replace(cfg, lambda e: print(f"{r.name}: {backend}: the plan changed ({e}); the old run "
-                                                        "goes to attic/, answers already given come from the response "
-                                                        "cache", file=sys.stderr))
-            except (UserError, NotImplementedError) as e:  # a baseline that cannot run on this benchmark
-                atomic.write_text(Path(cfg.out_dir) / "unsupported.txt", f"{e}\n")
-                print(f"{r.name}: {backend}: {e}", file=sys.stderr)
+    """Every run of ``runs`` with each baseline and the model, through the one executor
+    (:func:`pfc.plans.executor.execute`; the plan is the authority over its directories: one made by an older plan
+    moves to ``attic/``, its answers coming from the response cache). A baseline that cannot run on a benchmark
+    leaves ``unsupported.txt`` in its directory instead of stopping the plan."""
+    from pfc.plans import executor
+
+    def refused(step: Planned, e: Exception) -> None:
+        atomic.write_text(Path(step.config.out_dir) / "unsupported.txt", f"{e}\n")
+        print(f"{step.name}: {step.config.backend}: {e}", file=sys.stderr)
+
+    steps = [Planned(r.name, replace(cfg, cache_path=cache_path, progress=progress and cfg.progress))
+             for r in runs for cfg in (r.config if b == r.config.backend else baseline(r, b) for b in backends)]
+    executor.execute(steps, replacing=True, refused=refused)

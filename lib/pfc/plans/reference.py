@@ -49,7 +49,7 @@ from pathlib import Path
 
 from pfc import benchmarks, paths
 from pfc.data.counterfactual import build_variants
-from pfc.errors import UserError
+from pfc.errors import UserError, entry
 from pfc.plans import Planned
 from pfc.plans.evidence import (DOSE_ANCHORS, DOSE_RUN, EVIDENCE_BENCHMARK, EVIDENCE_SETS, EVIDENCE_WINDOW,  # noqa: F401
                                 STATED_ANCHORS, STATED_ORIGINALS_RUN, STATED_RUN, build_evidence,
@@ -207,11 +207,6 @@ def train_adapter(model: str, train_json: Path, out: Path = ADAPTER, work: Path 
     return out
 
 
-def _say(line: str) -> int:
-    print(line, file=sys.stderr)
-    return 2
-
-
 def _arguments(argv) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m pfc.plans.reference", description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=REAL_MODEL_NAME)
@@ -227,71 +222,55 @@ def _arguments(argv) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def _train(step: Planned, model: str, root: Path) -> int | None:
-    print(f"[reference] {step.name}: LoRA on {LORA['train_n']} training records", file=sys.stderr, flush=True)
-    try:
-        train_adapter(model, step.train, out=root / "lora-adapter",
-                      work=None if root == OUT else paths.INTERIM / f"reference_lora-{root.name}")
-    except UserError as e:
-        return _say(f"error: {step.name}: {e}")
-    except KeyboardInterrupt:
-        print(f"{step.name}: interrupted; the same command resumes from the last checkpoint "
-              f"(every {LORA['checkpoint_every']} steps)", file=sys.stderr)
-        return 130
-    return None
+def _trainer(model: str, root: Path):
+    """The plan's training step (``train`` of :func:`pfc.plans.executor.execute`): the LoRA adapter under ``root``."""
+    def train(step: Planned) -> None:
+        print(f"[reference] {step.name}: LoRA on {LORA['train_n']} training records", file=sys.stderr, flush=True)
+        try:
+            train_adapter(model, step.train, out=root / "lora-adapter",
+                          work=None if root == OUT else paths.INTERIM / f"reference_lora-{root.name}")
+        except KeyboardInterrupt:
+            raise KeyboardInterrupt(f"{step.name}: interrupted; the same command resumes from the last checkpoint "
+                                    f"(every {LORA['checkpoint_every']} steps)") from None
+    return train
 
 
-def _run(step: Planned) -> int | None:
-    """One run of the plan (its variant set built first when it has none); an exit code when it stopped."""
-    from pfc.run.checks import RunInterrupted
-    from pfc.run.runner import execute
-    cfg = step.config
-    adapter = cfg.backend_options.get("adapter")
+def _needs_adapter(step: Planned) -> None:
+    adapter = step.config and step.config.backend_options.get("adapter")
     if adapter and not (Path(adapter) / "adapter_config.json").exists():
-        return _say(f"error: {step.name}: no adapter in {adapter}; run --only lora-adapter first")
-    try:
-        if step.build is not None:
-            if not (Path(cfg.examples) / "perturb.json").exists():  # its manifest, written last: a finished set
-                step.build()
-            known = {e.id for e in benchmarks.get(cfg.benchmark).scoring.load(cfg.examples, None)[0]}
-            cfg = replace(cfg, ids=tuple(i for i in cfg.ids if i in known))  # an original without a donor has none
-        print(f"[reference] {step.name}: {len(cfg.ids) if cfg.ids else 'all'} examples", file=sys.stderr, flush=True)
-        execute(cfg)
-    except RunInterrupted as e:
-        print(f"{e}; the same command resumes every run", file=sys.stderr)
-        return 130
-    except KeyboardInterrupt:  # before the run started writing (loading the model, building variants)
-        print(f"{step.name}: interrupted before its first row; the same command resumes every run", file=sys.stderr)
-        return 130
-    except UserError as e:
-        return _say(f"error: {step.name}: {e}")
-    return None
+        raise UserError(f"{step.name}: no adapter in {adapter}; run --only lora-adapter first")
 
 
 def main(argv=None) -> int:
+    """The command line, through the one error path (``pfc.errors.entry``): a refused input is one line, exit 2;
+    Ctrl-C one line saying the same command resumes, exit 130."""
+    return entry("python -m pfc.plans.reference", _main, argv)
+
+
+def _main(argv=None) -> int:
     from pfc.benchmarks.ptbench.plans import data as ptbench_data
+    from pfc.plans import executor
     from pfc.run.identity import write_plan
     args = _arguments(argv)
     os.chdir(paths.ROOT)  # the adapter is named relative to the repository root in each run's config
     tb = paths.BENCHMARKS / "tracebench"
     if not (tb / "examples.jsonl").exists():
-        return _say(f"error: {paths.relative(tb)}: no embedded TRACEBench; build it first (make reproduce, or "
-                    "python -m pfc.report.real_models, which builds it)")
-    try:  # e.g. a PTBench build of another synthesis where the plan builds ours
-        steps = plan(tb, ptbench_data(0), paths.toolspectrum_dir(), args.model, args.backend, args.batch)
-    except UserError as e:
-        return _say(f"error: {e}")
+        raise UserError(f"{paths.relative(tb)}: no embedded TRACEBench; build it first (make reproduce, or "
+                        "python -m pfc.report.real_models, which builds it)")
+    # a PTBench build of another synthesis where the plan builds ours is refused here (a UserError)
+    steps = plan(tb, ptbench_data(0), paths.toolspectrum_dir(), args.model, args.backend, args.batch)
     unknown = set(args.only or ()) - {s.name for s in steps}
     if unknown:
-        return _say(f"error: unknown run {sorted(unknown)[0]!r}; expected one of {[s.name for s in steps]}")
-    for step in (s for s in steps if not args.only or s.name in args.only):
-        if args.record:
+        raise UserError(f"unknown run {sorted(unknown)[0]!r}; expected one of {[s.name for s in steps]}")
+    chosen = [s for s in steps if not args.only or s.name in args.only]
+    if args.record:
+        for step in chosen:
             if step.config and (Path(step.config.out_dir) / "run.json").is_file():
                 write_plan(step.config.out_dir, step.config.plan)
-            continue
-        code = _train(step, args.model, out_root(args.model, args.backend)) if step.config is None else _run(step)
-        if code is not None:
-            return code
+        return 0
+    for step in chosen:
+        _needs_adapter(step)  # checked when its turn comes: the adapter is trained by an earlier step
+        executor.execute([step], label="reference", train=_trainer(args.model, out_root(args.model, args.backend)))
     return 0
 
 

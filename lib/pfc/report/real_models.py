@@ -230,10 +230,7 @@ def _main(argv=None) -> int:
         return 0
     t0 = time.perf_counter()
     if not args.report_only:
-        try:
-            plans.execute(chosen, cache_path=args.cache)
-        except KeyboardInterrupt as e:  # every finished answer is in its run directory and the cache
-            raise KeyboardInterrupt(f"{e or 'interrupted'}; the same command resumes every run") from None
+        plans.execute(chosen, cache_path=args.cache)  # Ctrl-C: one line saying the same command resumes
     report(runs, args.model, Path(args.out), None if args.report_only else time.perf_counter() - t0)
     print(f"wrote {paths.relative(Path(args.out))}", file=sys.stderr)
     return 0

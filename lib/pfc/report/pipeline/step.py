@@ -17,9 +17,9 @@ from pathlib import Path
 from pfc import paths
 from pfc.provenance import sha256_path
 from pfc.io.reuse import reading_once
+from pfc.plans import Planned, executor
 from pfc.run.checks import raise_if_failed
 from pfc.run.config import RunConfig
-from pfc.run.runner import execute_or_replace
 
 
 class StepFailed(RuntimeError):
@@ -87,7 +87,8 @@ def run_replacing(benchmark: str, examples, backend: str, out: Path, ids=None) -
     """A built-in baseline's run into a pipeline-owned directory, as notebook 03 with ``replace_changed`` makes it
     (the same settings, so the same run identity): a run made by an older plan moves to ``attic/`` and is redone
     (cached answers reused); failed requests stop the step."""
-    usage = execute_or_replace(RunConfig(benchmark, examples, backend, out, ids=ids, progress=False))
+    usage = executor.run(Planned(out.name, RunConfig(benchmark, examples, backend, out, ids=ids, progress=False)),
+                         replacing=True, tell=None)
     raise_if_failed(usage, paths.relative(out))
 
 
