@@ -31,10 +31,7 @@ NOT_YET = {
     "eval/parsing.py": 3,
     "eval/strict.py": 1,
     "paths.py": 1,
-    "plans/reference.py": 11,
     "render.py": 2,
-    "report/reference_pairs.py": 9,
-    "report/reference_run.py": 1,
     "run/backends/nearest_train.py": 3,
     "sweep/spec.py": 1,
 }

@@ -217,9 +217,12 @@ def test_modules_needing_the_model_stack_at_import_are_the_ones_the_fast_tier_sk
 
 
 def test_report_modules_start_no_run_but_the_pipelines_own_steps():
-    """A report reads run directories; the notebooks' demo runs are ``pfc.plans.demo``'s (issue 62). The pipeline's
-    steps (``pipeline_step``: the baselines' runs of ``make reproduce``) are the one orchestration left here."""
+    """A report reads run directories; the notebooks' demo runs are ``pfc.plans.demo``'s (issue 62). Runs start
+    through the one executor (``pfc.plans.executor``); in ``report/`` only the pipeline's steps
+    (``pipeline/step.py``: the baselines' runs of ``make reproduce``) call it, and none calls the runner itself."""
     def runs(f: Path) -> bool:
-        return any(isinstance(n, ast.ImportFrom) and n.module == "pfc.run.runner"
-                   for n in ast.walk(ast.parse(f.read_text(encoding="utf-8"))))
-    assert sorted(f.name for f in (LIB / "report").rglob("*.py") if runs(f)) == ["pipeline_step.py"]
+        return any(isinstance(n, ast.ImportFrom) and (n.module in ("pfc.run.runner", "pfc.plans.executor") or (
+            n.module == "pfc.plans" and "executor" in {a.name for a in n.names}))
+            for n in ast.walk(ast.parse(f.read_text(encoding="utf-8"))))
+    assert sorted(f.relative_to(LIB / "report").as_posix() for f in (LIB / "report").rglob("*.py") if runs(f)) \
+        == ["pipeline/step.py"]

@@ -12,6 +12,7 @@ import pytest
 
 from pfc.io.reuse import reading_once
 from pfc.report.reference import score as reference
+from pfc.report.reference.run import history_builds
 
 pytestmark = pytest.mark.slow
 
@@ -34,7 +35,7 @@ def committed_data(tmp_path_factory):
     if "ptbench" in need:
         build_ptbench(tmp_path / "data" / "benchmarks" / "ptbench", 0)
         if any(reference.is_history(d) for d in reference.run_dirs()):  # runs made on the first synthesis
-            build_ptbench(tmp_path / "data" / "benchmarks" / reference.PTBENCH_HISTORY["ptool-v1"], 0, 1)
+            build_ptbench(tmp_path / "data" / "benchmarks" / history_builds()["ptool-v1"], 0, 1)
     from pfc.plans.reference import SWAP_RUN
     if any((d / "predictions.jsonl").is_file() for d in reference.ROOT.glob(f"*/{SWAP_RUN}")):  # a model pair on them
         from pfc.data.counterfactual import build_variants

@@ -152,9 +152,9 @@ def test_a_table_of_f1_rows_only_keeps_its_missing_counts_missing():
 
 
 def test_the_planned_pairs_compare_the_two_models_on_one_engine_run_for_run():
-    from pfc.plans.reference import PAIRED_RUNS, SWAP_RUN
+    from pfc.plans.reference import SWAP_RUN, paired_runs
     got = [(a, b) for q, a, b in P.pairs() if q == "model"]
-    assert len(got) == len(PAIRED_RUNS)
+    assert len(got) == len(paired_runs())
     assert ("qwen2.5-coder-1.5b-openvino/tracebench-last_k", "qwen2.5-coder-0.5b-openvino/tracebench-last_k") in got
     assert (f"qwen2.5-coder-1.5b-openvino/{SWAP_RUN}", f"qwen2.5-coder-0.5b-openvino/{SWAP_RUN}") in got
     assert ("qwen2.5-coder-0.5b-openvino/toolspectrum", "toolspectrum") in [(a, b) for q, a, b in P.pairs()

@@ -25,7 +25,7 @@ def test_tracebench_sample_holds_at_most_its_quota_per_vagueness_and_history_bin
 
 
 def _plan(tb, pt, ts=None, **kw):
-    return {p.name: p for p in R.plan(tb, pt, ts, **kw)}
+    return {p.name: p for p in R.plan({"tracebench": tb, "ptbench": pt, "toolspectrum": ts}, **kw)}
 
 
 def test_each_ptbench_split_has_a_lora_run_on_the_same_data(tiny_tracebench, golden):
@@ -56,12 +56,12 @@ def test_every_run_lives_under_its_models_root_and_records_the_plan(tiny_tracebe
 
 def test_layout_ablation_runs_take_a_seeded_subset_of_their_run_under_the_other_layout(tiny_tracebench, golden, release):
     by = _plan(tiny_tracebench, golden / "ptbench_official", release)
-    for base, other in R.LAYOUT_ABLATION.items():
+    for base, other in R.layout_ablation().items():
         ab, run = by[f"layout/{base}-{other}"].config, by[base].config
         pool = _ids(run.benchmark, run.examples)
         assert ab.layout == other != run.layout and ab.examples == run.examples
         assert set(ab.ids) <= pool and len(ab.ids) == min(R.ABLATION_N, len(pool))
-    again = R.plan(tiny_tracebench, golden / "ptbench_official", release)
+    again = R.plan({"tracebench": tiny_tracebench, "ptbench": golden / "ptbench_official", "toolspectrum": release})
     assert [p.config and p.config.ids for p in again] == [p.config and p.config.ids for p in by.values()]
 
 

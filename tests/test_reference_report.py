@@ -223,7 +223,7 @@ def test_the_toolspectrum_reference_run_is_one_table3_row_across_the_three_subse
     from pfc.report import tables as T
     from dataclasses import replace
     from pfc.plans.reference import plan
-    ts = next(p for p in plan(tiny_tracebench, golden / "ptbench_official", release) if p.name == "toolspectrum")
+    ts = next(p for p in plan({"tracebench": tiny_tracebench, "ptbench": golden / "ptbench_official", "toolspectrum": release}) if p.name == "toolspectrum")
     out = tmp_path / "reference_runs" / ts.name
     ids = ("profile-0", "profile-1", "environment-0", "environment-1", "both-0", "both-1")
     execute(replace(ts.config, backend="oracle", model="", out_dir=out, ids=ids, progress=False,

@@ -1,7 +1,8 @@
 """Full-scale reference runs of a real model: ordinary ``pfc run`` directories under ``reports/reference_runs/``.
 
-The plan (:func:`plan`: each step one ``RunConfig``; each run resumable: the same command skips finished
-rows, ``pfc.run.runner``):
+The plan (:func:`plan`: each step one ``RunConfig``, run by the one executor, ``pfc.plans.executor``; each run
+resumable: the same command skips finished rows). The history-selecting benchmark's runs are planned here; every
+other benchmark's come from its package (``plans.reference``, ``LAYOUT_ABLATION``, ``LORA_RUNS``):
 
 - ``tracebench-last_k``, ``tracebench-retrieved``: 400 examples of the embedded TRACEBench,
   25 per vagueness level and history bin (100 per level), drawn anchor by anchor (seeded) so
@@ -23,7 +24,7 @@ rows, ``pfc.run.runner``):
 - ``ptbench-trained-lora``, ``ptbench-untrained-lora``: both test splits again, with that adapter merged
   into the same model (the model name carries the adapter's hash), beside the base model's rows;
 - ``layout/<run>-<layout>``: the prompt-layout ablation (issue 18, item 2): 100 seeded examples of a
-  run above under the other layout (``LAYOUT_ABLATION``), paired with the run's own rows on the
+  run above under the other layout (each package's ``LAYOUT_ABLATION``, :func:`layout_ablation`), paired with the run's own rows on the
   same ids by ``pfc.report.reference.pairs``. TRACEBench has none: both layouts build the same bytes
   there (the report checks it on every planned example).
 
@@ -60,7 +61,6 @@ from pfc.run.config import RunConfig
 
 OUT = paths.REPORTS / "reference_runs"
 SWAP_RUN = "counterfactual/tracebench-swap-user"
-LAYOUT_ABLATION = {"ptbench-trained": "prefix", "ptbench-untrained": "prefix", "toolspectrum": "paper"}
 ABLATION_N = 100
 # requests handed to the engine at once: the continuous engine keeps 8 rows live across all of them, so only
 # the last answers of each batch decode with fewer rows (rows are still written one by one as they finish)
@@ -74,12 +74,32 @@ BACKENDS = ("hf", "openvino")
 # folders inside a reference-run root whose runs never join the accuracy tables (the layout ablation, the variants)
 SIDE_FOLDERS = ("layout", SWAP_RUN.split("/")[0])
 # the runs every model folder repeats, so two models' folders pair run for run (pfc.report.reference.pairs)
-HISTORY_RUNS = {h: f"tracebench-{h}" for h in ("last_k", "retrieved")}  # TRACEBench's runs, one per history mode
-PAIRED_RUNS = (*HISTORY_RUNS.values(), SWAP_RUN, *LAYOUT_ABLATION)
+HISTORY_RUNS = {h: f"{EVIDENCE_BENCHMARK}-{h}" for h in ("last_k", "retrieved")}  # TRACEBench's, one per history mode
 # model comparisons (A, B, engine): A − B on the runs both folders hold, same engine and settings
 MODEL_PAIRS = (("qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "openvino"),)
 # engine comparisons (model, A engine, B engine) on the same data: the 0.5B's openvino rows against its hf rows
 ENGINE_PAIRS = (("qwen2.5-coder-0.5b", "openvino", "hf"),)
+
+
+def parts() -> list:
+    """``(adapter, its plans module)`` of every benchmark whose package plans reference runs (``reference`` in its
+    ``plans``; the history-selecting benchmark's runs are this module's own), in registration order."""
+    return [(a, m) for a in benchmarks.adapters() if a.has("plans") and hasattr(m := a.part("plans"), "reference")]
+
+
+def layout_ablation() -> dict:
+    """``{run: the other layout}``: the runs with a layout-ablation run, from each package's ``LAYOUT_ABLATION``."""
+    return {r: lay for _, m in parts() for r, lay in getattr(m, "LAYOUT_ABLATION", {}).items()}
+
+
+def lora_pairs() -> list[tuple[str, str]]:
+    """``(the LoRA run, the base run)`` of each run a package makes again with the LoRA adapter (its ``LORA_RUNS``)."""
+    return [(f"{r}-lora", r) for _, m in parts() for r in getattr(m, "LORA_RUNS", ())]
+
+
+def paired_runs() -> tuple:
+    """The runs every model folder repeats, so two models' folders pair run for run (``pfc.report.reference.pairs``)."""
+    return (*HISTORY_RUNS.values(), SWAP_RUN, *layout_ablation())
 
 
 def folder(model: str, backend: str) -> str:
@@ -141,30 +161,35 @@ def ablation_ids(ids: list[str], n: int = ABLATION_N, seed: int = 0) -> list[str
 
 
 def ablation_run(run: str) -> str:
-    """The name of ``run``'s layout-ablation run (``LAYOUT_ABLATION``): ``ablation_run("toolspectrum")`` is
+    """The name of ``run``'s layout-ablation run (:func:`layout_ablation`): ``ablation_run("toolspectrum")`` is
     ``'layout/toolspectrum-paper'``."""
-    return f"{SIDE_FOLDERS[0]}/{run}-{LAYOUT_ABLATION[run]}"
+    return f"{SIDE_FOLDERS[0]}/{run}-{layout_ablation()[run]}"
 
 
 def _layout_run(base: Planned) -> Planned:
     """The ablation run of ``base``: its settings under the other layout, on ``ABLATION_N`` of its examples."""
     cfg, name = base.config, ablation_run(base.name)
     ids = cfg.ids or [e.id for e in benchmarks.get(cfg.benchmark).scoring.load(cfg.examples, None)[0]]
-    return Planned(name, replace(cfg, layout=LAYOUT_ABLATION[base.name], ids=tuple(ablation_ids(ids)),
+    return Planned(name, replace(cfg, layout=layout_ablation()[base.name], ids=tuple(ablation_ids(ids)),
                                  out_dir=Path(cfg.out_dir).parent / name))
 
 
-def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None, model: str = REAL_MODEL_NAME,
-         backend: str = "hf", batch: int = BATCH) -> list[Planned]:
-    """Every step of the plan, in order, for ``model`` on ``backend`` (runs under :func:`out_root`)."""
+def plan(data: dict, model: str = REAL_MODEL_NAME, backend: str = "hf", batch: int = BATCH) -> list[Planned]:
+    """Every step of the plan, in order, for ``model`` on ``backend`` (runs under :func:`out_root`); ``data``:
+    ``{benchmark: its data directory}`` (the history-selecting benchmark's, then each package's ``reference_data``)."""
     root = out_root(model, backend)
     adapter = {"adapter": str(paths.relative(root / "lora-adapter"))}  # each model trains its own adapter
 
     def run(name: str, benchmark: str, examples: Path, ids, history: str = "full", k: int = 50,
-            layout: str = "paper", options: dict | None = None) -> RunConfig:
+            layout: str = "paper") -> RunConfig:
         return RunConfig(benchmark, examples, backend, root / name, model=model, history=history, k=k,
-                         ids=None if ids is None else tuple(ids), layout=layout, backend_options=options or {},
-                         batch_size=batch)
+                         ids=None if ids is None else tuple(ids), layout=layout, batch_size=batch)
+
+    def lora(runs: list, train: Path) -> list:  # the LoRA adapter on ``train``, then ``runs`` again with it
+        return [Planned("lora-adapter", None, train=train),
+                *[Planned(f"{p.name}-lora", replace(p.config, out_dir=root / f"{p.name}-lora", backend_options=adapter))
+                  for p in runs]]
+    tracebench = data[EVIDENCE_BENCHMARK]
     exs, _ = benchmarks.get(EVIDENCE_BENCHMARK).scoring.load(tracebench, None)
     ids = tracebench_ids(exs)
     tb = {h: Planned(name, run(name, EVIDENCE_BENCHMARK, tracebench, ids, h, 10)) for h, name in HISTORY_RUNS.items()}
@@ -172,16 +197,12 @@ def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None, model: str 
     swap = Planned(SWAP_RUN, replace(tb["last_k"].config, examples=variants, out_dir=root / SWAP_RUN,
                                      ids=tuple(f"{i}~swap-user" for i in ids)),
                    build=lambda: build_variants(tracebench, variants, "swap-user", seed=0))
-    pt = [Planned(f"ptbench-{s.split('_')[1]}", run(f"ptbench-{s.split('_')[1]}", "ptbench",
-                                                    ptbench / s / "data.json", None))
-          for s in ("test_trained_user", "test_untrained_user")]
-    steps = [tb["last_k"], swap, *evidence_runs(tracebench, exs, tb["last_k"].config), tb["retrieved"], *pt,
-             Planned("lora-adapter", None, train=ptbench / "train" / "data.json"),
-             *[Planned(f"{p.name}-lora", replace(p.config, out_dir=root / f"{p.name}-lora", backend_options=adapter))
-               for p in pt]]
-    if toolspectrum is not None and (toolspectrum / "data").is_dir():
-        steps.append(Planned("toolspectrum", run("toolspectrum", "toolspectrum", toolspectrum, None, layout="prefix")))
-    steps += [_layout_run(p) for p in steps if p.name in LAYOUT_ABLATION]
+    steps = [tb["last_k"], swap, *evidence_runs(tracebench, exs, tb["last_k"].config), tb["retrieved"]]
+    for a, m in parts():
+        steps += m.reference(lambda name, examples, _b=a.name, **kw: Planned(name, run(name, _b, examples, None, **kw)),
+                             lora, data.get(a.name))
+    ablation = layout_ablation()
+    steps += [_layout_run(p) for p in steps if p.name in ablation]
     return [replace(p, config=replace(p.config, plan=record(p.name, model, backend))) if p.config else p
             for p in steps]
 
@@ -248,17 +269,17 @@ def main(argv=None) -> int:
 
 
 def _main(argv=None) -> int:
-    from pfc.benchmarks.ptbench.plans import data as ptbench_data
     from pfc.plans import executor
     from pfc.run.identity import write_plan
     args = _arguments(argv)
     os.chdir(paths.ROOT)  # the adapter is named relative to the repository root in each run's config
-    tb = paths.BENCHMARKS / "tracebench"
+    tb = benchmarks.get(EVIDENCE_BENCHMARK).data_dir()
     if not (tb / "examples.jsonl").exists():
         raise UserError(f"{paths.relative(tb)}: no embedded TRACEBench; build it first (make reproduce, or "
                         "python -m pfc.report.real_models, which builds it)")
-    # a PTBench build of another synthesis where the plan builds ours is refused here (a UserError)
-    steps = plan(tb, ptbench_data(0), paths.toolspectrum_dir(), args.model, args.backend, args.batch)
+    # each package's data (a PTBench build of another synthesis where the plan builds ours is refused: a UserError)
+    data = {EVIDENCE_BENCHMARK: tb, **{a.name: m.reference_data() for a, m in parts()}}
+    steps = plan(data, args.model, args.backend, args.batch)
     unknown = set(args.only or ()) - {s.name for s in steps}
     if unknown:
         raise UserError(f"unknown run {sorted(unknown)[0]!r}; expected one of {[s.name for s in steps]}")

@@ -28,3 +28,21 @@ def real_models(run, n: int, seed: int, data: Path | None = None) -> list:
             runs.append(run(f"toolspectrum-{sub}-{strategy}", "toolspectrum", ts / "data" / fname,
                             subset([e.id for e in exs], n, f"{seed}:{sub}"), strategy))
     return runs
+
+
+# the reference plan (pfc.plans.reference): each run -> the layout of its layout-ablation run (the other one)
+LAYOUT_ABLATION = {"toolspectrum": "paper"}
+
+
+def reference_data() -> Path | None:
+    """The data the reference plan runs on: the public release, when configured."""
+    return ADAPTER.data_dir()
+
+
+def reference(run, lora, data_dir: Path | None) -> list:
+    """The reference plan's ToolSpectrum step: every example of the release (its three subsets in one run, so
+    Table 3 gets one row across them), zero-shot, ``--layout prefix`` (toolset first: the ~13k-token prefix is
+    shared by the whole subset); none without the release."""
+    if data_dir is None or not (data_dir / "data").is_dir():
+        return []
+    return [run("toolspectrum", data_dir, layout="prefix")]

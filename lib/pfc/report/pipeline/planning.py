@@ -56,12 +56,13 @@ def _reference(planned: set[str]) -> tuple[list[Step], list[Path]]:
     comparisons) and the runs that join the tables (history runs never do)."""
     from pfc.report.reference import score as reference
     from pfc.report.reference import pairs as pairs_report
+    from pfc.report.reference.run import history_builds
     refs = [d for d in reference.run_dirs() if reference_usable(d, planned)]
     history = [d for d in refs if reference.is_history(d)]  # PTBench runs on an earlier synthesis
     steps = []
     if history:
         from pfc.train.sft import build_ptbench
-        old = paths.BENCHMARKS / reference.PTBENCH_HISTORY["ptool-v1"]
+        old = paths.BENCHMARKS / history_builds()["ptool-v1"]
         steps.append(Step("build PTBench v1 (the earlier synthesis the history reference runs answered)", None,
                           {"seed": 0, "synthesis": 1}, [], [old / "stats.json"], fn=lambda: build_ptbench(old, 0, 1)))
     if refs:

@@ -3,12 +3,12 @@
 Six questions, five of them a pair of run directories under ``reports/reference_runs/`` (:func:`pairs`):
 
 - **prompt layout** (issue 18, item 2): each ``layout/<run>-<other layout>`` ablation run (100 seeded
-  examples of the run under the other layout; ``pfc.plans.reference.LAYOUT_ABLATION``) against its run;
+  examples of the run under the other layout; ``pfc.plans.reference.layout_ablation``) against its run;
 - **history mode**: ``tracebench-retrieved`` against ``tracebench-last_k`` (the same 400 examples), in each model's
   folder (the 0.5B on ``hf`` at the root, each model on ``openvino`` in its own): does retrieval help either size;
 - **LoRA**: ``ptbench-<split>-lora`` against the base model's ``ptbench-<split>`` in each model's folder (issue 19's
   base vs LoRA at the root, on the first synthesis; issue 38's on the second, in ``<model>-openvino``);
-- **model size**: each run of ``PAIRED_RUNS`` in the larger model's folder against the same run in the smaller
+- **model size**: each run of ``pfc.plans.reference.paired_runs`` in the larger model's folder against the same run in the smaller
   model's, on one engine (``pfc.plans.reference.MODEL_PAIRS``: Qwen2.5-Coder-1.5B − 0.5B on ``openvino``);
 - **engine**: one model's rows on two engines (``ENGINE_PAIRS``: the 0.5B on ``openvino`` − on ``hf``), a
   check that the faster engine answers as the reference one does; PTBench's ``hf`` runs answered the earlier
@@ -41,21 +41,14 @@ from pfc.report.reference import personalization as personalization_pairs
 from pfc.report.reference import run as reference
 from pfc.report.reference.run import examples_hash, has_rows, present
 from pfc.io import atomic
-from pfc.plans.reference import (ENGINE_PAIRS, HISTORY_RUNS, LAYOUT_ABLATION, MODEL_PAIRS, PAIRED_RUNS, ablation_run,
-                                 command, folder)
+from pfc.plans.evidence import EVIDENCE_BENCHMARK
+from pfc.plans.reference import (ENGINE_PAIRS, HISTORY_RUNS, MODEL_PAIRS, ablation_run, command, folder, layout_ablation,
+                                 lora_pairs, paired_runs)
 from pfc.io.reuse import reading_once
 from pfc.run.requests import RequestBuilder
 
 
-LORA_SPLITS = ("trained", "untrained")
-
-
-def _lora_pair(split: str) -> tuple[str, str]:
-    """(the LoRA run, the base run) of one PTBench test split, as the plan names them."""
-    return f"ptbench-{split}-lora", f"ptbench-{split}"
-
-
-LORA_RUNS = tuple(r for s in LORA_SPLITS for r in _lora_pair(s))
+LAYOUTS = f"{EVIDENCE_BENCHMARK}_layouts"  # the result's check that both layouts build the same requests there
 
 
 def _sides() -> list[tuple[str, str]]:
@@ -68,7 +61,8 @@ def _sides() -> list[tuple[str, str]]:
 def _places() -> dict[str, tuple[str, str, str]]:
     """``{path under the root: (run, model, backend)}`` of every run the model, engine and LoRA questions compare
     (where the plan puts each model's runs, ``pfc.plans.reference.folder``)."""
-    return {f"{folder(m, e)}/{r}".lstrip("/"): (r, m, e) for m, e in _sides() for r in (*PAIRED_RUNS, *LORA_RUNS)}
+    return {f"{folder(m, e)}/{r}".lstrip("/"): (r, m, e) for m, e in _sides()
+            for r in (*paired_runs(), *(r for p in lora_pairs() for r in p))}
 
 
 def pairs() -> list[tuple[str, str, str]]:
@@ -76,11 +70,11 @@ def pairs() -> list[tuple[str, str, str]]:
     def at(model: str, backend: str, run: str) -> str:
         return f"{folder(model, backend)}/{run}".lstrip("/")
 
-    return ([("layout", ablation_run(b), b) for b in LAYOUT_ABLATION]
+    return ([("layout", ablation_run(b), b) for b in layout_ablation()]
             + [("history", at(m, e, HISTORY_RUNS["retrieved"]), at(m, e, HISTORY_RUNS["last_k"])) for m, e in _sides()]
-            + [("lora", *(at(m, e, r) for r in _lora_pair(s))) for m, e in _sides() for s in LORA_SPLITS]
-            + [("model", at(a, eng, r), at(b, eng, r)) for a, b, eng in MODEL_PAIRS for r in PAIRED_RUNS]
-            + [("engine", at(m, ea, r), at(m, eb, r)) for m, ea, eb in ENGINE_PAIRS for r in PAIRED_RUNS])
+            + [("lora", *(at(m, e, r) for r in p)) for m, e in _sides() for p in lora_pairs()]
+            + [("model", at(a, eng, r), at(b, eng, r)) for a, b, eng in MODEL_PAIRS for r in paired_runs()]
+            + [("engine", at(m, ea, r), at(m, eb, r)) for m, ea, eb in ENGINE_PAIRS for r in paired_runs()])
 
 
 def pair(root: Path, question: str, a: str, b: str, n_boot: int = N_BOOT, seed: int = 0) -> dict:
@@ -116,14 +110,15 @@ def pair(root: Path, question: str, a: str, b: str, n_boot: int = N_BOOT, seed: 
 
 def tracebench_check(root: Path) -> dict:
     """The requests of ``tracebench-last_k``'s planned examples under both layouts: how many differ."""
-    run = root / "tracebench-last_k"
+    name = HISTORY_RUNS["last_k"]
+    run = root / name
     if not (run / "predictions.jsonl").is_file():
-        return {"run": "tracebench-last_k", "pending": True}
+        return {"run": name, "pending": True}
     config, _, _, tools, _, _ = present(run)
     planned = set(config.get("ids") or ())
-    exs = [e for e in benchmarks.get("tracebench").scoring.load(paths.source(config["examples"]), None)[0]
+    exs = [e for e in benchmarks.get(config["benchmark"]).scoring.load(paths.source(config["examples"]), None)[0]
            if not planned or e.id in planned]  # every planned example, answered or not
-    built = [RequestBuilder("tracebench", tools, history=config["history"], k=config["k"], layout=lay,
+    built = [RequestBuilder(config["benchmark"], tools, history=config["history"], k=config["k"], layout=lay,
                             sampling=config.get("sampling")) for lay in ("paper", "prefix")]
 
     def differs(e) -> bool:
@@ -131,7 +126,7 @@ def tracebench_check(root: Path) -> dict:
         return (a.messages, a.tools) != (b.messages, b.tools)
 
     differ = sum(differs(e) for e in exs)
-    return {"run": "tracebench-last_k", "pending": False, "compared": len(exs), "differ": differ}
+    return {"run": name, "pending": False, "compared": len(exs), "differ": differ}
 
 
 def compute(root: Path | None = None, n_boot: int = N_BOOT, seed: int = 0) -> dict:
@@ -140,7 +135,7 @@ def compute(root: Path | None = None, n_boot: int = N_BOOT, seed: int = 0) -> di
     with reading_once():  # both runs of a pair, and every pair on one build, read and hash its examples once
         return {"pairs": [pair(root, *p, n_boot=n_boot, seed=seed) for p in pairs()]
                 + personalization_pairs.compute(root, n_boot, seed),
-                "tracebench_layouts": tracebench_check(root)}
+                LAYOUTS: tracebench_check(root)}
 
 
 def _ci(lo, hi) -> str:
@@ -223,7 +218,7 @@ def markdown(result: dict) -> str:
             if p["question"] == q:
                 lines += _table(p)
         if q == "layout":
-            tb = result["tracebench_layouts"]
+            tb = result[LAYOUTS]
             lines += (["TRACEBench: pending (no `tracebench-last_k` run to check)."] if tb["pending"] else
                       [f"TRACEBench has no ablation run: both layouts build the same requests (the candidate tools "
                        f"follow the history by the chat template's rule). Checked on the {tb['compared']} planned "

@@ -13,8 +13,7 @@ import json
 from pathlib import Path
 
 from pfc import benchmarks, paths
-from pfc.data.ptool.synthesis import DEFAULT_VERSION, SPECS, DataVersion
-from pfc.data.ptool.synthesis import data_version as ptool_data_version
+from pfc.data.ptool.synthesis import DataVersion
 from pfc.errors import UserError
 from pfc.report.labels import run_label
 from pfc.run.identity import examples_sha256, plan_record
@@ -154,16 +153,27 @@ def present(run: Path):
 
 
 SPLIT_LABELS = {"test_trained_user": "trained users", "test_untrained_user": "untrained users"}
-PTBENCH = "ptbench"  # the one benchmark with data versions (its adapter will say so: then no name here)
-# PTBench syntheses kept buildable as history: the build directory of each, beside the current one
-PTBENCH_HISTORY = {v.name: PTBENCH + v.suffix for n, v in SPECS.items() if n != DEFAULT_VERSION}
+
+
+def _versions(bench: str | None):
+    """``bench``'s plans module when it keeps data versions (it has ``data_version``), else None."""
+    a = benchmarks.get(bench) if bench in benchmarks.names() else None
+    m = a.part("plans") if a is not None and a.has("plans") else None
+    return m if hasattr(m, "data_version") else None
+
+
+def history_builds() -> dict:
+    """``{version: its build folder}`` of the earlier data versions kept buildable as history (PTBench's
+    syntheses), from every benchmark whose plans keep versions."""
+    return {k: v for a in benchmarks.adapters() if (m := _versions(a.name)) for k, v in m.history_builds().items()}
 
 
 def data_version(bench: str | None, record: dict) -> DataVersion | None:
     """Which version of ``bench``'s data a run's ``config.json`` or one of its examples' meta (``record``)
-    records; None for a benchmark whose data has one version. PTBench: its synthesis
-    (``pfc.data.ptool.synthesis.data_version``; the runner records it since v2)."""
-    return ptool_data_version(record) if bench == PTBENCH else None
+    records, as its plans module says (PTBench: its synthesis, recorded by the runner since v2); None for a
+    benchmark whose data has one version."""
+    m = _versions(bench)
+    return m.data_version(record) if m is not None else None
 
 
 def history_examples(config: dict) -> Path | None:

@@ -30,7 +30,7 @@ from pfc.eval.bootstrap import estimates
 from pfc.eval.scoring import score
 from pfc.provenance import sha256_path
 from pfc.io import atomic
-from pfc.report.reference.run import (PTBENCH_HISTORY, ROOT, SPLIT_LABELS, _json, _label,  # noqa: F401  (re-exported)
+from pfc.report.reference.run import (ROOT, SPLIT_LABELS, _json, _label,  # noqa: F401  (re-exported)
                                       data_version, has_rows, history_examples, is_history, is_reference, is_run,
                                       plan_roots, planned_runs, present, run_key)
 from pfc.schema import SchemaError
