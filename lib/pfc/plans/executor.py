@@ -81,3 +81,8 @@ def execute(steps, *, replacing: bool = False, label: str = "", train=None, refu
             else:
                 raise
     return usages
+
+
+def run_config(cfg, *, replacing: bool = False, tell=say) -> dict:
+    """:func:`run` of one ``RunConfig`` (named by its directory): how the notebooks run theirs."""
+    return run(Planned(Path(cfg.out_dir).name, cfg), replacing=replacing, tell=tell)
