@@ -1,17 +1,11 @@
 """The one way to execute a plan: planned steps (:class:`pfc.plans.Planned`) run in order through the runner.
 
-Every caller that runs planned steps goes through :func:`execute` (or :func:`run` for one step): ``pfc run``, the
-real-model plan (``pfc.plans.real_models``), the reference plan (``pfc.plans.reference``), the notebooks' demo
-runs (``pfc.plans.demo``) and ``make reproduce``'s baseline runs (``pfc.report.pipeline.step``). A step with a
-variant set builds it first when it is not finished (its manifest is written last) and keeps the ids the set
-holds; a run resumes (``pfc.run.runner``: finished rows are skipped, answers come from the response cache);
-``replacing``: a directory made by an older plan moves to ``attic/`` and the run is redone. A step that is not a
-run (training an adapter) goes to ``train``.
-
-One error path: a :class:`~pfc.errors.UserError` names the step and propagates to the command's
-``pfc.errors.entry`` (one line, exit 2), unless ``refused`` takes it (a baseline that cannot run on a
-benchmark); Ctrl-C propagates as a ``KeyboardInterrupt`` that says the same command resumes (one line, exit 130).
-It does not plan, pick models, score or report.
+``pfc run``, the real-model and reference plans, the demo runs, ``make reproduce``'s baseline runs and the
+notebooks all go through :func:`execute` (:func:`run`, :func:`run_config` for one). A variant set is built first
+when unfinished (its manifest is written last), keeping the ids it holds; a run resumes (``pfc.run.runner``);
+``replacing``: a directory made by an older plan moves to ``attic/``. A step without a run goes to ``train``.
+One error path: a ``UserError`` names the step and goes to the command's ``pfc.errors.entry`` (one line, exit 2)
+unless ``refused`` takes it; Ctrl-C says the same command resumes (exit 130). It does not plan, score or report.
 """
 from __future__ import annotations
 

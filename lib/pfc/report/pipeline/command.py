@@ -15,11 +15,8 @@ Executed notebooks go to ``reports/notebooks/`` with an HTML copy.
 A step's key is the SHA-256 of its notebook, its parameters, the library source and its
 input files; a step whose key and outputs are unchanged is skipped (``reports/pipeline.json``
 holds the keys). Every step says whether it ran or was skipped and how long it took. The real small
-model's sampled run goes on beside the steps after it until the first one that reads its run (``pipeline_run``).
-
-This module is the command line; the plan (``planning``, ``studies``), a step and its key (``step``),
-executing a notebook (``notebook``, ``executed``), the loop with its state and lock (``running``) and the index
-(``index``, ``index_html``) are the package's other modules.
+model's sampled run goes on beside the steps after it until the first one that reads its run (``running``).
+This module is the command line; the package's other modules are named in its docstring.
 
     python -m pfc.report.pipeline [--backend vllm --model Qwen/Qwen2.5-7B-Instruct] [--real-model auto|DIR|none]
 """
