@@ -62,7 +62,7 @@ def test_a_variant_set_without_its_manifest_is_rebuilt_not_used(monkeypatch, tmp
                                                          history="last_k", k=10),
         build=lambda: built.append(Path(variants)))])
     from types import SimpleNamespace
-    no_examples = SimpleNamespace(scoring=SimpleNamespace(load=lambda p, t: ([], None)))
+    no_examples = SimpleNamespace(scoring=SimpleNamespace(load=lambda p, t: ([], None)), data_dir=lambda: tb)
     monkeypatch.setattr(reference.benchmarks, "get", lambda name: no_examples)
     monkeypatch.setattr("pfc.run.runner.execute", lambda *a, **kw: None)
     reference.main(["--only", "counterfactual/tracebench-swap-user"])
