@@ -62,8 +62,17 @@ def test_a_variant_set_without_its_manifest_is_rebuilt_not_used(monkeypatch, tmp
                                                          history="last_k", k=10),
         build=lambda: built.append(Path(variants)))])
     from types import SimpleNamespace
-    no_examples = SimpleNamespace(scoring=SimpleNamespace(load=lambda p, t: ([], None)), data_dir=lambda: tb)
-    monkeypatch.setattr(reference.benchmarks, "get", lambda name: no_examples)
+    real = reference.benchmarks.get
+
+    class NoExamples:  # each adapter as it is, except that the variant set holds no example
+        scoring = SimpleNamespace(load=lambda p, t: ([], None))
+
+        def __init__(self, name):
+            self.adapter = real(name)
+
+        def __getattr__(self, name):
+            return getattr(self.adapter, name)
+    monkeypatch.setattr(reference.benchmarks, "get", NoExamples)
     monkeypatch.setattr("pfc.run.runner.execute", lambda *a, **kw: None)
     reference.main(["--only", "counterfactual/tracebench-swap-user"])
     assert built == [variants]
