@@ -84,9 +84,10 @@ def test_ctrl_c_during_the_plan_is_one_line_and_exit_130(monkeypatch, tmp_path, 
 
     def interrupted(*a, **k):
         raise RunInterrupted(3, 16, "data/runs/real/x--hf")
-    monkeypatch.setattr(realruns, "execute", interrupted)
+    monkeypatch.setattr("pfc.run.runner.execute_or_replace", interrupted)  # the plan's first run, through the executor
     monkeypatch.setattr(real_models, "tracebench_data", lambda: None)
-    monkeypatch.setattr(realruns, "plan", lambda *a, **k: [Planned("tracebench-last_k", None)])
+    monkeypatch.setattr(realruns, "plan", lambda *a, **k: [Planned("tracebench-last_k", RunConfig(
+        "tracebench", tmp_path, "hf", tmp_path / "x", model="m", ids=("a",)))])
     assert real_models.main(["--only", "tracebench-last_k", "--out", str(tmp_path / "r.md")]) == 130
     err = capsys.readouterr().err
     assert "3 of 16 saved" in err and "resumes" in err and "Traceback" not in err
