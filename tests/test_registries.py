@@ -31,10 +31,13 @@ def test_every_adapter_strategy_is_a_registered_strategy_its_prompt_module_can_b
             assert callable(prompts.domain_request), name
 
 
-def test_default_data_is_the_built_benchmark_or_the_toolspectrum_release():
+def test_default_data_is_the_built_benchmark_or_the_toolspectrum_release(monkeypatch, tmp_path):
     assert benchmarks.get("tracebench").data_dir() == paths.BENCHMARKS / "tracebench"
     assert benchmarks.get("ptbench").data_dir() == paths.BENCHMARKS / "ptbench"
-    assert benchmarks.get("toolspectrum").data_dir() == paths.toolspectrum_dir()
+    monkeypatch.delenv("PFC_TOOLSPECTRUM_DIR", raising=False)
+    assert benchmarks.get("toolspectrum").data_dir() == paths.ROOT.parent / "shared" / "data" / "toolspectrum"
+    monkeypatch.setenv("PFC_TOOLSPECTRUM_DIR", str(tmp_path))
+    assert benchmarks.get("toolspectrum").data_dir() == tmp_path
 
 
 def test_each_package_part_has_the_shape_its_protocol_names():

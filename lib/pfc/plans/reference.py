@@ -48,6 +48,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from pfc import benchmarks, paths
+from pfc.benchmarks.toolspectrum import release_dir as toolspectrum_release
 from pfc.data.counterfactual import build_variants
 from pfc.errors import UserError
 from pfc.plans import Planned
@@ -278,7 +279,7 @@ def main(argv=None) -> int:
         return _say(f"error: {paths.relative(tb)}: no embedded TRACEBench; build it first (make reproduce, or "
                     "python -m pfc.report.real_models, which builds it)")
     try:  # e.g. a PTBench build of another synthesis where the plan builds ours
-        steps = plan(tb, ptbench_data(0), paths.toolspectrum_dir(), args.model, args.backend, args.batch)
+        steps = plan(tb, ptbench_data(0), toolspectrum_release(), args.model, args.backend, args.batch)
     except UserError as e:
         return _say(f"error: {e}")
     unknown = set(args.only or ()) - {s.name for s in steps}

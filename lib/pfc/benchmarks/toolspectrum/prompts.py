@@ -29,7 +29,7 @@ import json
 import re
 from pathlib import Path
 
-from pfc import paths
+from pfc.benchmarks.toolspectrum import release_dir
 from pfc.errors import UserError
 from pfc.schema import Example, Tool
 from pfc.run.prompts import Prompt, match_domain, pick_demonstrations, template_sha
@@ -226,7 +226,7 @@ def _run_prompter(rb, example) -> ToolSpectrumPrompter:
         same = [e for e in rb.pool if e.meta.get("subset", "both") == sub]
         # clean=True: the release's persona template leaks its own file name into the answer format
         # (`"APP": "APP",prompt_call_api_persona.txt`), which real models copy; runs use the cleaned text
-        rb.cache[sub] = ToolSpectrumPrompter(sub, list(rb.tools_by_key.values()), paths.toolspectrum_dir(),
+        rb.cache[sub] = ToolSpectrumPrompter(sub, list(rb.tools_by_key.values()), release_dir(),
                                              pool=same, seed=rb.seed, clean=True,
                                              layout=getattr(rb, "layout", "paper"))
     return rb.cache[sub]
@@ -247,7 +247,7 @@ def template_identity() -> dict:
     a fixed sample's prompts in each subset, layout and strategy (and hierarchical step 1), from the
     release (``release``) or our template (``own``, no release). A changed release file or a changed
     word in code is a new run; moved code is not."""
-    d = paths.toolspectrum_dir()
+    d = release_dir()
     texts = [] if d is None else [(Path(d) / sub / name).read_text(encoding="utf-8", errors="surrogateescape")
                                   if (Path(d) / sub / name).exists() else "" for tpl, api in FILES.values()
                                   for sub, name in (("prompts", tpl), ("api", api))]
