@@ -29,10 +29,10 @@ import json
 import re
 from pathlib import Path
 
-from pfc.benchmarks.toolspectrum import release_dir
+from pfc.benchmarks.toolspectrum import load_tools_release, release_dir
 from pfc.errors import UserError
-from pfc.schema import Example, Tool
-from pfc.run.prompts import Prompt, match_domain, pick_demonstrations, template_sha
+from pfc.schema import Example, GoldCall, Tool
+from pfc.run.prompts import Prompt, check_layout, match_domain, pick_demonstrations, template_sha
 
 FILES = {"profile": ("prompt_call_api_persona.txt", "API_description_persona.json"),
          "environment": ("prompt_call_api_environment.txt", "API_description_environment.json"),
@@ -119,7 +119,6 @@ class ToolSpectrumPrompter:
         else:
             self.template = OWN_TEMPLATE
             self.toolset = toolset_from_tools(tools)
-        from pfc.run.prompts import check_layout
         check_layout(layout)
         self.layout = layout
         self._dumped: dict[tuple, str] = {}  # serialised toolsets, by app set
@@ -133,7 +132,6 @@ class ToolSpectrumPrompter:
     def from_release(cls, release_dir, subset: str, pool: list[Example] = (), k: int = 3, seed: int = 0,
                      clean: bool = False) -> "ToolSpectrumPrompter":
         """The paper-faithful prompter of ``subset``, with that subset's own tool file."""
-        from pfc.benchmarks.toolspectrum import load_tools_release
         tools = load_tools_release(Path(release_dir) / "api" / FILES[subset][1])
         return cls(subset, tools, release_dir, pool, k, seed, clean)
 
@@ -251,7 +249,6 @@ def template_identity() -> dict:
     texts = [] if d is None else [(Path(d) / sub / name).read_text(encoding="utf-8", errors="surrogateescape")
                                   if (Path(d) / sub / name).exists() else "" for tpl, api in FILES.values()
                                   for sub, name in (("prompts", tpl), ("api", api))]
-    from pfc.schema import GoldCall
     tool = Tool("App", "act", "Act.", "Other", {"type": "object", "properties": {"x": {"type": "string"}}},
                 app_description="An app.")
     ex = Example("c", "toolspectrum", "Do it", [GoldCall("App", "act", {"x": "1"})], profile={"name": "A"},
