@@ -5,15 +5,7 @@ accords with the required template … Each output must include app name, functi
 and function calling parameters", and parameter values must be an "exact match". The
 default (robust) scorer reads what a person would read (prose, fences, ``<think>``,
 case and number normalisation); strict mode does not. Each benchmark's template is its adapter's
-``Scoring.strict_template`` (in its package, on the checks below):
-
-- ``tracebench``: the whole output is one JSON object ``{"name": "<App>__<function>",
-  "arguments": {...}}`` (the prompt's answer format) — or an assistant message whose
-  native ``tool_calls`` are named ``<App>__<function>`` with JSON-object arguments;
-- ``ptbench``: the whole output is ``Platform:[f(a=1), g()]`` with the platform named;
-- ``toolspectrum``: the whole output is one JSON object ``{"APP", "API", "params"}``, with or
-  without the ``"explanation"`` string the release's prompt asks for, or a refusal: ``null`` or
-  that object with APP, API and params all null (the release's requirement 4).
+``Scoring.strict_template``, in its package on the checks below (the templates: docs/scoring.md, ``--strict``).
 
 Surrounding whitespace is allowed; anything else around the template is not. Values are
 then compared exactly (``pfc.eval.matching.values_identical``) and app names as written.
