@@ -201,7 +201,6 @@ def train_path(model: str) -> Path:
 class NearestTrain(Baseline):
     name = "nearest-train"
     uses_gold = False
-    benchmarks = ("ptbench",)
     needs_tools = False
 
     def __init__(self, model: str = "", tools=None, seed: int = 0, **_):
