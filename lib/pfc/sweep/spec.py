@@ -74,7 +74,8 @@ def resolve_path(value: str, spec_dir: Path) -> str:
         if "{" + key + "}" in value:
             where = where.default_data() if isinstance(where, Building) else where
             if where is None:
-                raise UserError(f"{{{key}}} is not available here (set {names[key].data_env})")
+                env = getattr(names[key], "data_env", "")
+                raise UserError(f"{{{key}}} is not available here" + (f" (set {env})" if env else ""))
             value = value.replace("{" + key + "}", str(where))
     p = Path(os.path.expanduser(value))
     return str(p if p.is_absolute() else (spec_dir / p))
