@@ -74,7 +74,7 @@ def samples(n: int, benches=("ptbench", "tracebench", "toolspectrum")) -> dict[s
     from pfc.benchmarks.ptbench.plans import data as ptbench_data
     from pfc.run.runner import _ordered
     out: dict = {}
-    ts = paths.toolspectrum_dir()
+    ts = benchmarks.get("toolspectrum").data_dir()
     if ts is not None and "toolspectrum" in benches:
         fname = SUBSETS["both"]  # one subset: the prefix (its toolset) is shared as in a full run of the subset
         exs, _ = benchmarks.get("toolspectrum").scoring.load(ts / "data" / fname, None)

@@ -1,13 +1,13 @@
 """nbval: notebooks that need the ToolSpectrum release are skipped, with a clear message, only when it is absent."""
 import pytest
 
-from pfc import paths
+from pfc.benchmarks.toolspectrum import release_dir
 
 NEEDS_RELEASE = {"toolspectrum.ipynb"}
 
 
 def pytest_collection_modifyitems(config, items):
-    d = paths.toolspectrum_dir()
+    d = release_dir()
     if d is not None and (d / "data" / "dataset_persona.json").exists():
         return
     skip = pytest.mark.skip(reason=f"ToolSpectrum release not found at {d}; set PFC_TOOLSPECTRUM_DIR")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pfc import paths
+from pfc.benchmarks.toolspectrum import release_dir
 
 TINY_TRACEBENCH = {"users": 2, "seed": 1, "records": 150}   # 190 examples over 2 users
 HEAVY = ("torch", "transformers")
@@ -38,7 +39,7 @@ def bench_script():
 
 @pytest.fixture(scope="session")
 def release() -> Path:
-    d = paths.toolspectrum_dir()
+    d = release_dir()
     if d is None or not (d / "data" / "dataset_persona.json").exists():
         pytest.skip(f"ToolSpectrum release not found at {d}; set PFC_TOOLSPECTRUM_DIR (CI always has it)")
     return d

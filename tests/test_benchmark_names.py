@@ -22,18 +22,8 @@ PFC = LIB / "pfc"
 PATTERN = re.compile(rf"(?:{'|'.join(map(re.escape, benchmarks.NAMES))})(?:[-_/].*)?", re.S)
 
 # files still naming benchmarks outside their adapter -> literals left (issue 36, item 2: the run plans and the
-# pipeline's TRACEBench steps become adapter-driven). Output style names are named after the benchmark whose
-# format they are (``pfc parse --style ptbench``): render.py, eval/parsing.py and eval/strict.py.
+# pipeline's TRACEBench steps become adapter-driven).
 NOT_YET = {
-    "data/build.py": 1,
-    "data/counterfactual.py": 1,
-    "data/origin.py": 2,
-    "eval/parsing.py": 3,
-    "eval/strict.py": 1,
-    "paths.py": 1,
-    "render.py": 2,
-    "run/backends/nearest_train.py": 3,
-    "sweep/spec.py": 1,
 }
 
 

@@ -116,8 +116,8 @@ def test_a_notebook_step_runs_its_kernel_over_local_sockets_and_shuts_it_down(tm
 # ---------------------------------------------------------------- BACKEND=/MODEL=: one run per benchmark
 def _release(root):
     """A ToolSpectrum release cut to 2 samples per subset (the plan only needs its files)."""
-    from pfc import paths
-    src = paths.toolspectrum_dir()
+    from pfc.benchmarks.toolspectrum import release_dir
+    src = release_dir()
     for sub in ("api", "prompts"):
         shutil.copytree(src / sub, root / sub)
     (root / "data").mkdir()

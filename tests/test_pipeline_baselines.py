@@ -69,7 +69,7 @@ def test_toolspectrum_runs_the_baselines_declared_for_a_large_release(tmp_path, 
     from pfc.run.backends.builtin import BASELINES
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "dataset_persona.json").write_text("[]")
-    monkeypatch.setattr(paths, "toolspectrum_dir", lambda: tmp_path)
+    monkeypatch.setenv("PFC_TOOLSPECTRUM_DIR", str(tmp_path))
     steps, runs = ts_pipeline.steps(Ask(tuple(BASELINES)))
     want = {"oracle": "ts-oracle", "history-prior": "ts-history-prior", "no-history": "ts-no-history"}
     assert steps[0].params["run_ids"] == want and list(steps[0].params["run_ids"]) == list(want)

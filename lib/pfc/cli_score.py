@@ -16,7 +16,7 @@ import sys
 
 from pfc import benchmarks
 from pfc.errors import existing, out_dir
-from pfc.eval.parsing import STYLES, parse
+from pfc.eval.parsing import parse, styles
 
 
 def _parse_cmd(args) -> int:
@@ -58,7 +58,7 @@ def _score_cmd(args) -> int:
 def add_commands(sub) -> None:
     """``pfc parse`` and ``pfc score`` on the subcommand parsers ``sub``."""
     p = sub.add_parser("parse", help="parse one model output read from stdin")
-    p.add_argument("--style", choices=STYLES, default="auto")
+    p.add_argument("--style", choices=styles(), default="auto")
     p.add_argument("--message", action="store_true",
                    help="stdin is an assistant message JSON with tool_calls")
     p.set_defaults(func=_parse_cmd)
@@ -68,7 +68,7 @@ def add_commands(sub) -> None:
     s.add_argument("--predictions", required=True, help="predictions JSONL")
     s.add_argument("--out", required=True, help="output directory")
     s.add_argument("--tools", help="tool file (ToolSpectrum: API_description*.json)")
-    s.add_argument("--style", choices=STYLES, help="output style (default: the benchmark's)")
+    s.add_argument("--style", choices=styles(), help="output style (default: the benchmark's)")
     s.add_argument("--compat", choices=["official"], help="PTBench: the published evaluator's numbers")
     s.add_argument("--strict", action="store_true",
                    help="strict coverage (any missing, unknown or duplicate prediction id is an error) and strict "

@@ -3,7 +3,8 @@
 External, third-party data directories are configured by environment variables and are
 never copied into the repository:
 
-- ``PFC_TOOLSPECTRUM_DIR``: the ToolSpectrum public release (default: ``<root>/../shared/data/toolspectrum``).
+- ``PFC_TOOLSPECTRUM_DIR``: the ToolSpectrum public release (default: ``<root>/../shared/data/toolspectrum``;
+  its package's ``release_dir``, on :func:`env_dir` and :data:`SHARED_DATA`).
 - ``PFC_MODELS_DIR``: converted real-model weights (default ``~/.cache/pfc/models``; see ``pfc.models.registry``).
 - ``PFC_PTBENCH_DIR``: a hyfshadow/PTBench checkout (official prompt and test data; no default).
 - ``PFC_SCRATCH_DIR``: where :func:`scratch_dir` makes a notebook's throw-away output folder when its
@@ -39,6 +40,7 @@ REPORTS = OUTPUT_ROOT / "reports"
 NOTEBOOKS = ROOT / "notebooks"
 TESTS = ROOT / "tests"
 GOLDEN = TESTS / "golden"
+SHARED_DATA = ROOT.parent / "shared" / "data"  # third-party releases read in place, beside the repository
 
 
 def output(path) -> Path:
@@ -55,16 +57,12 @@ def source(path) -> Path:
     return OUTPUT_ROOT / p if (OUTPUT_ROOT / p).exists() else ROOT / p
 
 
-def _env_dir(var: str, default: Path | None) -> Path | None:
+def env_dir(var: str, default: Path | None) -> Path | None:
+    """The directory the environment variable ``var`` names, else ``default``."""
     value = os.environ.get(var)
     if value:
         return Path(value).expanduser()
     return default
-
-
-def toolspectrum_dir() -> Path | None:
-    """The ToolSpectrum release directory (``PFC_TOOLSPECTRUM_DIR`` or ``../shared/data/toolspectrum``)."""
-    return _env_dir("PFC_TOOLSPECTRUM_DIR", ROOT.parent / "shared" / "data" / "toolspectrum")
 
 
 def scratch_dir(prefix: str = "pfc-") -> Path:
@@ -77,7 +75,7 @@ def scratch_dir(prefix: str = "pfc-") -> Path:
     (True, True, [])
     >>> del os.environ["PFC_SCRATCH_DIR"]; import shutil; shutil.rmtree(root)
     """
-    root = _env_dir("PFC_SCRATCH_DIR", None)
+    root = env_dir("PFC_SCRATCH_DIR", None)
     if root is not None:
         try:
             root.mkdir(parents=True, exist_ok=True)
@@ -98,9 +96,9 @@ def relative(path: Path) -> str:
 
 def models_dir() -> Path:
     """Converted real-model weights (``PFC_MODELS_DIR``, default ``~/.cache/pfc/models``): outside the repository."""
-    return _env_dir("PFC_MODELS_DIR", Path("~/.cache/pfc/models").expanduser())
+    return env_dir("PFC_MODELS_DIR", Path("~/.cache/pfc/models").expanduser())
 
 
 def ptbench_dir() -> Path | None:
     """A hyfshadow/PTBench checkout (``PFC_PTBENCH_DIR``), read at run time for the official prompt; None if unset."""
-    return _env_dir("PFC_PTBENCH_DIR", None)
+    return env_dir("PFC_PTBENCH_DIR", None)

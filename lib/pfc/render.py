@@ -3,7 +3,8 @@
 Used by every stage: gold answers in synthesized data (``pfc.data.ptool``), few-shot
 demonstrations, native tool names and the built-in baselines' answers (``pfc.run``), and
 round-trip tests; so it sits below the stages, beside ``pfc.schema``, and owns ``APP_SEP``.
-It does not parse; ``pfc.eval.parsing.parse(render(calls, style), style)`` gives the calls back.
+It does not parse; ``pfc.eval.parsing.parse(render(calls, style), style)`` gives the calls back. A style named
+after a benchmark is its adapter's (``Scoring.styles``), found through the registry.
 
     >>> render([Call("Shop", "buy", {"n": 2})], "ptbench")
     'Shop:[buy(n=2)]'
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 
+from pfc import benchmarks
 from pfc.schema import Call
 
 APP_SEP = "__"                # native tool names: App__function (the parser reads them back)
@@ -33,8 +35,9 @@ def py_literal(v) -> str:
     raise TypeError(f"cannot render {type(v).__name__}")
 
 
-def render_ptbench(calls: list[Call], platform: str | None = None) -> str:
+def render_ptbench(calls: list[Call] | None, platform: str | None = None) -> str:
     """``Platform:[f(a=1), g()]``; a platform that is not an identifier is quoted."""
+    calls = calls or []
     apps = {c.app for c in calls}
     platform = platform if platform is not None else (next(iter(apps)) if len(apps) == 1 else None)
     body = "[" + ", ".join(
@@ -77,13 +80,12 @@ def render_tracebench(calls: list[Call] | None) -> str:
 
 
 def render(calls: list[Call] | None, style: str):
-    """Dispatch by style: ``ptbench`` | ``json`` | ``tracebench`` | ``tool_calls``."""
-    if style == "ptbench":
-        return render_ptbench(calls or [])
-    if style == "tracebench":
-        return render_tracebench(calls)
+    """Dispatch by style: ``json`` | ``tool_calls`` | a registered benchmark's own (``ptbench``, ``tracebench``)."""
     if style == "json":
         return render_json(calls)
     if style == "tool_calls":
         return render_tool_calls(calls)
-    raise ValueError(f"unknown style {style!r}")
+    own = benchmarks.output_style(style)
+    if own is None:
+        raise ValueError(f"unknown style {style!r}")
+    return own.render(calls)

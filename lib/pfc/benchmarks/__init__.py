@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib
 import os
 
-from pfc.benchmarks.adapter import Adapter
+from pfc.benchmarks.adapter import Adapter, OutputStyle
 from pfc.errors import UserError
 
 # name -> the adapter's module (it defines ADAPTER); the one place a benchmark is registered
@@ -73,3 +73,13 @@ def get(name: str) -> Adapter:
 def adapters() -> list[Adapter]:
     """Every registered adapter, in registry order."""
     return [get(n) for n in registry()]
+
+
+def output_style(name: str) -> OutputStyle | None:
+    """The output style ``name`` that a registered benchmark declares (``Scoring.styles``), or None."""
+    return next((s for a in adapters() for s in a.scoring.styles if s.name == name), None)
+
+
+def output_styles() -> list[OutputStyle]:
+    """Every registered benchmark's output styles, in registry order."""
+    return [s for a in adapters() for s in a.scoring.styles]

@@ -17,6 +17,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Protocol, runtime_checkable
 
+from pfc import paths
+
 # a benchmark package's modules by job -> the stage their code belongs to (tests/test_layers.py checks their
 # imports as that stage's): the other modules of the package (its adapter, loaders, scorers) are eval's
 PARTS = {"prompts": "run", "baselines": "run", "build": "train", "plans": "plans", "section": "report",
@@ -69,6 +71,15 @@ class Export:
 
 
 @dataclass(frozen=True)
+class OutputStyle:
+    """An answer format named after the benchmark whose format it is: ``pfc parse --style NAME`` reads it with
+    ``readers`` (``pfc.eval.parsing.READERS``; none: not a parse style), ``pfc.render.render`` writes it."""
+    name: str
+    render: Callable[[list | None], Any]   # calls (None: no call) -> the text a model would write
+    readers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Scoring:
     """Reading and scoring its data (``pfc.eval.scoring``)."""
     metric_keys: dict[str, str]            # published key -> metric name in pfc.eval.metrics.METRICS
@@ -80,6 +91,7 @@ class Scoring:
     group_by: list[str] = field(default_factory=list)  # meta keys to report metrics by
     strict_template: TemplateCheck | None = None
     official_compat: bool = False          # `--compat official`: the official scorer exists
+    styles: tuple[OutputStyle, ...] = ()   # the output styles named after it (pfc.benchmarks.output_style)
 
 
 @dataclass(frozen=True)
@@ -91,6 +103,7 @@ class Running:
     tools_in_examples: bool = False        # each example carries its own candidate tools: no tool file needed
     history_selection: bool = False        # its prompts select history records (sweeps vary history and k)
     query_spans: bool = True               # gold values carry their provenance per span (the query-oracle)
+    baselines: tuple[str, ...] = ()        # backends of its own: names in its baselines part's BACKENDS
 
 
 @dataclass(frozen=True)
@@ -108,8 +121,11 @@ class Building:
     """Where its data come from and what may leave the repository."""
     params: frozenset[str] = frozenset()   # a sweep's 'build' may set these (empty: sweeps cannot build it)
     default_data: Callable[[], Path | None] | None = None  # where its data is by default; None: paths.BENCHMARKS/name
+    data_env: str = ""                     # the environment variable that moves its default_data
     export: Export | None = None           # how `pfc export` publishes it (None: refused)
     third_party: str = ""                  # whose data it is, when it is never exported (the refusal names it)
+    release: tuple[str, str] = ()          # (meta key, release): a record with that key is in the format of a
+                                           # third-party release, and its data unless a pfc build recorded it
 
 
 @dataclass(frozen=True)
@@ -145,5 +161,4 @@ class Adapter:
         """Where its data is by default (``Building.default_data``), else where ``make reproduce`` builds it."""
         if self.building.default_data is not None:
             return self.building.default_data()
-        from pfc import paths
         return paths.BENCHMARKS / self.name

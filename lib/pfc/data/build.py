@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 import jsonschema
 
+from pfc.benchmarks.tracebench import ADAPTER as TRACEBENCH  # the benchmark this builds
 from pfc.data import anchors as anchor_mod
 from pfc.data.anchors_review import export_review, import_review, screen
 from pfc.groups import HISTORY_BINS, history_bin
@@ -82,7 +83,7 @@ def make_examples(histories, anchors: list[dict], seed: int = 0, chat=None, dist
             gold = GoldCall(a["app"], a["function"], a["arguments"], {}, roles)
             _validate_gold(gold, tool)
             examples.append(Example(
-                id=f"{a['anchor_id']}-{q['level']}", benchmark="tracebench", query=q["query"], gold=[gold],
+                id=f"{a['anchor_id']}-{q['level']}", benchmark=TRACEBENCH.name, query=q["query"], gold=[gold],
                 user_id=a["user_id"], history=history, tools=candidates,
                 meta={"vagueness": q["level"], "history_length": len(history), "domain": a["scenario"],
                       "personalization": labels(roles, q["app_stated"], offering), "anchor_id": a["anchor_id"],

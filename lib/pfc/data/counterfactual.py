@@ -52,6 +52,7 @@ from pfc.data.variant import set_history as _set_history, slug, variant as _vari
 from pfc.schema import Example, Role, write_examples, write_tools
 from pfc.io import atomic
 from pfc import benchmarks
+from pfc.benchmarks.common import load_unified
 from pfc.data.origin import origin
 from pfc.io.dirset import replace_dir
 from pfc.io.safepath import not_input
@@ -277,8 +278,12 @@ def _only_ours(folder: Path) -> bool:
                for p in folder.iterdir())
 
 
-def build_variants(examples_path, out_dir, kind: str, seed: int = 0, benchmark: str = "tracebench") -> dict:
-    """Load a benchmark, write its ``kind`` variants into ``out_dir`` (the pipeline's step); returns the manifest."""
-    examples, tools = benchmarks.get(benchmark).scoring.load(examples_path, None)
+def build_variants(examples_path, out_dir, kind: str, seed: int = 0, benchmark: str | None = None) -> dict:
+    """Load a benchmark, write its ``kind`` variants into ``out_dir`` (the pipeline's step); returns the manifest.
+    ``benchmark``: whose loader reads ``examples_path``; default: a unified-schema build, of the benchmark its
+    examples name."""
+    load = benchmarks.get(benchmark).scoring.load if benchmark else load_unified
+    examples, tools = load(examples_path, None)
+    benchmark = benchmark or (examples[0].benchmark if examples else "")
     variants, skipped = perturb(examples, kind, seed)
     return write(out_dir, examples_path, VariantSet(benchmark, kind, seed, variants, skipped, tools, examples))

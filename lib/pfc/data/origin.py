@@ -1,7 +1,7 @@
 """Where a set of examples comes from, read from the examples and their folder, never from a command's flags.
 
-:func:`origin` says whether examples are third-party data (the ToolSpectrum release; the
-official PTBench release, whose record format every copy and variant keeps, unless a pfc build
+:func:`origin` says whether examples are third-party data (their adapter's ``Building.third_party``, or
+``Building.release``: a release whose record format every copy and variant keeps, unless a pfc build
 recorded them: ``stats.json`` beside them) and what they were made from (a build's ``source``,
 or the ``origin`` a ``pfc perturb`` folder recorded from its input). ``pfc perturb`` records
 it in ``perturb.json``; ``pfc export`` refuses third-party data and writes the source into
@@ -12,18 +12,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-THIRD_PARTY_MARKS = (("toolspectrum", None, "the ToolSpectrum release"),
-                     # a PTBench record in the release's format: ours when a pfc build recorded it, else the release's
-                     ("ptbench", "official_answer", "the official PTBench release"))
+from pfc import benchmarks
 
 
 def third_party(examples, built: bool = False) -> str | None:
     """The third-party release these examples (or any of them) come from, or None. ``built``: a pfc build
     record (``stats.json`` with its seed) lies beside them, so records in a release's format are ours."""
+    building = {a.name: a.building for a in benchmarks.adapters()}
     for e in examples:
-        for bench, key, what in THIRD_PARTY_MARKS:
-            if e.benchmark == bench and (key is None or (key in (e.meta or {}) and not built)):
-                return what
+        b = building.get(e.benchmark)
+        if b is not None and b.third_party:
+            return b.third_party
+        if b is not None and b.release and b.release[0] in (e.meta or {}) and not built:
+            return b.release[1]
     return None
 
 

@@ -2,8 +2,9 @@
 
 One entry point, :func:`parse`, for every style:
 
-- ``ptbench``: PTBench's bracket syntax ``Platform:[f(a=1, b='x'), g()]``; also a quoted
-  platform, surrounding braces, a single call without brackets, keyword-named arguments
+- a style a benchmark names after itself (its adapter's ``Scoring.styles``, :func:`styles`), read by the
+  readers it names: PTBench's ``ptbench`` is the bracket syntax ``Platform:[f(a=1, b='x'), g()]``; also a
+  quoted platform, surrounding braces, a single call without brackets, keyword-named arguments
   (``from=``) and literal arithmetic (``count=2*3`` -> 6).
 - ``json``: ToolSpectrum-style ``{"APP", "API", "params"}`` (``null`` = refusal), PTBench's
   ``{"platform", "functions"}``, OpenAI/Hermes ``{"name", "arguments"}`` and ``<tool_call>``
@@ -30,16 +31,32 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from pfc import benchmarks
 from pfc.eval.literals import Unsafe
-from pfc.eval.parse_base import Unreadable, split_tool_name
+from pfc.eval.parse_base import Unreadable
 from pfc.eval.parse_bracket import read_bracket
 from pfc.eval.parse_json import interpret, read_json
 from pfc.schema import Call
 from pfc.textscan import fenced_blocks, strip_reasoning, tool_call_tags
 
 MAX_INPUT_CHARS = 2_000_000   # whole output (cheap linear scans only)
-STYLES = ("auto", "ptbench", "json")
 READERS = {"bracket": read_bracket, "json": read_json}  # ParseResult.style -> reader
+
+
+def styles() -> tuple[str, ...]:
+    """The styles :func:`parse` reads: ``auto``, the registered benchmarks' own (``pfc.benchmarks.output_styles``,
+    those with readers), ``json``."""
+    return ("auto", *(s.name for s in benchmarks.output_styles() if s.readers), "json")
+
+
+def _readers(style: str) -> list[str] | None:
+    """The readers of ``style`` (None for ``auto``: chosen per output); KeyError for an unknown style."""
+    if style in ("auto", "json"):
+        return None if style == "auto" else ["json"]
+    own = benchmarks.output_style(style)
+    if own is None or not own.readers:
+        raise KeyError(style)
+    return list(own.readers)
 
 
 @dataclass
@@ -79,7 +96,9 @@ def parse(output, style: str = "auto") -> ParseResult:
 
 
 def _parse(output, style: str) -> ParseResult:
-    if style not in STYLES:
+    try:
+        readers = _readers(style)
+    except KeyError:
         return _fail("input:bad_style", style)
     if isinstance(output, dict):
         if output.get("tool_calls"):
@@ -99,7 +118,7 @@ def _parse(output, style: str) -> ParseResult:
         return _fail("format:empty")
     def cands():  # lazily: most outputs parse as they are, so fences and tags are rarely scanned
         for text in bases:
-            if style == "ptbench":
+            if readers is not None and "json" not in readers:  # a bracket style: no JSON tool-call tags
                 yield text
                 yield from fenced_blocks(text)
             else:
@@ -111,10 +130,8 @@ def _parse(output, style: str) -> ParseResult:
                     yield from fenced_blocks(text)
                 yield text
 
-    if style == "ptbench":
-        return _first(cands(), ["bracket"])
-    if style == "json":
-        return _first(cands(), ["json"])
+    if readers is not None:
+        return _first(cands(), readers)
     first = bases[0]
     if _JSON_OBJECT.match(first):  # a JSON answer (cut off, or not a call) is never re-read as a Python call:
         return _first(cands(), ["json"])  # `"senderAddress (str)": …` would read as the call senderAddress(str)
@@ -162,4 +179,4 @@ def _native(tool_calls) -> ParseResult:
         return _fail(u.kind, u.detail, "tool_calls")
 
 
-__all__ = ["parse", "ParseResult", "split_tool_name", "STYLES"]
+__all__ = ["parse", "ParseResult", "styles"]

@@ -58,7 +58,7 @@ def check_prompt_variant(benchmark: str, variant: str) -> None:
 class RunConfig:
     benchmark: str
     examples: str | Path                   # a directory (examples.jsonl + tools.json) or a file
-    backend: object                        # a backend name (``pfc.run.backends.NAMES``) or a Backend
+    backend: object                        # a backend name (``pfc.run.backends.names()``) or a Backend
     out_dir: str | Path
     model: str = ""
     strategy: str = "zero_shot"

@@ -23,8 +23,10 @@ import re
 from pathlib import Path
 
 from pfc import benchmarks, paths
+from pfc.benchmarks.adapter import Building
 from pfc.errors import UserError
 from pfc.io.safepath import safe_name
+from pfc.run.backends import names as backend_names
 from pfc.run.run_args import flag_keys
 
 SETTINGS = {"strategy": ["zero_shot"], "history": ["full"], "k": [50], "layout": [None], "seed": [0]}
@@ -64,12 +66,16 @@ def slug(s: str) -> str:
 
 
 def resolve_path(value: str, spec_dir: Path) -> str:
-    """``{toolspectrum}``, ``{root}``, ``{models}`` expanded; relative paths are relative to the spec's folder."""
-    names = {"toolspectrum": paths.toolspectrum_dir(), "root": paths.ROOT, "models": paths.models_dir()}
+    """``{root}``, ``{models}`` and ``{<benchmark>}`` for a benchmark read in place (``Building.default_data``:
+    ``{toolspectrum}``) expanded; relative paths are relative to the spec's folder."""
+    names = {a.name: a.building for a in benchmarks.adapters() if a.building.default_data is not None}
+    names |= {"root": paths.ROOT, "models": paths.models_dir()}
     for key, where in names.items():
         if "{" + key + "}" in value:
+            where = where.default_data() if isinstance(where, Building) else where
             if where is None:
-                raise UserError(f"{{{key}}} is not available here (set PFC_TOOLSPECTRUM_DIR)")
+                env = getattr(names[key], "data_env", "")
+                raise UserError(f"{{{key}}} is not available here" + (f" (set {env})" if env else ""))
             value = value.replace("{" + key + "}", str(where))
     p = Path(os.path.expanduser(value))
     return str(p if p.is_absolute() else (spec_dir / p))
@@ -135,9 +141,9 @@ def _model(m, i: int, spec_path) -> dict:
         raise spec_error(f"expected a number, got {samp[bad]!r}", spec_path, f"{where}.sampling.{bad}")
     if "prefix_reuse" in opts and not isinstance(opts["prefix_reuse"], bool):
         raise spec_error(f"expected true or false, got {opts['prefix_reuse']!r}", spec_path, f"{where}.options.prefix_reuse")
-    from pfc.run.backends import NAMES
-    if m["backend"] not in NAMES:
-        raise spec_error(f"unknown backend {m['backend']!r}; expected one of {NAMES}", spec_path, f"{where}.backend")
+    if m["backend"] not in backend_names():
+        raise spec_error(f"unknown backend {m['backend']!r}; expected one of {backend_names()}", spec_path,
+                         f"{where}.backend")
     tp = res.get("tensor_parallel_size")
     opts = dict(opts)
     if tp and m["backend"] == "vllm":
@@ -149,7 +155,7 @@ def _model(m, i: int, spec_path) -> dict:
 
 
 def _benchmark(b, i: int, spec_path, base: dict) -> dict:
-    from pfc.benchmarks import NAMES
+    names = benchmarks.names()
     where = f"benchmarks[{i}]"
     if not isinstance(b, dict) or not b.get("name"):
         raise spec_error("each benchmark needs 'name'", spec_path, where)
@@ -157,8 +163,8 @@ def _benchmark(b, i: int, spec_path, base: dict) -> dict:
     if unknown:
         raise spec_error(f"unknown key {sorted(unknown)[0]!r}; expected some of {sorted(BENCH_KEYS)}", spec_path, where)
     kind = b.get("benchmark", b["name"])
-    if kind not in NAMES:
-        raise spec_error(f"unknown benchmark {kind!r}; expected one of {NAMES}", spec_path, f"{where}.benchmark")
+    if kind not in names:
+        raise spec_error(f"unknown benchmark {kind!r}; expected one of {names}", spec_path, f"{where}.benchmark")
     if bool(b.get("examples")) == bool(b.get("build")):
         raise spec_error("give either 'examples' (a path) or 'build' (its builder's parameters)", spec_path, where)
     buildable = benchmarks.get(kind).building.params  # what a 'build' can make it with (empty: it cannot)

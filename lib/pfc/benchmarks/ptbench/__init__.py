@@ -14,13 +14,16 @@ Metric keys are the official CSV headers (PTBench App. A.1, eqs. 2–11, and Fig
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pfc.eval.coverage import Predictions
-from pfc.eval.strict import ptbench_template
+from pfc.eval.parsing import parse
+from pfc.eval.strict import FAIL, not_native, text_of
 from pfc.errors import read_json
+from pfc.render import render_ptbench
 from pfc.schema import Example, GoldCall, Role, SchemaError
-from pfc.benchmarks.adapter import Adapter, Building, Export, Reporting, Running, Scoring
+from pfc.benchmarks.adapter import Adapter, Building, Export, OutputStyle, Reporting, Running, Scoring
 from pfc.benchmarks.common import generic_row, load_predictions, load_unified
 
 METRIC_KEYS = {
@@ -137,12 +140,34 @@ def row(example, result, ctx=None):
     return generic_row(example, result, sources=("query", "profile"))  # PTBench's two value sources
 
 
+# PTBench's answer format: `pfc parse --style ptbench`, and how the built-in baselines answer
+STYLE = OutputStyle("ptbench", render_ptbench, readers=("bracket",))
+_TEMPLATE = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*|'[^'\n]+'|\"[^\"\n]+\"):\[.*\]", re.S)
+
+
+def strict_template(output) -> str | None:
+    """Strict scoring's template (``pfc.eval.strict``): ``Platform:[f(a=1), g()]`` with the platform named."""
+    text = text_of(output)
+    if text is None:
+        return not_native(output)
+    if not _TEMPLATE.fullmatch(text):
+        return f"{FAIL}: not Platform:[calls]"
+    result = parse(text, STYLE.name)
+    if not result.ok or not result.calls or any(not c.app for c in result.calls):
+        return f"{FAIL}: not Platform:[calls]"
+    return None
+
+
+
+
 ADAPTER = Adapter(
     "ptbench", __name__,
-    Scoring(METRIC_KEYS, load, load_split_predictions, row, style="ptbench", group_by=["trained"],
-            strict_template=ptbench_template, official_compat=True),
-    Running(strategies=("zero_shot", "few_shot", "cot"), render_style="ptbench", tools_in_examples=True,
-            query_spans=False),  # the query-oracle: its stated values are not annotated per span
+    Scoring(METRIC_KEYS, load, load_split_predictions, row, style=STYLE.name, group_by=["trained"],
+            strict_template=strict_template, official_compat=True, styles=(STYLE,)),
+    # query_spans: no query-oracle (its stated values are not annotated per span); its own memorization baseline
+    Running(strategies=("zero_shot", "few_shot", "cot"), render_style=STYLE.name, tools_in_examples=True,
+            query_spans=False, baselines=("nearest-train",)),
     Reporting(headline=("format", "platforms", "tool_names", "tool_param_values", "overall")),
     Building(export=Export("PTBench", "pfc build ptbench --seed {seed} --out DIR", "synthesized (PTool)",
-                           splits=("train", "test_trained_user", "test_untrained_user", "unseen"))))
+                           splits=("train", "test_trained_user", "test_untrained_user", "unseen")),
+             release=("official_answer", "the official PTBench release")))  # a record in its format

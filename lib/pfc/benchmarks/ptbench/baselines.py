@@ -1,6 +1,8 @@
-"""The built-in baselines on PTBench-format examples (profile + history + platforms + tools).
+"""The built-in baselines on PTBench-format examples (profile + history + platforms + tools), and its own one.
 
-PTBench's package part ``baselines`` (``Adapter.part("baselines")``), called by ``pfc.run.backends.builtin``; no model involved.
+PTBench's package part ``baselines`` (``Adapter.part("baselines")``): :func:`predict`, called by
+``pfc.run.backends.builtin``, and :data:`BACKENDS`, the baselines of its own (``Running.baselines``), which
+``pfc.run.backends.get`` finds through the adapter. No model involved.
 
 - ``random``: a random platform, a random API of the scenario, a random value per
   parameter (an enumeration value, else a placeholder of the right type).
@@ -12,17 +14,31 @@ PTBench's package part ``baselines`` (``Adapter.part("baselines")``), called by 
   dates, times, identifiers, numbers and the remaining phrases from the request.
 - ``no-history``: the same with the behaviour history hidden (basic features kept): the
   first platform and the first enumeration value stand in for the user's habits.
+- ``nearest-train`` (:class:`NearestTrain`, PTBench's own): the memorization baseline, the answer of the
+  most similar training request (TF-IDF cosine, :class:`pfc.data.ptool.overlap.Index`, the build's overlap
+  audits' definition), preferring records whose functions are all among the example's candidate tools,
+  copied verbatim: what template recall scores. The training split is ``--model PATH`` (a ``data.json`` or a
+  build directory with ``train/data.json``), by default our build's; the official release ships none.
 
     >>> _norm("price_low_to_high")
     'price low to high'
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import re
+import sys
 from collections import Counter
+from pathlib import Path
 
+from pfc import paths
+from pfc.data.ptool.overlap import Index
 from pfc.errors import UserError
+from pfc.provenance import source_version
+from pfc.render import render_ptbench
+from pfc.run.backends import Baseline, Response
 from pfc.schema import Call
 
 STOP = set("""a an the me my i i'd i'm want need please can could you for to of on in at by with and then some up
@@ -169,3 +185,71 @@ def predict(name: str, ex, seed: int = 0) -> list[Call] | None:
         plat = _platform(ex, platforms, hist)
         return [Call(plat, t["name"], _arguments(t, ex, hist)) for t in _functions(ex, tools)]
     return None
+
+
+def train_path(model: str) -> Path:
+    """The training ``data.json`` named by ``model`` (a file or a build directory); default: our build's."""
+    p = Path(model) if model else paths.BENCHMARKS / "ptbench" / "train" / "data.json"
+    if p.is_dir():
+        p = p / "train" / "data.json"
+    if not p.is_file():
+        raise UserError(f"nearest-train: no training split at {paths.relative(p)} (build it with "
+                        "`pfc build ptbench`, or pass --model PATH/TO/train/data.json)")
+    return p
+
+
+class NearestTrain(Baseline):
+    name = "nearest-train"
+    uses_gold = False
+    needs_tools = False
+
+    def __init__(self, model: str = "", tools=None, seed: int = 0, **_):
+        self.path = train_path(model)
+        raw = self.path.read_bytes()
+        try:
+            self.train = json.loads(raw)
+            self.queries = [str(r["query"]) for r in self.train]
+            [r["answer"][1] for r in self.train]
+        except (ValueError, KeyError, TypeError, IndexError) as e:
+            raise UserError(f"{paths.relative(self.path)}: not an official PTBench data.json "
+                            f"({type(e).__name__}: {e})") from None
+        # the lookup's identity: the training file's bytes (a run on another training split is another run)
+        self.model = f"nearest-train@{hashlib.sha256(raw).hexdigest()[:16]}"
+        self.version = source_version(sys.modules[__name__])
+        self._index = None
+
+    def identity(self) -> str:
+        return self.model
+
+    def _fn_index(self):
+        out: dict[str, set] = {}
+        for i, r in enumerate(self.train):
+            for f in r["answer"][1]:
+                for fn in f:
+                    out.setdefault(fn, set()).add(i)
+        return out
+
+    def answer(self, requests, examples):
+        if self._index is None:
+            self._index = (Index(self.queries), self._fn_index())
+        index, by_fn = self._index
+        allowed = []
+        for ex in examples:
+            names = [t.get("function", t).get("name") for t in (ex.meta.get("official_tools") or [])
+                     if isinstance(t, dict)]
+            cand = set().union(*(by_fn.get(n, set()) for n in names)) if names else set()
+            ok = [i for i in sorted(cand) if all(fn in names for f in self.train[i]["answer"][1] for fn in f)]
+            allowed.append(ok or None)
+        nn, _ = index.nearest([ex.query for ex in examples], allowed)
+        out = []
+        for ex, i in zip(examples, nn):
+            try:
+                platform, funcs = self.train[i]["answer"]
+                calls = [Call(platform, fn, {k: v[0] for k, v in args.items()}) for f in funcs for fn, args in f.items()]
+                out.append(Response(text=render_ptbench(calls)))
+            except Exception as e:  # a malformed training answer fails this example, not the run
+                out.append(Response(error=f"{type(e).__name__}: {e}"))
+        return out
+
+
+BACKENDS = {NearestTrain.name: NearestTrain}  # its own baselines, by name (ADAPTER.running.baselines)

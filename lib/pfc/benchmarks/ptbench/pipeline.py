@@ -7,15 +7,15 @@ from pathlib import Path
 
 from pfc import paths
 from pfc.benchmarks.ptbench import SPLITS
+from pfc.data.ptool.build import DEFAULT_VERSION  # in the key: a build of another synthesis is rebuilt (or refused)
+from pfc.run.backends.builtin import BUILTINS
+from pfc.train.sft import build_ptbench
 from pfc.report.pipeline.step import Ask, Step, baseline_runs_step, rel, run_step
 
 RANK = 2
 
 
 def steps(ask: Ask) -> tuple[list[Step], list[Path]]:
-    from pfc.data.ptool.build import DEFAULT_VERSION  # in the key: a build of another synthesis is rebuilt (or refused)
-    from pfc.run.backends.builtin import BUILTINS
-    from pfc.train.sft import build_ptbench
     pt = paths.BENCHMARKS / "ptbench"
     out = [Step("build PTBench (PTool synthesis, seed 0)", None, {"seed": 0, "synthesis": DEFAULT_VERSION},
                 [], [pt / "stats.json"], fn=lambda: build_ptbench(pt, 0))]

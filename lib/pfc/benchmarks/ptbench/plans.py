@@ -7,6 +7,7 @@ from pathlib import Path
 from pfc import paths
 from pfc.benchmarks.ptbench import ADAPTER
 from pfc.plans.sampling import subset
+from pfc.train.sft import build_ptbench
 
 N = 8                                    # default records per test split
 N_HELP = "per test split (trained, untrained users)"
@@ -15,7 +16,6 @@ RANK = {"ptbench-trained": 4, "ptbench-untrained": 5}
 
 def data(seed: int = 0) -> Path:
     """Our offline PTool synthesis (``pfc build ptbench --seed``), the one ``make reproduce`` builds."""
-    from pfc.train.sft import build_ptbench
     return build_ptbench(paths.BENCHMARKS / "ptbench" if seed == 0 else paths.BENCHMARKS / f"ptbench_seed{seed}", seed)
 
 

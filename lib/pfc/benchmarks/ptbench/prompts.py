@@ -28,8 +28,11 @@ import ast
 import json
 from pathlib import Path
 
+from pfc import paths
 from pfc.errors import UserError
-from pfc.run.prompts import Prompt, template_sha
+from pfc.render import render_ptbench
+from pfc.run.prompts import Prompt, check_layout, pick_demonstrations, template_sha
+from pfc.schema import Call, Example, GoldCall
 
 FORMAT = "platform:[func1(param1_name=param1_value, param2_name=param2_value), func2(...)]"
 SYSTEM = ("You act for a user whose profile is given below. Several platforms offer similar APIs: choose the "
@@ -87,7 +90,6 @@ def profile_variant(profile, variant: str):
 
 
 def _wording(wording: str):
-    from pfc import paths
     if wording not in WORDINGS:
         raise UserError(f"unknown PTBench prompt wording {wording!r}; expected one of {WORDINGS}")
     d = paths.ptbench_dir()
@@ -99,7 +101,6 @@ def _wording(wording: str):
 
 
 def system_prompt(example, variant: str = "all", wording: str = "auto", layout: str = "paper") -> str:
-    from pfc.run.prompts import check_layout
     check_layout(layout)
     profile = profile_variant(example.profile, variant)
     platforms, tools = example.meta.get("platforms"), example.meta.get("official_tools")
@@ -127,9 +128,6 @@ def system_prompt(example, variant: str = "all", wording: str = "auto", layout: 
 
 def demonstrations(example, pool, k: int, seed: int) -> list[dict]:
     """Few-shot turns from other samples (never this one, nor one with the same query)."""
-    from pfc.render import render_ptbench
-    from pfc.schema import Call
-    from pfc.run.prompts import pick_demonstrations
     demos = pick_demonstrations(pool, example.id, k, seed, exclude=lambda d: d.query == example.query or not d.gold)
     turns = []
     for d in demos:
@@ -157,7 +155,6 @@ def request(rb, example, domain: str | None = None) -> tuple[list[dict], None]:
 def _canonical():
     """A tiny fixed example (a profile with basic features and history, two platforms, one API) and a
     few-shot pool of one: what :func:`template_identity` renders."""
-    from pfc.schema import Example, GoldCall
     meta = {"platforms": [{"name": "A", "profile": {"focus": "teams"}}, {"name": "B", "profile": {"focus": "solo"}}],
             "official_tools": [{"type": "function", "function": {"name": "f", "description": "Do f.", "parameters": {
                 "type": "object", "properties": {"x": {"type": "string", "description": "X."}}}}}]}

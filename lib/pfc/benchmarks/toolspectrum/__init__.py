@@ -47,7 +47,7 @@ from pfc import paths
 from pfc.errors import UserError, read_json
 from pfc.eval.literals import Unsafe, to_value
 from pfc.eval.matching import norm_app
-from pfc.eval.strict import toolspectrum_template
+from pfc.eval.strict import FAIL, json_object, not_native, text_of
 from pfc.schema import Example, GoldCall, Role, SchemaError, Tool
 from pfc.eval.taxonomy import toolspectrum_type
 from pfc.benchmarks.adapter import Adapter, Building, Reporting, Running, Scoring
@@ -81,6 +81,14 @@ LEVELS = ("APP", "API", "RP", "OP")
 REFUSAL = "⊥"
 _KEY = re.compile(r"^\s*(.+?)\s*\(\s*(\w+)\s*\)\s*$")
 _ENUM = re.compile(r"Available values:\s*(.+?)\s*\.?\s*$", re.S)
+
+
+DATA_ENV = "PFC_TOOLSPECTRUM_DIR"
+
+
+def release_dir() -> Path | None:
+    """The release directory (``PFC_TOOLSPECTRUM_DIR``, else ``../shared/data/toolspectrum``), read in place."""
+    return paths.env_dir(DATA_ENV, paths.SHARED_DATA / "toolspectrum")
 
 
 def parse_enum(desc: str) -> list | None:
@@ -249,13 +257,36 @@ def row(example, result, ctx):
     return r, cmp, etype
 
 
+_TEMPLATE_KEYS = {"APP", "API", "params", "explanation"}
+
+
+def strict_template(output) -> str | None:
+    """Strict scoring's template (``pfc.eval.strict``): one ``{"APP", "API", "params"}`` object, optionally with the ``"explanation"`` string that the
+    release's template asks for; a refusal is ``null`` or that object with APP, API and params all null
+    (requirement 4 of the release's prompt; our own template asks for the same)."""
+    text = text_of(output)
+    if text is None:
+        return not_native(output)
+    obj = json_object(text)
+    if obj is None:
+        return None
+    why = f"{FAIL}: not one {{\"APP\", \"API\", \"params\"[, \"explanation\"]}} object"
+    if not isinstance(obj, dict) or not {"APP", "API", "params"} <= set(obj) <= _TEMPLATE_KEYS \
+            or not isinstance(obj.get("explanation", ""), str):
+        return why
+    if obj["APP"] is None and obj["API"] is None and obj["params"] is None:
+        return None
+    ok = all(isinstance(obj[k], str) and obj[k].strip() for k in ("APP", "API")) and isinstance(obj["params"], dict)
+    return None if ok else why
+
+
 ADAPTER = Adapter(
     "toolspectrum", __name__,
     Scoring(METRIC_KEYS, load, load_predictions, row, context, style="json", group_by=["subset", "domain"],
-            strict_template=toolspectrum_template),
+            strict_template=strict_template),
     Running(strategies=("zero_shot", "few_shot", "cot", "hierarchical", "flat"), render_style="json"),
     Reporting(headline=("format", "APP", "API", "RP", "OP"), groups=("subset",),
               extra=("APP_paper", "API_paper", "RP_paper", "OP_paper"),  # robust mode: Table 3's second F1
               modes=(False, True)),
-    Building(default_data=paths.toolspectrum_dir,  # the public release, read in place
+    Building(default_data=release_dir, data_env=DATA_ENV,  # the public release, read in place
              third_party="the ToolSpectrum release"))

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from pfc import paths
+from pfc.benchmarks.toolspectrum import DATA_ENV, release_dir
 from pfc.report.pipeline.step import Ask, Step, baseline_runs_step, rel, run_step
 from pfc.run.backends.builtin import ON_LARGE_DATA
 
@@ -14,10 +15,10 @@ RANK = 1
 
 
 def steps(ask: Ask) -> tuple[list[Step], list[Path]]:
-    release = paths.toolspectrum_dir()
+    release = release_dir()
     if not (release is not None and (release / "data" / "dataset_persona.json").exists()):
         if ask.backend:
-            print(f"reproduce: no ToolSpectrum release at {release} (PFC_TOOLSPECTRUM_DIR); the {ask.backend} run on "
+            print(f"reproduce: no ToolSpectrum release at {release} ({DATA_ENV}); the {ask.backend} run on "
                   "it is left out", file=sys.stderr)
         return [], []
     # the release is large: the baselines declared to run on one (the oracle and the two history baselines)

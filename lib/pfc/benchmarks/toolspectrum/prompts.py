@@ -29,10 +29,10 @@ import json
 import re
 from pathlib import Path
 
-from pfc import paths
+from pfc.benchmarks.toolspectrum import load_tools_release, release_dir
 from pfc.errors import UserError
-from pfc.schema import Example, Tool
-from pfc.run.prompts import Prompt, match_domain, pick_demonstrations, template_sha
+from pfc.schema import Example, GoldCall, Tool
+from pfc.run.prompts import Prompt, check_layout, match_domain, pick_demonstrations, template_sha
 
 FILES = {"profile": ("prompt_call_api_persona.txt", "API_description_persona.json"),
          "environment": ("prompt_call_api_environment.txt", "API_description_environment.json"),
@@ -119,7 +119,6 @@ class ToolSpectrumPrompter:
         else:
             self.template = OWN_TEMPLATE
             self.toolset = toolset_from_tools(tools)
-        from pfc.run.prompts import check_layout
         check_layout(layout)
         self.layout = layout
         self._dumped: dict[tuple, str] = {}  # serialised toolsets, by app set
@@ -133,7 +132,6 @@ class ToolSpectrumPrompter:
     def from_release(cls, release_dir, subset: str, pool: list[Example] = (), k: int = 3, seed: int = 0,
                      clean: bool = False) -> "ToolSpectrumPrompter":
         """The paper-faithful prompter of ``subset``, with that subset's own tool file."""
-        from pfc.benchmarks.toolspectrum import load_tools_release
         tools = load_tools_release(Path(release_dir) / "api" / FILES[subset][1])
         return cls(subset, tools, release_dir, pool, k, seed, clean)
 
@@ -226,7 +224,7 @@ def _run_prompter(rb, example) -> ToolSpectrumPrompter:
         same = [e for e in rb.pool if e.meta.get("subset", "both") == sub]
         # clean=True: the release's persona template leaks its own file name into the answer format
         # (`"APP": "APP",prompt_call_api_persona.txt`), which real models copy; runs use the cleaned text
-        rb.cache[sub] = ToolSpectrumPrompter(sub, list(rb.tools_by_key.values()), paths.toolspectrum_dir(),
+        rb.cache[sub] = ToolSpectrumPrompter(sub, list(rb.tools_by_key.values()), release_dir(),
                                              pool=same, seed=rb.seed, clean=True,
                                              layout=getattr(rb, "layout", "paper"))
     return rb.cache[sub]
@@ -247,11 +245,10 @@ def template_identity() -> dict:
     a fixed sample's prompts in each subset, layout and strategy (and hierarchical step 1), from the
     release (``release``) or our template (``own``, no release). A changed release file or a changed
     word in code is a new run; moved code is not."""
-    d = paths.toolspectrum_dir()
+    d = release_dir()
     texts = [] if d is None else [(Path(d) / sub / name).read_text(encoding="utf-8", errors="surrogateescape")
                                   if (Path(d) / sub / name).exists() else "" for tpl, api in FILES.values()
                                   for sub, name in (("prompts", tpl), ("api", api))]
-    from pfc.schema import GoldCall
     tool = Tool("App", "act", "Act.", "Other", {"type": "object", "properties": {"x": {"type": "string"}}},
                 app_description="An app.")
     ex = Example("c", "toolspectrum", "Do it", [GoldCall("App", "act", {"x": "1"})], profile={"name": "A"},

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from pfc.benchmarks.toolspectrum.views import domain_means
+from pfc.eval.taxonomy import TOOLSPECTRUM_CLASSES
 from pfc.report import figures
 from pfc.report import paper_results as P
 from pfc.report import tables as T
@@ -39,7 +41,6 @@ def write(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> None:
             .pivot_table(index=["run", "mode"], columns="level", values="cell", aggfunc="first")[T.TS_LEVELS]
         w.table("toolspectrum_both_modes", "ToolSpectrum 'both' subset: the two scoring modes side by side (ours)",
                 wide, side, "Where the modes differ most: most 'both' samples expect a refusal.")
-    from pfc.benchmarks.toolspectrum.views import domain_means
     dm = domain_means({r.name: r.per_example for r in runs})
     if len(dm):
         w.table("toolspectrum_fig4_domains", "ToolSpectrum Fig. 4 layout: mean F1 per domain (ours)",
@@ -63,7 +64,6 @@ def write(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> None:
 
 def toolspectrum_error_shares(runs: list[T.Run]) -> pd.DataFrame:
     """The five-way taxonomy's shares per run, then the paper's §5.3 shares (labelled paper)."""
-    from pfc.eval.taxonomy import TOOLSPECTRUM_CLASSES
     rows = []
     for r in runs:
         fam = r.per_example["error_type"].fillna("")

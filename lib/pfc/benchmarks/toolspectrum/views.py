@@ -21,6 +21,8 @@ from pfc.eval.metrics import METRICS, aggregate
 from pfc.schema import Call, Example, Tool
 from pfc.eval.taxonomy import TOOLSPECTRUM_CLASSES
 from pfc.render import render_json
+from pfc.report import paper_results as P
+from pfc.report import tables as T
 
 LEVELS = ("APP", "API", "RP", "OP")
 SUBSET_ORDER = ("profile", "environment", "both")
@@ -119,7 +121,6 @@ def _by_subset(wide: pd.DataFrame, index_name: str) -> pd.DataFrame:
 def _ours(rows: dict, index_name: str) -> pd.DataFrame:
     """{row name: per-example table} in the Table 3 layout, through the report's one builder
     (``pfc.report.tables.toolspectrum_levels``; values only, rows in the given order)."""
-    from pfc.report import tables as T
     runs = [T.Run(name, "toolspectrum", {}, df, {}, pd.DataFrame()) for name, df in rows.items()]
     wide = T.layout(T.toolspectrum_levels(runs, n_boot=0), T.TS_ORDER, with_ci=False)
     return _by_subset(wide.reindex(list(rows)), index_name)
@@ -137,12 +138,10 @@ def table8(ours: dict[tuple[str, str], pd.DataFrame]) -> pd.DataFrame:
 
 def paper_table3() -> pd.DataFrame:
     """The paper's Table 3 (``data/paper_results/papers.csv``, as the reports show it)."""
-    from pfc.report import paper_results as P
     return _by_subset(P.toolspectrum_table("Table 3"), "model (paper)")
 
 
 def paper_table8() -> pd.DataFrame:
-    from pfc.report import paper_results as P
     return _by_subset(P.toolspectrum_table("Table 8"), "model / method (paper)")
 
 

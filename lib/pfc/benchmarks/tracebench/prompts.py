@@ -19,7 +19,8 @@ import json
 
 from pfc.run.history import record_text, select_history
 from pfc.render import tool_name
-from pfc.run.prompts import Prompt, template_sha
+from pfc.run.prompts import Prompt, check_layout, pick_demonstrations, template_sha
+from pfc.schema import Example, GoldCall, HistoryEntry, Tool
 
 SYSTEM = ("You are an assistant on the user's phone. Fulfil the user's request with exactly one function call. "
           "Several apps offer similar functions: choose the app this user would choose. Fill in every "
@@ -54,7 +55,6 @@ def domain_prompt(example, tools_by_key: dict) -> Prompt:
 
 def demonstrations(example, pool, k: int, seed: int) -> list[dict]:
     """Few-shot turns from other anchors of the pool (never this anchor): request -> the gold call."""
-    from pfc.run.prompts import pick_demonstrations
     anchor = example.meta.get("anchor_id")
     demos = pick_demonstrations(pool, example.id, k, seed, exclude=lambda d: d.meta.get("anchor_id") == anchor
                                 or d.gold is None)
@@ -72,7 +72,6 @@ def build(example, tools_by_key: dict, native: bool = True, history: str = "full
           domain: str | None = None, layout: str = "paper") -> tuple[Prompt, list[dict] | None]:
     """(prompt, tool specs or None). ``tools_by_key``: tool key -> Tool; ``pool``: few-shot sources;
     ``domain``: hierarchical step 2 keeps only that scenario's tools (all of them when None)."""
-    from pfc.run.prompts import check_layout
     check_layout(layout)
     keys = example.tools or sorted(tools_by_key)
     if domain is not None:
@@ -112,7 +111,6 @@ def domain_request(rb, example) -> Prompt:
 def _canonical() -> tuple[list, dict, list]:
     """A tiny fixed example (two tools, three history records) and a few-shot pool of one: what
     :func:`template_identity` renders."""
-    from pfc.schema import Example, GoldCall, HistoryEntry, Tool
     params = {"type": "object", "properties": {"city": {"type": "string", "description": "City"}}, "required": ["city"]}
     tools = {t.key: t for t in (Tool("Maps", "route", "Plan a route", "Travel", params, app_description="maps"),
                                 Tool("Taxi", "order", "Order a car", "Travel", params))}

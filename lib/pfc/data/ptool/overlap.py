@@ -2,7 +2,7 @@
 
 - :class:`Index`: TF-IDF (word unigrams, fit on the training requests) over the training
   requests; :meth:`Index.nearest` gives each request its most similar training request and
-  the cosine. The ``nearest-train`` baseline (``pfc.run.backends.nearest_train``) and the
+  the cosine. The ``nearest-train`` baseline (``pfc.benchmarks.ptbench.baselines``) and the
   audits below use this one definition.
 - :func:`audit`: for one test split against the training split, the verbatim and near-duplicate
   rates (TF-IDF cosine > 0.9; word 3-gram Jaccard >= 0.8 from ``pfc.data.audits``), the share of

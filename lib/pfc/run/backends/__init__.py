@@ -140,26 +140,36 @@ def chat_from_args(args):
     return chat_function(get(args.llm_backend, args.llm_model or ""))
 
 
-# name -> "module:Class": the one place a backend is registered (imported only when asked for)
-REGISTRY: dict[str, str] = {
+# name -> "module:Class": the one place a backend is registered (imported only when asked for); a benchmark's
+# own baselines are its adapter's (``Running.baselines``, in its package's ``baselines`` part: ``BACKENDS``)
+BASELINES: dict[str, str] = {
     "oracle": "pfc.run.backends.builtin:Oracle",
     "query-oracle": "pfc.run.backends.builtin:QueryOracle",
     "random": "pfc.run.backends.builtin:RandomBaseline",
     "history-prior": "pfc.run.backends.builtin:HistoryPrior",
     "no-history": "pfc.run.backends.builtin:NoHistory",
     "always-habit": "pfc.run.backends.builtin:AlwaysHabit",
-    "nearest-train": "pfc.run.backends.nearest_train:NearestTrain",
+}
+MODELS: dict[str, str] = {
     "hf": "pfc.run.backends.hf:HFBackend",
     "openai": "pfc.run.backends.openai:OpenAIBackend",
     "vllm": "pfc.run.backends.vllm:VLLMBackend",
     "openvino": "pfc.run.backends.openvino:OpenVINOBackend",
 }
-NAMES = tuple(REGISTRY)
+REGISTRY: dict[str, str] = {**BASELINES, **MODELS}
+
+
+def names() -> tuple[str, ...]:
+    """Every backend's name: the built-in baselines, the registered benchmarks' own, the model backends."""
+    return (*BASELINES, *(b for a in benchmarks.adapters() for b in a.running.baselines), *MODELS)
 
 
 def get(name: str, model: str = "", **options) -> Backend:
-    """A backend by its registered name (:data:`REGISTRY`)."""
-    if name not in REGISTRY:
-        raise UserError(f"unknown backend {name!r}; expected one of {NAMES}")
-    module, cls = REGISTRY[name].split(":")
-    return getattr(importlib.import_module(module), cls)(model=model, **options)
+    """A backend by its registered name (:data:`REGISTRY`, or a benchmark's own: ``Running.baselines``)."""
+    if name in REGISTRY:
+        module, cls = REGISTRY[name].split(":")
+        return getattr(importlib.import_module(module), cls)(model=model, **options)
+    own = next((a for a in benchmarks.adapters() if name in a.running.baselines), None)
+    if own is None:
+        raise UserError(f"unknown backend {name!r}; expected one of {names()}")
+    return own.part("baselines").BACKENDS[name](model=model, **options)

@@ -13,18 +13,12 @@ records ``prefill_s``, ``decode_s`` and ``reused_tokens``. Reuse changes only ho
 forward pass is chunked: logits agree to floating-point rounding (bf16 rounding can flip a
 near-tie token, as batching does on any server).
 
-Engines (:mod:`pfc.run.backends.hf_engines`, one interface): ``engine="batch"`` hands the requests of
-one call to :mod:`pfc.run.backends.hf_engine` (groups sharing a prefix: the prefix prefilled once, the
-rows decoded together, up to ``max_batch`` rows; on CPU the rows read one copy of the prefix,
-:mod:`pfc.run.backends.hf_attention`); ``engine="single"`` is the one-sequence path
-(each request prefilled after the previous prompt's cached prefix, then decoded alone);
-``engine="continuous"`` (default) groups the same way but decodes at most ``max_batch`` rows of a
-group at once and lets the next request take a stopped row's place at once
-(:mod:`pfc.run.backends.hf_stream`: one answer running to ``max_tokens`` no longer holds a whole
-group's rows idle; on ToolSpectrum 7.7 s per example against ``batch``'s ~11 s, equal on the others).
-The engine changes only how the same computation is batched, so it is not part of
-:meth:`identity` (like prefix reuse); :meth:`describe` records it. Prompts are rendered with the
-model's chat template as the ``openvino`` backend renders them (:mod:`pfc.run.backends.chat_template`).
+Engines (:mod:`pfc.run.backends.hf_engines`, one interface): ``continuous`` (default), ``batch`` and
+``single``, as docs/models.md's backend table describes them (:mod:`pfc.run.backends.hf_engine`,
+:mod:`pfc.run.backends.hf_stream`, :mod:`pfc.run.backends.hf_attention`). The engine changes only how
+the same computation is batched, so it is not part of :meth:`identity` (like prefix reuse); :meth:`describe`
+records it. Prompts are rendered with the model's chat template as the ``openvino`` backend renders them
+(:mod:`pfc.run.backends.chat_template`).
 Needs torch and transformers (``requirements-models.txt``).
 
     >>> HFBackend.name
