@@ -45,6 +45,8 @@ def run(args, argv, mod) -> int:
     doc.update(when=time.strftime("%Y-%m-%d %H:%M"), machine=f"{platform.machine()}, {os.cpu_count()} cores",
                versions=mod.versions(), command="python benchmarks/bench_engines.py " + " ".join(
                    argv if argv is not None else __import__("sys").argv[1:]))
+    if getattr(args, "note", ""):
+        doc.setdefault("notes", []).append(f"{doc['when']}: {args.note}")
     missing = mod.vllm_missing() if "vllm" in args.engines else None
     common = ["--n", str(args.n), "--generate-n", *[f"{b}={k}" for b, k in args.gen_n.items()]]
     with tempfile.TemporaryDirectory() as tmp:
@@ -156,7 +158,8 @@ def write_md(doc: dict, rows: list[dict]) -> str:
              "reading the examples and the one untimed warm-up example (the shared prefix prefilled once) are "
              "outside the timed part. `× fastest`: seconds over the fastest engine of the row's model and "
              "benchmark. `floor`: the lower bound of `benchmarks/engine_floor.py` from this machine's kernel rates "
-             "measured in the same run. Agreement with `openvino`: same raw text / same parsed call (n).", ""]
+             "measured in the same run. Agreement with `openvino`: same raw text / same parsed call (n).", "",
+             *[f"- {x}" for x in doc.get("notes", [])], *([""] if doc.get("notes") else [])]
     for model in dict.fromkeys(r["model"] for r in rows):
         lines += [f"## {model}", "", "| benchmark | engine | n | s/ex | ex/hour | out tok/s | × fastest | floor s/ex "
                   "| × floor | agree with openvino | load (1 min) | warm-up s |",

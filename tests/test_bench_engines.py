@@ -204,3 +204,16 @@ def test_the_short_mode_runs_our_engines_and_plain_generate_end_to_end_on_the_re
     assert doc["floors"]["qwen2.5-coder-0.5b"]["shapes"]["hidden"] == 896
     md = out.with_suffix(".md").read_text()
     assert "× ptbench: `" in md and "its floor" in md
+
+
+def test_a_note_is_kept_with_its_date_and_shown_in_the_report(bench_script, tmp_path):
+    rep = bench_script("engines_report")
+    args = _args(tmp_path, engines=("openvino",))
+    args.note = "resumed after a stop"
+    rep.run(args, [], _Mod())
+    args.note, args.resume = "second part", True
+    rep.run(args, [], _Mod())
+    doc = json.loads((tmp_path / "perf_engines.json").read_text())
+    assert [n.split(": ", 1)[1] for n in doc["notes"]] == ["resumed after a stop", "second part"]
+    md = (tmp_path / "perf_engines.md").read_text()
+    assert "resumed after a stop" in md and "second part" in md
