@@ -203,6 +203,17 @@ def child_floor(model: str, n: int, benches: list[str], out: Path) -> None:
     atomic.write_text(out, json.dumps(res) + "\n")
 
 
+def sample_examples(bench: str, n: int) -> tuple[list, list]:
+    """The examples of ``bench``'s measured sample (the ids every engine answered) and the file's tools."""
+    import bench_throughput as bt
+
+    from pfc import benchmarks
+    ((path, ids),) = bt.samples(n, (bench,))[bench]
+    exs, tools = benchmarks.get(bench).scoring.load(path, None)
+    keep = set(ids)
+    return [e for e in exs if e.id in keep], tools
+
+
 def _msgs(request) -> tuple:
     return request.messages, request.tools
 
@@ -245,6 +256,8 @@ def main(argv=None) -> int:
     ap.add_argument("--resume", action="store_true", help="keep the finished cells of --out (same settings)")
     ap.add_argument("--note", default="", help="a sentence for the report (what else ran, why a run resumed), kept "
                     "with the date in the JSON's notes")
+    ap.add_argument("--report-only", action="store_true", help="rewrite the report from --out's JSON (scoring "
+                    "the answers it holds) and measure nothing")
     ap.add_argument("--out", help="default reports/perf_engines.json; with --short data/runs/bench-engines-short/ (a "
                                   "test run never replaces the report)")
     ap.add_argument("--child", nargs=4, metavar=("ENGINE|floor", "MODEL", "BENCH", "OUT"), help=argparse.SUPPRESS)
@@ -272,6 +285,8 @@ def main(argv=None) -> int:
         return 0
     out_file(args.out)
     import engines_report as report
+    if args.report_only:
+        return report.rewrite(Path(args.out), sys.modules[__name__])
     return report.run(args, argv, sys.modules[__name__])
 
 
