@@ -286,7 +286,7 @@ def main(argv=None) -> int:
     out_file(args.out)
     import engines_report as report
     if args.report_only:
-        return report.rewrite(Path(args.out), sys.modules[__name__])
+        return report.rewrite(Path(args.out), sys.modules[__name__], args.note)
     return report.run(args, argv, sys.modules[__name__])
 
 

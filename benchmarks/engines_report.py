@@ -81,11 +81,13 @@ def run(args, argv, mod) -> int:
     return 0
 
 
-def rewrite(out: Path, mod) -> int:
-    """``--report-only``: the report again from the JSON, with the verdicts of cells that lack them."""
+def rewrite(out: Path, mod, note: str = "") -> int:
+    """``--report-only``: the report again from the JSON, with the verdicts of cells that lack them (and ``note``)."""
     doc = load(out, None, True) if out.exists() else None
     if not doc:
         raise UserError("--report-only: no report to rewrite", file=paths.relative(out))
+    if note:
+        doc.setdefault("notes", []).append(f"{time.strftime('%Y-%m-%d %H:%M')}: {note}")
     add_verdicts(doc, mod)
     write(out, doc)
     return 0

@@ -255,3 +255,12 @@ def test_verdicts_come_from_the_benchmarks_own_scorer(bench_script, tiny_tracebe
     rep.add_verdicts(doc, SimpleNamespace(sample_examples=lambda bench, n: (exs, tools)))
     assert doc["cells"]["m|tracebench|hf"]["right"] == sorted(ids[1:])   # the oracle's answers right, prose wrong
     assert doc["cells"]["m|tracebench|hf"]["scores"]["format"] == round(2 / 3, 3)  # 2 of 3 answers hold a call
+
+
+def test_report_only_rewrites_the_report_with_a_note_and_refuses_a_missing_one(bench_script, tmp_path):
+    rep = bench_script("engines_report")
+    rep.run(_args(tmp_path, engines=("openvino",)), [], _Mod())
+    assert rep.rewrite(tmp_path / "perf_engines.json", _Mod(), "cell x removed: its requests had failed") == 0
+    assert "cell x removed" in (tmp_path / "perf_engines.md").read_text()
+    with pytest.raises(UserError, match="no report to rewrite"):
+        rep.rewrite(tmp_path / "none.json", _Mod())
