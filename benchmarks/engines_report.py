@@ -254,7 +254,7 @@ def verdicts(rows: list[dict]) -> list[str]:
         if ours is None:
             continue
         vl = rs.get("vllm")
-        vs = ("vLLM-CPU not measured" if vl is None else
+        vs = ("not compared with vLLM-CPU (not measured)" if vl is None else
               f"{'no slower than' if ours['s_per_example'] <= vl['s_per_example'] else 'SLOWER than'} vLLM-CPU "
               f"({ours['s_per_example']} against {vl['s_per_example']} s/ex)")
         fl = f"{ours['x_floor']}× its floor ({ours['floor_s']} s/ex)" if ours.get("x_floor") else "no floor"
