@@ -28,15 +28,17 @@ from pfc.io import atomic  # noqa: E402
 REFERENCE = "hf"  # the engine the others' right/wrong verdicts are compared with: the project's own torch engine
 
 
-def load(path: Path, settings: dict | None, resume: bool) -> dict:
+def load(path: Path, settings: dict | None, resume: bool, flag: str = "--resume") -> dict:
     if not resume or not path.exists():
         return {}
     try:
         old = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        raise UserError(f"--resume: unreadable ({type(e).__name__})", file=paths.relative(path))
+        raise UserError(f"{flag}: unreadable ({type(e).__name__})", file=paths.relative(path))
+    if not isinstance(old, dict) or not isinstance(old.get("cells"), dict):
+        raise UserError(f"{flag}: not an engines report (no cells)", file=paths.relative(path))
     if settings is not None and old.get("settings") != settings:
-        raise UserError("--resume: the report there was measured with other settings; move it aside or drop --resume",
+        raise UserError(f"{flag}: the report there was measured with other settings; move it aside or drop {flag}",
                         file=paths.relative(path))
     return old
 
@@ -83,7 +85,7 @@ def run(args, argv, mod) -> int:
 
 def rewrite(out: Path, mod, note: str = "") -> int:
     """``--report-only``: the report again from the JSON, with the verdicts of cells that lack them (and ``note``)."""
-    doc = load(out, None, True) if out.exists() else None
+    doc = load(out, None, True, "--report-only") if out.exists() else None
     if not doc:
         raise UserError("--report-only: no report to rewrite", file=paths.relative(out))
     if note:

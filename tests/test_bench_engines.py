@@ -264,3 +264,11 @@ def test_report_only_rewrites_the_report_with_a_note_and_refuses_a_missing_one(b
     assert "cell x removed" in (tmp_path / "perf_engines.md").read_text()
     with pytest.raises(UserError, match="no report to rewrite"):
         rep.rewrite(tmp_path / "none.json", _Mod())
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", "{}", ""])
+def test_report_only_refuses_a_file_that_is_not_an_engines_report(bench_script, tmp_path, text):
+    rep = bench_script("engines_report")
+    (tmp_path / "x.json").write_text(text)
+    with pytest.raises(UserError, match="--report-only: (not an engines report|unreadable)"):
+        rep.rewrite(tmp_path / "x.json", _Mod())
