@@ -140,12 +140,16 @@ def child_cell(engine: str, model: str, bench: str, n: int, gen_n: int, out: Pat
         from pfc.models import registry
         from pfc.run.vllm_server import serve
         os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "4")
+        # vLLM-CPU reserves one core of two for its scheduler by default, leaving one for the model; its
+        # scheduler sleeps while the model runs, so both cores go to the model's OpenMP threads, as ours get both
+        os.environ.setdefault("VLLM_CPU_NUM_OF_RESERVED_CPU", "0")
         server = contextlib.ExitStack()
         url = server.enter_context(serve(registry.resolve(model), "m", out.with_suffix(".log"), dtype="bfloat16",
                                          max_model_len=24576, python=str(VLLM_PY)))
         os.environ.update(OPENAI_BASE_URL=url, OPENAI_API_KEY="local")
-        be = get("openai", "m", concurrency=n, timeout=7200, max_retries=0)
-        res["identity"] = f"{model} on vllm-cpu {vllm_version()} (bf16, prefix caching)"
+        be = get("openai", "m", concurrency=n, timeout=7200, max_retries=0, unseeded=True)
+        res["identity"] = (f"{model} on vllm-cpu {vllm_version()} (bf16, prefix caching, reserved cores "
+                           f"{os.environ['VLLM_CPU_NUM_OF_RESERVED_CPU']}, unseeded)")
     elif engine == "generate":
         be = plain_generate(model)
         parts = [(path, ids[:gen_n]) for path, ids in parts]
@@ -162,6 +166,9 @@ def child_cell(engine: str, model: str, bench: str, n: int, gen_n: int, out: Pat
         if server is not None:
             server.close()
     res.update(m)
+    if m.get("failed"):  # not a measurement: the parent keeps it as not run (and --resume tries it again)
+        res = {k: res[k] for k in ("engine", "model", "benchmark", "identity")}
+        res["not_run"] = f"{m['failed']} of {m['n']} requests failed, the first: {m['first_error']}"
     atomic.write_text(out, json.dumps(res, indent=1) + "\n")
 
 
@@ -194,6 +201,17 @@ def child_floor(model: str, n: int, benches: list[str], out: Path) -> None:
                                     "rates": ef.rates(shapes, context, rows=len(prompts))}
     res["load_end"] = os.getloadavg()[0]
     atomic.write_text(out, json.dumps(res) + "\n")
+
+
+def sample_examples(bench: str, n: int) -> tuple[list, list]:
+    """The examples of ``bench``'s measured sample (the ids every engine answered) and the file's tools."""
+    import bench_throughput as bt
+
+    from pfc import benchmarks
+    ((path, ids),) = bt.samples(n, (bench,))[bench]
+    exs, tools = benchmarks.get(bench).scoring.load(path, None)
+    keep = set(ids)
+    return [e for e in exs if e.id in keep], tools
 
 
 def _msgs(request) -> tuple:
@@ -236,6 +254,10 @@ def main(argv=None) -> int:
                     help=f"examples for the plain-generate engine (default {GENERATE_N})")
     ap.add_argument("--short", action="store_true", help="test mode: 2 examples, 1 for generate")
     ap.add_argument("--resume", action="store_true", help="keep the finished cells of --out (same settings)")
+    ap.add_argument("--note", default="", help="a sentence for the report (what else ran, why a run resumed), kept "
+                    "with the date in the JSON's notes")
+    ap.add_argument("--report-only", action="store_true", help="rewrite the report from --out's JSON (scoring "
+                    "the answers it holds) and measure nothing")
     ap.add_argument("--out", help="default reports/perf_engines.json; with --short data/runs/bench-engines-short/ (a "
                                   "test run never replaces the report)")
     ap.add_argument("--child", nargs=4, metavar=("ENGINE|floor", "MODEL", "BENCH", "OUT"), help=argparse.SUPPRESS)
@@ -263,6 +285,8 @@ def main(argv=None) -> int:
         return 0
     out_file(args.out)
     import engines_report as report
+    if args.report_only:
+        return report.rewrite(Path(args.out), sys.modules[__name__], args.note)
     return report.run(args, argv, sys.modules[__name__])
 
 

@@ -127,7 +127,7 @@ def measure(bench: str, parts, backend, layout: str, limit: int | None, workdir:
     ``warmup_s``; the timed run answers it again, its prompt cached). ``sampling``: overrides of the papers'."""
     load0 = os.getloadavg()
     outputs, n, secs, gen = {}, 0, 0.0, {"prefill_s": 0.0, "decode_s": 0.0, "completion_tokens": 0}
-    warmup = 0.0
+    warmup, failed = 0.0, []
     for j, (path, ids) in enumerate(parts):
         out = workdir / f"{bench}-{backend.name}-{getattr(backend, 'engine', '')}-{layout}-{j}"
         if (limit and limit < len(ids)) or warm:  # one untimed example first: the cache is warm as in a long run
@@ -141,6 +141,9 @@ def measure(bench: str, parts, backend, layout: str, limit: int | None, workdir:
             force=True, batch_size=max(16, len(ids)), sampling=sampling or {}))
         secs += time.perf_counter() - t0
         n += len(ids)
+        failures = out / "failures.jsonl"  # a failed request is no answer: the cell says so, never a fast zero
+        for line in (failures.read_text(encoding="utf-8").splitlines() if failures.exists() else []):
+            failed.append(json.loads(line).get("error", "?"))
         for line in (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             outputs[row["id"]] = row["output"]
@@ -151,7 +154,7 @@ def measure(bench: str, parts, backend, layout: str, limit: int | None, workdir:
     return {"n": n, "s_per_example": round(secs / n, 2), "examples_per_hour": round(3600 * n / secs, 1),
             "loadavg_start": [round(x, 2) for x in load0], "loadavg_end": [round(x, 2) for x in os.getloadavg()],
             "completion_tokens_per_example": round(gen["completion_tokens"] / n, 1), "warmup_s": round(warmup, 1),
-            "outputs": outputs}
+            "outputs": outputs, **({"failed": len(failed), "first_error": str(failed[0])[:300]} if failed else {})}
 
 
 def median_of(measurements: list[dict]) -> dict:

