@@ -18,9 +18,10 @@ from types import ModuleType
 from typing import Any, Callable, Protocol, runtime_checkable
 
 # a benchmark package's modules by job -> the stage their code belongs to (tests/test_layers.py checks their
-# imports as that stage's): the other modules of the package (its adapter, loaders, scorers) are eval's
-PARTS = {"prompts": "run", "baselines": "run", "build": "train", "plans": "plans", "section": "report",
-         "views": "report", "pipeline": "report", "inspect_task": "integrations"}
+# imports as that stage's): the other modules of the package (its adapter, loaders, scorers) are eval's.
+# ask_prompts: the ask-allowed prompt variants its prompts module hands over (VARIANT_PROMPTS, issue 64)
+PARTS = {"prompts": "run", "ask_prompts": "run", "baselines": "run", "build": "train", "plans": "plans",
+         "section": "report", "views": "report", "pipeline": "report", "inspect_task": "integrations"}
 
 Loader = Callable[..., tuple]                  # (examples_path, tools_path) -> (examples, tools)
 PredictionsLoader = Callable[[Any, list], Any]  # (path, examples) -> {id: raw output}
@@ -110,6 +111,7 @@ class Building:
     default_data: Callable[[], Path | None] | None = None  # where its data is by default; None: paths.BENCHMARKS/name
     export: Export | None = None           # how `pfc export` publishes it (None: refused)
     third_party: str = ""                  # whose data it is, when it is never exported (the refusal names it)
+    action_kinds: tuple[str, ...] = ()     # `pfc perturb` kinds whose gold is not a call (ask, cannot) it admits
 
 
 @dataclass(frozen=True)

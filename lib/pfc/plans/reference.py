@@ -15,7 +15,7 @@ rows, ``pfc.run.runner``):
 - ``counterfactual/tracebench-swap-user``: the swap-user variants (``pfc perturb``, seed 0) of
   ``tracebench-last_k``'s examples, same settings, for notebook 08's real-model row (context
   following); in a subdirectory, so it never joins the accuracy tables;
-- ``counterfactual/tracebench-dose``, ``…-contradict-stated(-originals)``: notebook 09's (``pfc.plans.evidence``);
+- ``counterfactual/tracebench-dose``, ``…-contradict-stated(-originals)``, ``ask/…``: ``pfc.plans.evidence``;
 - ``lora-adapter``: a LoRA adapter (``pfc.train.lora``, the paper's settings but lr ``LORA["lr"]``, as
   ``benchmarks/bench_finetune.py``) trained on ``LORA["train_n"]`` seeded records of the synthesized
   training split; checkpoints go to ``data/interim/reference_lora`` (resumed by the same command), the
@@ -72,7 +72,7 @@ BACKENDS = ("hf", "openvino")
 
 
 # folders inside a reference-run root whose runs never join the accuracy tables (the layout ablation, the variants)
-SIDE_FOLDERS = ("layout", SWAP_RUN.split("/")[0])
+SIDE_FOLDERS = ("layout", SWAP_RUN.split("/")[0], "ask")  # ask: issue 64's runs (pfc.plans.evidence._ask_runs)
 # the runs every model folder repeats, so two models' folders pair run for run (pfc.report.reference_pairs)
 HISTORY_RUNS = {h: f"tracebench-{h}" for h in ("last_k", "retrieved")}  # TRACEBench's runs, one per history mode
 PAIRED_RUNS = (*HISTORY_RUNS.values(), SWAP_RUN, *LAYOUT_ABLATION)
@@ -175,7 +175,7 @@ def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None, model: str 
     pt = [Planned(f"ptbench-{s.split('_')[1]}", run(f"ptbench-{s.split('_')[1]}", "ptbench",
                                                     ptbench / s / "data.json", None))
           for s in ("test_trained_user", "test_untrained_user")]
-    steps = [tb["last_k"], swap, *evidence_runs(tracebench, exs, tb["last_k"].config), tb["retrieved"], *pt,
+    steps = [tb["last_k"], swap, *evidence_runs(tracebench, exs, tb["last_k"].config, ids), tb["retrieved"], *pt,
              Planned("lora-adapter", None, train=ptbench / "train" / "data.json"),
              *[Planned(f"{p.name}-lora", replace(p.config, out_dir=root / f"{p.name}-lora", backend_options=adapter))
                for p in pt]]
