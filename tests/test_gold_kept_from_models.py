@@ -4,7 +4,8 @@ How a leak is caught: each example's gold argument values (and PTBench's ``offic
 the gold as text) are replaced by unique canary strings that occur nowhere else; the example's
 own inputs (query, profile, history, environment) are left as they are, so a value the request
 legitimately states still appears as itself. Every prompt of every benchmark is rendered — every
-strategy, history mode, tool format and PTBench variant, step 1 of the hierarchical strategy too —
+strategy, history mode, tool format and prompt variant (PTBench's; TRACEBench's ask-allowed ones, the
+follow-up turn a question and the user's fixed reply), step 1 of the hierarchical strategy too —
 of every registered benchmark (the toy of tests/toy included) and no canary may appear in it. The few-shot pool is the unmodified examples: demonstrations show
 *other* examples' answers by design.
 """
@@ -18,6 +19,7 @@ import sys
 import pytest
 
 from pfc import benchmarks, paths
+from pfc.data import followup
 from pfc.run.backends import Backend, Request, Response
 from pfc.run.requests import RequestBuilder
 from pfc.run.config import RunConfig
@@ -59,6 +61,8 @@ def _planted(examples) -> int:
 def _tracebench(request, tmp_path, adapter):
     tiny = request.getfixturevalue("tiny_tracebench")
     examples = load_examples(tiny / "examples.jsonl")[:12]
+    for e in examples:  # the ask-followup variant renders a second turn: a question and the user's fixed reply
+        e.meta["followup"] = {"assistant": json.dumps({"ask": "Which one?"}), "user": followup.NAG}
     return examples, load_tools(tiny / "tools.json"), examples
 
 
@@ -96,7 +100,7 @@ def test_every_registered_benchmarks_prompts_state_no_gold_value(name, request, 
     for strategy in adapter.running.strategies:
         for history in histories:
             for native in (True, False):
-                for variant in getattr(adapter.prompts(), "VARIANTS", ("all",)):  # PTBench's prompt variants
+                for variant in getattr(adapter.prompts(), "VARIANTS", ("all",)):  # PTBench's, TRACEBench's ask
                     b = RequestBuilder(name, tools, strategy, history, 5, native, {"seed": 0}, pool,
                                        prompt_variant=variant)
                     assert _leaks(b, examples, strategy == "hierarchical") == [], (strategy, history, native, variant)

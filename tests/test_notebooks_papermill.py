@@ -112,3 +112,26 @@ def test_counterfactual_notebook_names_a_real_pair_whose_variants_run_has_no_fin
     assert "m: its answers on the counterfactual variants are not available (no finished answer on them" in text
     assert not (tmp_path / "cf" / "personalization_real_model.csv").exists()  # left out, never an error
     assert (tmp_path / "cf" / "personalization.csv").is_file()  # the baselines are still scored
+
+
+def test_ask_or_infer_notebook_runs_the_baselines_and_says_no_real_model_run_is_committed(tmp_path):
+    import csv
+    out = tmp_path / "o.ipynb"
+    runs = tmp_path / "ask" / "demo" / "runs"  # made by the notebook's demo before the paired table reads them
+    pm.execute_notebook(str(paths.NOTEBOOKS / "10_ask_or_infer.ipynb"), str(out), kernel_name="python3",
+                        progress_bar=False, parameters={
+                            "real_runs": f"ghost={tmp_path / 'a'}:{tmp_path / 'b'}:{tmp_path / 'c'}",
+                            "standard_runs": f"ghost={tmp_path / 'a'}:{tmp_path / 'b'},two={runs / 'tb-ask-always-call-originals'}"
+                                             f":{runs / 'tb-ask-always-ask-originals'}",
+                            "out_dir": str(tmp_path / "ask"), "n_boot": 50})
+    text = out.read_text()
+    assert "ghost: 3 of its 3 runs have no answers yet: left out" in text
+    assert "ghost: no answers on the originals under both prompts yet" in text
+    assert "no real-model runs committed yet" in text
+    rows = {(r["run"], r["metric"]): r["value"] for r in csv.DictReader((tmp_path / "ask" / "ask_or_infer.csv").open())}
+    assert (rows["always-ask", "over_ask"], rows["always-ask", "guess_rate"]) == ("1.0", "0.0")
+    assert (rows["always-call", "over_ask"], rows["always-call", "guess_rate"]) == ("0.0", "1.0")
+    assert (tmp_path / "ask" / "figures" / "risk_coverage.png").read_bytes()[:4] == b"\x89PNG"
+    paired = {(r["pair"], r["metric"]): r for r in csv.DictReader((tmp_path / "ask" / "ask_or_infer_paired.csv").open())}
+    two = paired["two: ask-allowed − standard prompt (originals)", "over_ask"]  # always-call − always-ask on call items
+    assert (float(two["a"]), float(two["b"]), float(two["diff"])) == (0.0, 1.0, -1.0)

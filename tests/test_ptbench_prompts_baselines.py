@@ -80,7 +80,9 @@ def test_checkout_without_the_prompt_constants_is_a_clear_error(example, tmp_pat
 
 def test_prompt_variant_is_refused_for_other_benchmarks(tmp_path):
     from pfc.run.config import check_prompt_variant
-    with pytest.raises(UserError, match="ptbench only"):
+    with pytest.raises(UserError, match="applies to tracebench, ptbench only"):
+        check_prompt_variant("toolspectrum", "no_history")
+    with pytest.raises(UserError, match=r"expected one of \('all', 'ask', 'ask-followup'\)"):  # issue 64's variants
         check_prompt_variant("tracebench", "no_history")
 
 

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from pfc import actions
 from pfc import benchmarks  # the one registry of benchmark names
 from pfc.errors import read_json
 from pfc.io import atomic
@@ -195,6 +196,11 @@ class Example:
     def is_refusal(self) -> bool:
         return self.gold is None
 
+    @property
+    def action(self) -> str:
+        """The gold action, ``call`` | ``ask`` | ``cannot`` (``pfc.actions``; ``meta.action``, default ``call``)."""
+        return actions.action_of(self.meta)
+
     @classmethod
     def from_dict(cls, d: Any) -> "Example":
         _need(isinstance(d, dict), "<record>", "expected a JSON object")
@@ -214,9 +220,11 @@ class Example:
         meta = d.get("meta", {}) or {}
         _need(isinstance(meta, dict), "meta", "expected an object")
         _need(meta.get("trained") in (None, True, False), "meta.trained", "expected true, false or null")
+        calls = None if gold is None else [GoldCall.from_dict(g, f"gold[{i}]") for i, g in enumerate(gold)]
+        if "action" in meta or "ask_slots" in meta:  # issue 64's items (pfc.actions); absent: a call
+            actions.check(meta, calls)
         return cls(
-            id=str(d["id"]), benchmark=bench, query=d["query"],
-            gold=None if gold is None else [GoldCall.from_dict(g, f"gold[{i}]") for i, g in enumerate(gold)],
+            id=str(d["id"]), benchmark=bench, query=d["query"], gold=calls,
             user_id=_opt_str(d, "user_id", "user_id"), profile=d.get("profile"),
             environment=d.get("environment"),
             history=[HistoryEntry.from_dict(h, f"history[{i}]") for i, h in enumerate(hist)],

@@ -2,10 +2,11 @@
 
 A benchmark is one package, ``lib/pfc/benchmarks/<name>/``: its ``__init__`` defines ``ADAPTER``
 (:class:`pfc.benchmarks.adapter.Adapter`: the scoring, running, reporting and building records), and its
-parts are modules beside it, one per job (``adapter.PARTS``): ``prompts`` (the run's texts), ``baselines``
-(its own built-in answers, if any), ``build`` (``pfc build <name>`` and a sweep's build), ``section`` (its
-part of ``pfc report``), ``pipeline`` (its steps of ``make reproduce``), ``plans`` (its real-model plan
-entries) and ``inspect_task`` (its inspect_ai task). The rest of pfc iterates the registered adapters
+parts are modules beside it, one per job (``adapter.PARTS``): ``prompts`` (the run's texts; ``ask_prompts``,
+the ask-allowed variants it hands over, issue 64), ``baselines`` (its own built-in answers, if any),
+``build`` (``pfc build <name>`` and a sweep's build), ``section`` (its part of ``pfc report``), ``pipeline``
+(its steps of ``make reproduce``), ``plans`` (its real-model plan entries; its ask-or-infer runs, if it
+admits ask items) and ``inspect_task`` (its inspect_ai task). The rest of pfc iterates the registered adapters
 (:func:`adapters`) and asks them; it never holds a table of its own nor a ``benchmark == "…"`` branch, and
 the scorer (``pfc.eval``) is never copied. A benchmark outside pfc (a plugin, a test) is a package of the same
 shape registered by ``PFC_BENCHMARKS=name=module[,…]`` in the environment. Adding one: docs/extending.md.

@@ -20,9 +20,10 @@ from typing import Any, Callable, Protocol, runtime_checkable
 from pfc import paths
 
 # a benchmark package's modules by job -> the stage their code belongs to (tests/test_layers.py checks their
-# imports as that stage's): the other modules of the package (its adapter, loaders, scorers) are eval's
-PARTS = {"prompts": "run", "baselines": "run", "build": "train", "plans": "plans", "section": "report",
-         "views": "report", "pipeline": "report", "inspect_task": "integrations"}
+# imports as that stage's): the other modules of the package (its adapter, loaders, scorers) are eval's.
+# ask_prompts: the ask-allowed prompt variants its prompts module hands over (VARIANT_PROMPTS, issue 64)
+PARTS = {"prompts": "run", "ask_prompts": "run", "baselines": "run", "build": "train", "plans": "plans",
+         "section": "report", "views": "report", "pipeline": "report", "inspect_task": "integrations"}
 
 Loader = Callable[..., tuple]                  # (examples_path, tools_path) -> (examples, tools)
 PredictionsLoader = Callable[[Any, list], Any]  # (path, examples) -> {id: raw output}
@@ -126,6 +127,7 @@ class Building:
     third_party: str = ""                  # whose data it is, when it is never exported (the refusal names it)
     release: tuple[str, str] = ()          # (meta key, release): a record with that key is in the format of a
                                            # third-party release, and its data unless a pfc build recorded it
+    action_kinds: tuple[str, ...] = ()     # `pfc perturb` kinds whose gold is not a call (ask, cannot) it admits
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,9 @@ Kinds:
   K-record habit against a stated value. ``@W`` (``dose@20``) cuts either's history to a window of W records
   that a prompt shows whole. Both in ``pfc.data.counterfactual_dose``; both need call histories (TRACEBench)
   and refuse a set without them.
+- ``ask[@W]``, ``cannot``: the right answer becomes a question (the history's support for one
+  history-sourced value removed) or "cannot help" (no candidate tool of the request's scenario);
+  ``pfc.data.counterfactual_ask`` (issue 64). ``meta.action`` says so (``pfc.schema``).
 
 Only ``swap-user`` changes gold; the other kinds measure sensitivity. Deterministic: every
 random choice comes from ``random.Random("<seed>:<kind>:<example id>")`` (string seeds are
@@ -117,6 +120,8 @@ def make_variant(ex: Example, kind: str, arg, seed: int, pool=None):
         return pool.dose(ex, arg, rng, seed)
     if kind == "contradict-stated":
         return pool.contradict(ex, arg, rng, seed)
+    if kind in ("ask", "cannot"):  # pfc.data.counterfactual_ask
+        return pool.ask(ex, rng, seed) if kind == "ask" else pool.cannot(ex, seed)
     if kind in ("shuffle-history", "truncate-history"):
         if not ex.history:
             return None, "no history"
@@ -159,9 +164,12 @@ def make_variant(ex: Example, kind: str, arg, seed: int, pool=None):
     raise UserError(f"unknown kind {kind!r}", field="--kind")
 
 
-def _pool(examples: list[Example], name: str, window: int | None = None):
+def _pool(examples: list[Example], name: str, window: int | None = None, tools=None):
     """The index a kind reads over every example (swap donors, evidence, with the evidence ``window``), or None."""
     pool = None
+    if name in ("ask", "cannot"):
+        from pfc.data.counterfactual_ask import ActionPool
+        return ActionPool(examples, name, window, tools)
     if name == "swap-user":
         from pfc.data.counterfactual_swap import DonorPool
         pool = DonorPool(examples)
@@ -175,10 +183,11 @@ def _pool(examples: list[Example], name: str, window: int | None = None):
     return pool
 
 
-def perturb(examples: list[Example], kind: str, seed: int = 0) -> tuple[list[Example], Counter]:
-    """Variants of ``examples`` (input order) and the count of skipped examples by reason."""
+def perturb(examples: list[Example], kind: str, seed: int = 0, tools=None) -> tuple[list[Example], Counter]:
+    """Variants of ``examples`` (input order) and the count of skipped examples by reason (``tools``: the tool
+    file's, which ``cannot`` reads)."""
     name, arg = parse_kind(kind)
-    pool = _pool(examples, name, window_of(kind))
+    pool = _pool(examples, name, window_of(kind), tools)
     out, skipped = [], Counter()
     for ex in examples:
         for a in (arg if name == "dose" else (arg,)):  # dose: one variant per K
@@ -190,7 +199,7 @@ def perturb(examples: list[Example], kind: str, seed: int = 0) -> tuple[list[Exa
     return out, skipped
 
 
-def sample(examples: list[Example], kind: str, n: int, seed: int = 0) -> tuple[list[Example], Counter]:
+def sample(examples: list[Example], kind: str, n: int, seed: int = 0, tools=None) -> tuple[list[Example], Counter]:
     """The variants of ``n`` originals, one per anchor (``meta.anchor_id``, else the id), and the skip counts.
 
     Anchors are taken in a seeded order (``random.Random("sample:<kind>:<seed>")``), each anchor's
@@ -200,7 +209,7 @@ def sample(examples: list[Example], kind: str, n: int, seed: int = 0) -> tuple[l
     ``perturb``. Fewer than ``n`` anchors admit the kind: all of them. Variants in ``perturb``'s order.
     """
     name, arg = parse_kind(kind)
-    pool = _pool(examples, name, window_of(kind))
+    pool = _pool(examples, name, window_of(kind), tools)
     by_anchor: dict = {}
     for ex in sorted(examples, key=lambda e: e.id):
         by_anchor.setdefault(str(ex.meta.get("anchor_id", ex.id)), []).append(ex)
@@ -285,5 +294,5 @@ def build_variants(examples_path, out_dir, kind: str, seed: int = 0, benchmark: 
     load = benchmarks.get(benchmark).scoring.load if benchmark else load_unified
     examples, tools = load(examples_path, None)
     benchmark = benchmark or (examples[0].benchmark if examples else "")
-    variants, skipped = perturb(examples, kind, seed)
+    variants, skipped = perturb(examples, kind, seed, tools)
     return write(out_dir, examples_path, VariantSet(benchmark, kind, seed, variants, skipped, tools, examples))

@@ -15,7 +15,7 @@ from pfc.data.counterfactual_dose import DOSES, HABIT_RECORDS, MAX_K
 
 MAX_SHIFT_DAYS = 36_500  # a century: further moves leave the calendar's range and mean nothing
 KINDS = ("swap-user", "shuffle-history", "truncate-history:K", "drop-profile", "shift-time:±D", "strip-stated",
-         "dose[:K[,K...]][@W]", "contradict-stated[:K][@W]")
+         "dose[:K[,K...]][@W]", "contradict-stated[:K][@W]", "ask[@W]", "cannot")
 
 
 def parse_kind(kind: str) -> tuple[str, int | None]:
@@ -36,16 +36,17 @@ def window_of(kind: str) -> int | None:
     if not at:
         return None
     name, arg = _parse(base, kind)
-    need = max(1, max(arg)) if name == "dose" else arg + 1 if name == "contradict-stated" else None
+    need = max(1, max(arg)) if name == "dose" else arg + 1 if name == "contradict-stated" else 1 if name == "ask" \
+        else None
     if need is None or not re.fullmatch(r"\d{1,3}", w) or not need <= int(w) <= MAX_K:
-        raise UserError(f"bad window in kind {kind!r}: @W (records) is for dose (W >= its largest K) and "
-                        f"contradict-stated (W > its K), at most {MAX_K}, e.g. dose@20", field="--kind")
+        raise UserError(f"bad window in kind {kind!r}: @W (records) is for dose (W >= its largest K), "
+                        f"contradict-stated (W > its K) and ask, at most {MAX_K}, e.g. dose@20", field="--kind")
     return int(w)
 
 
 def _parse(base: str, kind: str) -> tuple[str, int | None]:
     name, _, arg = base.partition(":")
-    if name in ("swap-user", "shuffle-history", "drop-profile", "strip-stated") and not arg:
+    if name in ("swap-user", "shuffle-history", "drop-profile", "strip-stated", "ask", "cannot") and not arg:
         return name, None
     if name == "truncate-history" and re.fullmatch(r"\d+", arg):
         return name, int(arg)

@@ -6,13 +6,19 @@ from __future__ import annotations
 
 import json
 
+ACTION_KINDS = ("ask", "cannot")  # kinds whose gold is not a call (pfc.data.counterfactual_ask)
+
 
 def _perturb_cmd(args) -> int:
     from pfc import benchmarks
     from pfc.data import counterfactual as cf
     from pfc.errors import UserError, existing, out_dir
     from pfc.io.safepath import not_input
-    cf.parse_kind(args.kind)  # a bad kind fails before any loading
+    name, _ = cf.parse_kind(args.kind)  # a bad kind fails before any loading
+    if name in ACTION_KINDS and name not in benchmarks.get(args.benchmark).building.action_kinds:
+        admit = [n for n in benchmarks.NAMES if name in benchmarks.get(n).building.action_kinds]
+        raise UserError(f"--kind {name} is built for {', '.join(admit) or 'no benchmark'}, not {args.benchmark} "
+                        "(its adapter's action_kinds)", field="--kind")
     src = existing(args.examples, "--examples")
     not_input(out_dir(args.out), {"--examples": src, "--tools": args.tools})  # before any loading
     examples, tools = benchmarks.get(args.benchmark).scoring.load(src, args.tools and existing(args.tools, "--tools"))
@@ -22,7 +28,7 @@ def _perturb_cmd(args) -> int:
     if other:
         raise UserError(f"holds {'/'.join(other)} examples, not {args.benchmark} (check --benchmark)",
                         file=str(src), field="benchmark")
-    variants, skipped = cf.perturb(examples, args.kind, args.seed)
+    variants, skipped = cf.perturb(examples, args.kind, args.seed, tools)
     if not variants:
         raise UserError(f"no example admits --kind {args.kind}: {dict(skipped)}", file=str(src))
     manifest = cf.write(out_dir(args.out), src,

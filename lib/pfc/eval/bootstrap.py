@@ -51,6 +51,11 @@ def _stat(agg: str, cols: list[np.ndarray], idx: np.ndarray) -> np.ndarray:
             tp, fp, fn = s
             den = 2 * tp + fp + fn
             return np.where(den > 0, 2 * tp / np.where(den > 0, den, 1), 1.0)
+        if agg == "macro_f1":  # per class (TP, FP, FN); the mean over the classes with any item
+            den = 2 * np.array(s[0::3]) + np.array(s[1::3]) + np.array(s[2::3])
+            f1 = np.where(den > 0, 2 * np.array(s[0::3]) / np.where(den > 0, den, 1), 0.0)
+            n = (den > 0).sum(axis=0)
+            return np.where(n > 0, f1.sum(axis=0) / np.where(n > 0, n, 1), np.nan)
     raise ValueError(f"no interval for aggregation {agg!r}")
 
 

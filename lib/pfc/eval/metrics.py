@@ -6,7 +6,8 @@ columns; a :class:`Metric` aggregates columns into one number:
 - ``mean``: mean of a 0/1 column (accuracy over all samples);
 - ``ratio``: sum(numerator) / sum(denominator) (NaN when the denominator is 0);
 - ``sum``: a count (error counts);
-- ``f1``: micro F1 = 2·TP / (2·TP + FP + FN) from summed counts (1.0 when there are no items).
+- ``f1``: micro F1 = 2·TP / (2·TP + FP + FN) from summed counts (1.0 when there are no items);
+- ``macro_f1``: the mean of per-class F1s, columns (TP, FP, FN) per class; a class with none left out.
 
 Benchmarks refer to metrics by name and may publish them under their own key
 (``pfc.benchmarks``). :func:`row_from_comparison` builds the shared columns.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from pfc.actions import ACTIONS
 from pfc.eval.checker import Comparison
 from pfc.schema import SOURCES
 
@@ -26,7 +28,7 @@ from pfc.schema import SOURCES
 @dataclass(frozen=True)
 class Metric:
     name: str
-    aggregation: str              # mean | ratio | sum | f1
+    aggregation: str              # mean | ratio | sum | f1 | macro_f1
     columns: tuple[str, ...]
     higher_is_better: bool = True
     description: str = ""
@@ -92,6 +94,28 @@ METRICS: dict[str, Metric] = dict([
     _m("overrides", "mean", ["habit_hit"],
        "contradict-stated variants whose answer gives the habit's value over the stated one / those variants; "
        "lower = the user is not overruled", higher=False),
+    # ask or infer (columns: pfc.eval.ask; issue 64; ours, no paper has them)
+    _m("action_accuracy", "ratio", ["action_hit", "first_turn"], "first-turn replies with the gold action / items"),
+    _m("action_macro_f1", "macro_f1", [f"{a}_{k}" for a in ACTIONS for k in ("tp", "fp", "fn")],
+       "mean per-action F1 over call, ask, cannot (an action with no gold and no predicted item left out)"),
+    _m("over_ask", "ratio", ["ask_on_call", "gold_call"], "questions on call items / call items", higher=False),
+    _m("guess_rate", "ratio", ["call_on_ask", "gold_ask"],
+       "calls on ask items (the history no longer supports the value) / ask items", higher=False),
+    _m("guess_favourite", "ratio", ["guess_pop", "call_on_ask"],
+       "guesses giving the population's favourite value of the removed slot / guesses", higher=False),
+    _m("tool_hallucination", "ratio", ["call_on_cannot", "gold_cannot"], "calls on cannot items / cannot items",
+       higher=False),
+    _m("slot_precision", "ratio", ["slot_hit", "ask_on_ask"], "questions on ask items naming the removed slot / those"),
+    _m("call_value_accuracy", "ratio", ["value_hit", "call_on_call"],
+       "calls on call items with every gold name and value / calls on call items"),
+    _m("discrimination", "ratio", ["disc_hit", "disc_base"],
+       "requests called as the original and asked as its ask variant / ask variants whose original is scored"),
+    _m("two_turn_success", "ratio", ["two_turn_hit", "two_turn_base"],
+       "items ending right within two turns (a question, then the follow-up turn) / items"),
+    _m("questions_per_item", "ratio", ["two_turn_questions", "two_turn_base"], "questions over both turns / items",
+       higher=False),
+    _m("call_coverage", "ratio", ["call_made", "first_turn"], "items answered with a call / items (coverage)"),
+    _m("call_risk", "ratio", ["call_wrong", "call_made"], "wrong calls / calls (risk)", higher=False),
 ])
 
 
@@ -108,6 +132,10 @@ def aggregate(metric: Metric, df) -> float:
     if metric.aggregation == "f1":
         tp, fp, fn = (float(c.sum()) for c in cols)
         return 1.0 if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
+    if metric.aggregation == "macro_f1":
+        s = [float(c.sum()) for c in cols]
+        f1 = [2 * tp / (2 * tp + fp + fn) for tp, fp, fn in zip(s[0::3], s[1::3], s[2::3]) if tp + fp + fn]
+        return sum(f1) / len(f1) if f1 else math.nan
     raise ValueError(f"unknown aggregation {metric.aggregation!r}")
 
 

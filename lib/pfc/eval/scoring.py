@@ -12,7 +12,7 @@ import gc
 import json
 import math
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -22,6 +22,8 @@ from pfc.io import atomic
 from pfc.io.lock import writer_lock
 from pfc import benchmarks, provenance as prov
 from pfc.benchmarks.ptbench import official as official
+from pfc.eval import ask
+from pfc.eval.checker import exact_matching
 from pfc.eval.metrics import compute
 from pfc.eval.parsing import ParseResult, parse
 from pfc.schema import Example, SchemaError
@@ -88,8 +90,13 @@ from pfc.progress import stream as progress_stream
 
 
 def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
-          style: str | None = None, compat: str | None = None, strict: bool = False) -> ScoreReport:
+          style: str | None = None, compat: str | None = None, strict: bool = False,
+          actions: bool | None = None) -> ScoreReport:
     """Score ``outputs`` ({example id: raw output}) on ``examples``.
+
+    ``actions`` (default: whether any example is an ``ask`` or ``cannot`` item; the ask-allowed prompt's runs
+    pass True): each reply is also read as an action and ask/cannot items are scored on it
+    (``pfc.eval.ask``), with the action metrics among the headline ones.
 
     ``strict``: format counts only output that is exactly the benchmark's template with the
     app named (``pfc.eval.strict``), and values and app names must be exactly equal; the metric
@@ -110,12 +117,19 @@ def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
     rows, errs = [], []
     bar = tqdm(examples, desc=f"scoring {benchmark}", unit="ex", mininterval=0.5, file=progress_stream(),
                disable=True if len(examples) < 5000 else None)  # None: shown on a terminal only
+    actions = any(e.action != "call" for e in examples) if actions is None else actions
+    by_key = {t.key: t for t in tools or []}
     for ex in bar:
         row, cmp, etype = example_row(ex, outputs, benchmark, adapter, ctx, style, strict)
+        if actions:  # an ask or cannot item is scored on its action, never against the gold its follow-up keeps
+            row, etype = ask.score_row(ex, outputs.get(ex.id), row, etype, by_key)
+            cmp = cmp if ex.action == "call" else replace(cmp, args=[], parse_error=None)
         rows.append(row)
         errs += error_rows(ex.id, cmp, etype)
     df = pd.DataFrame(rows)
     metrics = headline(adapter, df)
+    if actions:
+        metrics.update(compute({m: m for m in ask.ACTION_METRICS}, ask.pairs(df)))
     for key in adapter.scoring.group_by:
         for value, part in df.groupby(key, dropna=True):
             metrics.update(compute(adapter.scoring.metric_keys, part, prefix=f"{key}={value}/"))
@@ -208,17 +222,19 @@ def paused_gc():
 
 
 def score_files(benchmark: str, examples_path, predictions_path, tools_path=None,
-                style: str | None = None, compat: str | None = None, strict: bool = False) -> ScoreReport:
+                style: str | None = None, compat: str | None = None, strict: bool = False,
+                actions: bool | None = None) -> ScoreReport:
     """Score files; refuses examples of another benchmark, and predictions that match no example id.
 
     ``strict``: any missing, unknown or duplicate prediction id is an error (``pfc.eval.coverage``).
     The report carries ``coverage`` and ``provenance`` (written as ``score.json``).
     """
     with paused_gc():
-        return _score_files(benchmark, examples_path, predictions_path, tools_path, style, compat, strict)
+        return _score_files(benchmark, examples_path, predictions_path, tools_path, style, compat, strict, actions)
 
 
-def _score_files(benchmark, examples_path, predictions_path, tools_path, style, compat, strict) -> ScoreReport:
+def _score_files(benchmark, examples_path, predictions_path, tools_path, style, compat, strict,
+                 actions=None) -> ScoreReport:
     adapter = benchmarks.get(benchmark)
     check_examples(benchmark, examples_path)
     check_predictions(predictions_path)
@@ -235,7 +251,7 @@ def _score_files(benchmark, examples_path, predictions_path, tools_path, style, 
     outputs = adapter.scoring.load_predictions(predictions_path, examples)
     coverage = cov.coverage([e.id for e in examples], outputs)
     cov.check(coverage, predictions_path, strict)
-    report = score(examples, outputs, benchmark, tools, style, compat, strict)
+    report = score(examples, outputs, benchmark, tools, style, compat, strict, actions)
     report.coverage = coverage
     report.provenance = {
         "benchmark": benchmark,

@@ -1,7 +1,8 @@
 """The notebooks' demo runs, made when a notebook is run without its parameters (and by tests): a tiny
 TRACEBench built by its package's builder and built-in baselines' runs on it (:func:`runs`; notebooks 04–06),
-with its swap-user variants (:func:`swap_user`; notebook 08) or its dose and contradict-stated variants
-(:func:`evidence`; notebook 09). Plans and runs only: the report modules read the run directories they return.
+with its swap-user variants (:func:`swap_user`; notebook 08), its dose and contradict-stated variants
+(:func:`evidence`; notebook 09) or its ask and cannot sets (:func:`ask`; notebook 10). Plans and runs only: the
+report modules read the run directories they return.
 """
 from __future__ import annotations
 
@@ -65,3 +66,22 @@ def evidence(root, users: int = 3, records: int = 150, seed: int = 1, backends=E
         dose_runs[b] = made["dose"]
         override_runs[b] = (made["orig"], made["contradict-stated"])
     return bench, sets["dose"], sets["contradict-stated"], dose_runs, override_runs
+
+
+def ask(root, users: int = 3, records: int = 150, seed: int = 1, n: int = 24) -> tuple[Path, dict]:
+    """A tiny build of the benchmark admitting ask items (``pfc.plans.ask.ASK_BENCHMARK``), its ask and cannot
+    sets (``n`` originals) and the three ask baselines' runs on them (the ask-allowed prompt), under ``root``:
+    (originals, ``{baseline: {set: run dir}}``)."""
+    from pfc.plans.ask import ASK_BENCHMARK, run_baselines, study_sets
+    from pfc.run.config import RunConfig
+    from pfc.run.runner import execute
+    root = Path(root)
+    bench = root / "originals"
+    if not (bench / "examples.jsonl").exists():
+        benchmarks.get(ASK_BENCHMARK).builder().build(bench, users=users, seed=seed, records=records)
+    ids = study_sets(bench, n=n)
+
+    def run(examples, backend, out, run_ids):
+        execute(RunConfig(ASK_BENCHMARK, examples, backend, out, ids=run_ids and tuple(run_ids), progress=False,
+                          cache_path=root / "cache.sqlite", prompt_variant="ask"))
+    return bench, run_baselines(bench, ids, root / "runs", run)

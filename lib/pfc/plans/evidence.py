@@ -6,7 +6,9 @@ variant's history a window of ``EVIDENCE_WINDOW`` records that the runs show who
 contradict-stated variants (``counterfactual/tracebench-contradict-stated``) and the originals they came from
 (``…-originals``: stated-wins needs the model's answer on each original). :func:`build_evidence` writes the
 variant sets beside TRACEBench, the very sets ``make reproduce``'s baselines answer for notebook 09;
-:func:`evidence_runs` gives ``pfc.plans.reference.plan`` their steps. It runs nothing and scores nothing.
+:func:`evidence_runs` gives ``pfc.plans.reference.plan`` their steps, and those of issue 64's ask-or-infer runs
+(its package's ``plans.ask_runs``, on ``pfc.plans.ask``'s sets: the same window). It runs nothing and scores
+nothing.
 """
 from __future__ import annotations
 
@@ -57,11 +59,12 @@ def windowed(kind: str) -> str:
     return f"{kind}@{EVIDENCE_WINDOW}"
 
 
-def evidence_runs(tracebench: Path, exs: list, like: RunConfig) -> list[Planned]:
+def evidence_runs(tracebench: Path, exs: list, like: RunConfig, reference_ids=None) -> list[Planned]:
     """The dose and contradict-stated runs (and the latter's originals), with ``like``'s settings (the plan's
     ``tracebench-last_k``) but the history each needs: the variants' whole window (``full``), the originals' last
     ``EVIDENCE_WINDOW - HABIT_RECORDS`` records (``last_k``). Ids drawn here, deterministically; each run's
-    ``out_dir`` is its name under the root ``like``'s directory sits in."""
+    ``out_dir`` is its name under the root ``like``'s directory sits in. With ``reference_ids`` (the plan's
+    TRACEBench sample), issue 64's ask-or-infer runs follow, in the same window (:func:`_ask_runs`)."""
     dose, _ = sample(exs, windowed("dose"), DOSE_ANCHORS, seed=0)
     stated, _ = sample(exs, windowed("contradict-stated"), STATED_ANCHORS, seed=0)
     root = Path(like.out_dir).parent
@@ -74,4 +77,15 @@ def evidence_runs(tracebench: Path, exs: list, like: RunConfig) -> list[Planned]
                     build=lambda: build_evidence(tracebench, ("contradict-stated",))),
             Planned(STATED_ORIGINALS_RUN, run(STATED_ORIGINALS_RUN, tracebench,
                                               sorted(v.meta["counterfactual"]["original_id"] for v in stated),
-                                              "last_k", EVIDENCE_WINDOW - HABIT_RECORDS))]
+                                              "last_k", EVIDENCE_WINDOW - HABIT_RECORDS)),
+            *([] if reference_ids is None else _ask_runs(tracebench, exs, reference_ids, like))]
+
+
+def _ask_runs(tracebench: Path, exs: list, reference_ids, like: RunConfig) -> list[Planned]:
+    """The ask-or-infer runs of ``like``'s benchmark (its package's ``plans.ask_runs``), if it admits ask items."""
+    from pfc.schema import load_tools
+    adapter = benchmarks.get(like.benchmark)
+    if "ask" not in adapter.building.action_kinds:
+        return []
+    return adapter.part("plans").ask_runs(tracebench, exs, load_tools(Path(tracebench) / "tools.json"), reference_ids,
+                                          like, EVIDENCE_WINDOW)

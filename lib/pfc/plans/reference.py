@@ -16,7 +16,7 @@ other benchmark's come from its package (``plans.reference``, ``LAYOUT_ABLATION`
 - ``counterfactual/tracebench-swap-user``: the swap-user variants (``pfc perturb``, seed 0) of
   ``tracebench-last_k``'s examples, same settings, for notebook 08's real-model row (context
   following); in a subdirectory, so it never joins the accuracy tables;
-- ``counterfactual/tracebench-dose``, ``…-contradict-stated(-originals)``: notebook 09's (``pfc.plans.evidence``);
+- ``counterfactual/tracebench-dose``, ``…-contradict-stated(-originals)``, ``ask/…``: ``pfc.plans.evidence``;
 - ``lora-adapter``: a LoRA adapter (``pfc.train.lora``, the paper's settings but lr ``LORA["lr"]``, as
   ``benchmarks/bench_finetune.py``) trained on ``LORA["train_n"]`` seeded records of the synthesized
   training split; checkpoints go to ``data/interim/reference_lora`` (resumed by the same command), the
@@ -72,7 +72,7 @@ BACKENDS = ("hf", "openvino")
 
 
 # folders inside a reference-run root whose runs never join the accuracy tables (the layout ablation, the variants)
-SIDE_FOLDERS = ("layout", SWAP_RUN.split("/")[0])
+SIDE_FOLDERS = ("layout", SWAP_RUN.split("/")[0], "ask")  # ask: issue 64's runs (pfc.plans.evidence._ask_runs)
 # the runs every model folder repeats, so two models' folders pair run for run (pfc.report.reference.pairs)
 HISTORY_RUNS = {h: f"{EVIDENCE_BENCHMARK}-{h}" for h in ("last_k", "retrieved")}  # TRACEBench's, one per history mode
 # model comparisons (A, B, engine): A − B on the runs both folders hold, same engine and settings
@@ -197,7 +197,7 @@ def plan(data: dict, model: str = REAL_MODEL_NAME, backend: str = "hf", batch: i
     swap = Planned(SWAP_RUN, replace(tb["last_k"].config, examples=variants, out_dir=root / SWAP_RUN,
                                      ids=tuple(f"{i}~swap-user" for i in ids)),
                    build=lambda: build_variants(tracebench, variants, "swap-user", seed=0))
-    steps = [tb["last_k"], swap, *evidence_runs(tracebench, exs, tb["last_k"].config), tb["retrieved"]]
+    steps = [tb["last_k"], swap, *evidence_runs(tracebench, exs, tb["last_k"].config, ids), tb["retrieved"]]
     for a, m in parts():
         steps += m.reference(lambda name, examples, _b=a.name, **kw: Planned(name, run(name, _b, examples, None, **kw)),
                              lora, data.get(a.name))

@@ -13,7 +13,10 @@ The two runs are one model's run on a benchmark and its run on that benchmark's 
   ``threshold_withheld`` saying why, for a run that answered part of the set. It needs no answer on the originals
   (K = 0 is each request's base), so it is scored on every dose variant the variants run answered
   (``coverage.dose_answered``), whatever the originals run covers: notebook 09's numbers;
-- ``override`` (``contradict-stated`` variants): ``stated_wins`` and ``overrides``.
+- ``override`` (``contradict-stated`` variants): ``stated_wins`` and ``overrides``;
+- ``action`` (``ask`` / ``cannot`` variants, issue 64): the action metrics (``pfc.eval.ask``: action accuracy,
+  macro-F1, over-ask, guess rate, tool hallucination, slot precision, discrimination, …) over the answered
+  variants and their originals pooled, with user-clustered intervals.
 
 Each run's examples are read from its ``config.json`` (``examples``) unless given. A missing run
 directory, runs on different benchmarks, variants none of whose originals the first run covers, or no
@@ -75,7 +78,7 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
                         "answerer, not a pair", file=str(Path(var_dir) / "config.json"), field=k)
     adapter = benchmarks.get(bench)
     originals, _ = adapter.scoring.load(orig_path, None)
-    variants, _ = adapter.scoring.load(var_path, None)
+    variants, tools = adapter.scoring.load(var_path, None)
     ids = {e.id for e in originals}
     linked = [v for v in variants if (v.meta.get("counterfactual") or {}).get("original_id") in ids]
     if not linked:
@@ -108,11 +111,27 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
         why = dose.withheld(len(doses), in_set)
         out["dose"] = {"curve": _records(table), "threshold_k": None if why else dose.threshold(table),
                        **({"threshold_withheld": why} if why else {})}
+    out.update(_actions(bench, originals, answered, out_o, out_v, tools, n_boot, seed))  # ask/cannot variants
     variants = answered
     if any(dose.kind_of(v) == "contradict-stated" for v in variants):
         df = dose.override_rows(originals, variants, out_o, out_v, adapter.scoring.style)
         out["override"] = _records(dose.metric_rows(df, dose.OVERRIDE_METRICS, n_boot, seed))
     return out
+
+
+def _actions(bench, originals, variants, out_o, out_v, tools, n_boot, seed) -> dict:
+    """``{"action": the action metrics}`` (``pfc.eval.ask``) over the answered ask/cannot variants and their
+    originals pooled; ``{}`` for variants of other kinds."""
+    import pandas as pd
+
+    from pfc.eval import ask
+    from pfc.eval.scoring import score
+    if all(v.action == "call" for v in variants):
+        return {}
+    ids = {v.meta["counterfactual"]["original_id"] for v in variants}
+    rows = [score([e for e in exs if e.id in keep], outs, bench, tools, actions=True).per_example
+            for exs, outs, keep in ((originals, out_o, ids), (variants, out_v, {v.id for v in variants}))]
+    return {"action": _records(ask.table(pd.concat(rows), n_boot, seed))}
 
 
 def _records(rows) -> list[dict]:

@@ -84,15 +84,16 @@ def load_run(run_dir, examples=None, tools=None, name: str | None = None) -> Run
         raise UserError(f"{cfg_path}: field 'benchmark' is {bench!r}; expected one of {benchmarks.NAMES}")
     ex_path = _examples_path(d, config, examples)
     plan = plan_record(d)
+    asks = str(config.get("prompt_variant") or "").startswith("ask")  # the ask-allowed prompt: replies are actions
     if examples is None and tools is None and reference.joins_tables(plan):  # as its run.json says: a reference
         from pfc.eval.coverage import coverage  # run of the tables, scored on the rows it holds, labelled with its n
         from pfc.eval.scoring import score
         _, exs, outputs, ts, planned, label = reference.present(d)
-        rep = score(exs, outputs, bench, ts)
+        rep = score(exs, outputs, bench, ts, actions=asks or None)
         rep.coverage = {**coverage([e.id for e in exs], outputs), "planned": planned}
         name = name or label
     else:
-        rep = score_files(bench, ex_path, pred, tools)
+        rep = score_files(bench, ex_path, pred, tools, actions=asks or None)
     ex_file = ex_path / "examples.jsonl" if ex_path.is_dir() else ex_path
     hashes = {"predictions.jsonl": sha256_path(pred), "config.json": sha256_path(cfg_path)}
     if ex_file.is_file():

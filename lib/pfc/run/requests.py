@@ -19,15 +19,25 @@ from pfc.benchmarks.adapter import PromptModule
 from pfc.run.backends import Request
 
 
-def prompt_module(benchmark: str) -> PromptModule:
-    """The prompt module of ``benchmark`` (``<its package>.prompts``)."""
-    return benchmarks.get(benchmark).prompts()
+def prompt_module(benchmark: str, variant: str = "all") -> PromptModule:
+    """The prompt module of ``benchmark`` (``<its package>.prompts``) or, for a prompt variant that module hands
+    to another part of its package (``VARIANT_PROMPTS``, a job of ``pfc.benchmarks.adapter.PARTS``: TRACEBench's
+    ask-allowed prompt, issue 64), that part."""
+    adapter = benchmarks.get(benchmark)
+    module = adapter.prompts()
+    if variant != "all" and getattr(module, "VARIANT_PROMPTS", None):
+        return adapter.part(module.VARIANT_PROMPTS)  # type: ignore[return-value]
+    return module
 
 
-def template_identity(benchmark: str) -> dict:
+def template_identity(benchmark: str, variant: str = "all") -> dict:
     """``{"source", "sha256"}`` of the prompt template this run's requests are built from (its prompt
-    module's ``template_identity``). A different template means different requests: a different run."""
-    return prompt_module(benchmark).template_identity()
+    module's ``template_identity``; a variant's own module's ``template_identity(variant)``). A different
+    template means different requests: a different run."""
+    module = prompt_module(benchmark, variant)
+    if module is not prompt_module(benchmark):
+        return module.template_identity(variant)  # type: ignore[call-arg]
+    return module.template_identity()
 
 
 @dataclass(eq=False, repr=False)
@@ -49,7 +59,7 @@ class RequestBuilder:
         self.tools_by_key = tools if isinstance(tools, dict) else {t.key: t for t in tools}
         self.sampling = dict(self.sampling or {})
         self.seed = int(self.sampling.get("seed", 0))
-        self.prompts = prompt_module(self.benchmark)
+        self.prompts = prompt_module(self.benchmark, self.prompt_variant)
         self.cache: dict = {}  # the prompt module's per-run state (ToolSpectrum: one prompter per subset)
 
     def domain(self, example) -> tuple[Request, dict]:

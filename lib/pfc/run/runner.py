@@ -131,7 +131,7 @@ def _identity(cfg: RunConfig, be, all_examples, tools) -> dict:
     ids = cfg.sample_ids()
     examples = run_identity.examples_sha256(cfg.benchmark, cfg.examples, cfg.tools, all_examples, tools)
     return run_identity.build(cfg, be, examples, model_identity=be.identity(),
-                              prompt_template=template_identity(cfg.benchmark),
+                              prompt_template=template_identity(cfg.benchmark, cfg.prompt_variant),
                               sample_sha256=None if ids is None else run_identity.text_hash(ids),
                               **({"layout": cfg.layout} if cfg.layout != "paper" else {}))
 

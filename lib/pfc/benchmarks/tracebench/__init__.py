@@ -67,6 +67,6 @@ ADAPTER = Adapter(
             needs_tools=True, history_selection=True),
     Reporting(headline=("format", "app", "function_name", "function_param_values", "overall"),
               groups=("vagueness", "history_bin")),
-    Building(params=frozenset({"users", "seed", "records", "queries"}),
+    Building(params=frozenset({"users", "seed", "records", "queries"}), action_kinds=("ask", "cannot"),
              export=Export("TRACEBench", "pfc build tracebench --users {users} --seed {seed} --out DIR",
                            tool_file=True)))

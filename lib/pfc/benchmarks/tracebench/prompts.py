@@ -28,6 +28,8 @@ SYSTEM = ("You are an assistant on the user's phone. Fulfil the user's request w
           "interaction history (long-term habits and what they did recently).")
 PROMPT_FORMAT = ("\n\nAvailable tools (JSON):\n{tools}\n\nAnswer with one JSON object and nothing else: "
                  '{{"name": "<App>__<function>", "arguments": {{...}}}}')
+VARIANTS = ("all", "ask", "ask-followup")  # all: the standard prompt; the others' module (issue 64):
+VARIANT_PROMPTS = "ask_prompts"  # the package's part whose request(), template_identity(variant) serve them
 COT = " Think step by step about the user's habits and recent context before you answer."
 
 
@@ -69,9 +71,11 @@ def demonstrations(example, pool, k: int, seed: int) -> list[dict]:
 
 def build(example, tools_by_key: dict, native: bool = True, history: str = "full", k: int = 50,
           strategy: str = "zero_shot", pool=(), shots: int = 3, seed: int = 0,
-          domain: str | None = None, layout: str = "paper") -> tuple[Prompt, list[dict] | None]:
+          domain: str | None = None, layout: str = "paper", system: str | None = None,
+          prompt_format: str | None = None) -> tuple[Prompt, list[dict] | None]:
     """(prompt, tool specs or None). ``tools_by_key``: tool key -> Tool; ``pool``: few-shot sources;
-    ``domain``: hierarchical step 2 keeps only that scenario's tools (all of them when None)."""
+    ``domain``: hierarchical step 2 keeps only that scenario's tools (all of them when None); ``system``,
+    ``prompt_format``: another variant's wording (``pfc.benchmarks.tracebench.ask_prompts``)."""
     check_layout(layout)
     keys = example.tools or sorted(tools_by_key)
     if domain is not None:
@@ -83,11 +87,13 @@ def build(example, tools_by_key: dict, native: bool = True, history: str = "full
     # History first, in the system message: chat templates (Qwen/Hermes) append the tool block after the
     # system text, and each example has its own candidate tools, so only text before the tools can be a
     # prefix shared by a user's consecutive requests (pfc.run.backends.hf reuses it; vLLM caches it).
-    system = (SYSTEM + (COT if strategy == "cot" else "") + "\n\nThe user's interaction history, oldest first:\n"
+    system = ((SYSTEM if system is None else system) + (COT if strategy == "cot" else "")
+              + "\n\nThe user's interaction history, oldest first:\n"
               + "\n".join(lines))
     user = f"({len(lines)} of {len(example.history)} history records shown)\nCurrent time: {now}\nRequest: {example.query}"
     if not native:
-        user = PROMPT_FORMAT.format(tools=json.dumps([s["function"] for s in specs], ensure_ascii=False)).strip() \
+        tools_json = json.dumps([s["function"] for s in specs], ensure_ascii=False)
+        user = (prompt_format or PROMPT_FORMAT).format(tools=tools_json).strip() \
             + "\n\n" + user
     demos = demonstrations(example, pool, shots, seed) if strategy == "few_shot" else []
     messages = [{"role": "system", "content": system}, *demos, {"role": "user", "content": user}]

@@ -1,4 +1,4 @@
-"""TRACEBench's report section: Table 4 beside the paper, Figs. 3 and 4 counterparts, the error taxonomy.
+"""TRACEBench's report section: Table 4 beside the paper, Figs. 3 and 4 counterparts, the error taxonomy, ask or infer.
 
 Its package's ``section`` (``pfc.benchmarks.adapter.ReportSection``); ``pfc.report.runs`` calls :func:`write` with the
 TRACEBench runs only. It writes through the ``Writer`` and reads no file.
@@ -9,6 +9,7 @@ from pfc.report import error_tables as E
 from pfc.report import figures
 from pfc.report import paper_results as P
 from pfc.report import tables as T
+from pfc.report.ask_tables import ask_section
 from pfc.report.writer import PAPER_NOTE, Writer
 
 SUMMARY = T.TB_METRICS  # the metrics `pfc compare` prints
@@ -56,6 +57,7 @@ def write(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> None:
                 wrong, "family", "share", "personalization", w.out / "figures" / "taxonomy",
                 "Error families by personalization type (ours; no paper counterpart)", "share of the type's examples",
                 col="run"), part="taxonomy")
+    ask_section(w, runs, n_boot, seed)  # issue 64: only when a run has action columns
     prov = E.value_errors_by_source(runs)
     if not prov.empty:
         w.table("tracebench_value_provenance", "Value provenance: gold values by source (ours)",

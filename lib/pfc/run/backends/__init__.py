@@ -149,6 +149,9 @@ BASELINES: dict[str, str] = {
     "history-prior": "pfc.run.backends.builtin:HistoryPrior",
     "no-history": "pfc.run.backends.builtin:NoHistory",
     "always-habit": "pfc.run.backends.builtin:AlwaysHabit",
+    "always-call": "pfc.run.backends.ask_baselines:AlwaysCall",     # issue 64's ask-or-infer baselines
+    "always-ask": "pfc.run.backends.ask_baselines:AlwaysAsk",
+    "ask-threshold": "pfc.run.backends.ask_baselines:AskThreshold",
 }
 MODELS: dict[str, str] = {
     "hf": "pfc.run.backends.hf:HFBackend",
