@@ -23,7 +23,6 @@ from pfc.io.lock import writer_lock
 from pfc import benchmarks, provenance as prov
 from pfc.benchmarks.ptbench import official as official
 from pfc.eval import ask
-from pfc.eval.checker import exact_matching
 from pfc.eval.metrics import compute
 from pfc.eval.parsing import ParseResult, parse
 from pfc.schema import Example, SchemaError
