@@ -23,10 +23,13 @@ def prompt_module(benchmark: str) -> PromptModule:
     return benchmarks.get(benchmark).prompts()
 
 
-def template_identity(benchmark: str) -> dict:
+def template_identity(benchmark: str, variant: str = "all") -> dict:
     """``{"source", "sha256"}`` of the prompt template this run's requests are built from (its prompt
-    module's ``template_identity``). A different template means different requests: a different run."""
-    return prompt_module(benchmark).template_identity()
+    module's ``template_identity``; of ``variant``'s prompts where the module takes a variant, TRACEBench's
+    prompt axes). A different template means different requests: a different run."""
+    import inspect
+    fn = prompt_module(benchmark).template_identity
+    return fn(variant) if variant != "all" and "variant" in inspect.signature(fn).parameters else fn()
 
 
 class RequestBuilder:

@@ -134,7 +134,7 @@ def _identity(cfg: RunConfig, be, all_examples, tools) -> dict:
                               model=be.model, strategy=cfg.strategy, history=cfg.history, k=cfg.k,
                               native_tools=cfg.native, sampling=cfg.full_sampling(), seed=cfg.seed,
                               model_identity=be.identity(), prompt_variant=cfg.prompt_variant,
-                              prompt_template=template_identity(cfg.benchmark),
+                              prompt_template=template_identity(cfg.benchmark, cfg.prompt_variant),
                               examples_sha256=run_identity.examples_sha256(cfg.benchmark, cfg.examples, cfg.tools,
                                                                            all_examples, tools),
                               sample_sha256=None if ids is None else run_identity.text_hash(ids),
