@@ -16,6 +16,7 @@ rows, ``pfc.run.runner``):
   ``tracebench-last_k``'s examples, same settings, for notebook 08's real-model row (context
   following); in a subdirectory, so it never joins the accuracy tables;
 - ``counterfactual/tracebench-dose``, ``…-contradict-stated(-originals)``: notebook 09's (``pfc.plans.evidence``);
+  ``format/tracebench-<cell>``: the prompt-format grid, 7 cells on 200 of the 400 (``pfc.plans.format_grid``);
 - ``lora-adapter``: a LoRA adapter (``pfc.train.lora``, the paper's settings but lr ``LORA["lr"]``, as
   ``benchmarks/bench_finetune.py``) trained on ``LORA["train_n"]`` seeded records of the synthesized
   training split; checkpoints go to ``data/interim/reference_lora`` (resumed by the same command), the
@@ -32,11 +33,10 @@ and runs; scoring and tables are the report stage's. It does not commit anything
 
     python -m pfc.plans.reference [--only tracebench-last_k ...] [--model qwen2.5-coder-0.5b] [--backend hf]
     python -m pfc.plans.reference --model qwen2.5-coder-1.5b --backend openvino   # -> reference_runs/<model>-openvino/
-    python -m pfc.plans.reference --model qwen2.5-coder-0.5b --backend openvino --only counterfactual/tracebench-dose
+    python -m pfc.plans.reference --model qwen2.5-coder-0.5b --backend openvino --only format/tracebench-default
 
-The first reference runs (Qwen2.5-Coder-0.5B, ``hf``) sit directly under ``reports/reference_runs/``;
-every other model or backend gets its own folder ``reports/reference_runs/<model>-<backend>/`` with the
-same run names inside (:func:`out_root`), so two models' runs of one plan pair id for id.
+The first reference runs (Qwen2.5-Coder-0.5B, ``hf``) sit directly under ``reports/reference_runs/``; every other
+model or backend has a folder ``<model>-<backend>/`` there, same run names inside (:func:`out_root`): they pair.
 """
 from __future__ import annotations
 
@@ -54,6 +54,7 @@ from pfc.plans import Planned
 from pfc.plans.evidence import (DOSE_ANCHORS, DOSE_RUN, EVIDENCE_BENCHMARK, EVIDENCE_SETS, EVIDENCE_WINDOW,  # noqa: F401
                                 STATED_ANCHORS, STATED_ORIGINALS_RUN, STATED_RUN, build_evidence,
                                 evidence_dir, evidence_runs)  # the plan's evidence runs (issue 40)
+from pfc.plans.format_grid import GRID_FOLDER, grid_runs  # the prompt-format grid (issue 65)
 from pfc.plans.sample_run import REAL_MODEL_NAME
 from pfc.plans.sampling import subset, tracebench_sample
 from pfc.run.config import RunConfig
@@ -71,8 +72,8 @@ LORA = {"train_n": 500, "lr": 1e-3, "seed": 0, "checkpoint_every": 5}
 BACKENDS = ("hf", "openvino")
 
 
-# folders inside a reference-run root whose runs never join the accuracy tables (the layout ablation, the variants)
-SIDE_FOLDERS = ("layout", SWAP_RUN.split("/")[0])
+# folders inside a reference-run root whose runs never join the accuracy tables (layout ablation, variants, formats)
+SIDE_FOLDERS = ("layout", SWAP_RUN.split("/")[0], GRID_FOLDER)
 # the runs every model folder repeats, so two models' folders pair run for run (pfc.report.reference_pairs)
 HISTORY_RUNS = {h: f"tracebench-{h}" for h in ("last_k", "retrieved")}  # TRACEBench's runs, one per history mode
 PAIRED_RUNS = (*HISTORY_RUNS.values(), SWAP_RUN, *LAYOUT_ABLATION)
@@ -175,7 +176,8 @@ def plan(tracebench: Path, ptbench: Path, toolspectrum: Path | None, model: str 
     pt = [Planned(f"ptbench-{s.split('_')[1]}", run(f"ptbench-{s.split('_')[1]}", "ptbench",
                                                     ptbench / s / "data.json", None))
           for s in ("test_trained_user", "test_untrained_user")]
-    steps = [tb["last_k"], swap, *evidence_runs(tracebench, exs, tb["last_k"].config), tb["retrieved"], *pt,
+    steps = [tb["last_k"], swap, *evidence_runs(tracebench, exs, tb["last_k"].config), tb["retrieved"],
+             *grid_runs(exs, ids, tb["last_k"].config), *pt,
              Planned("lora-adapter", None, train=ptbench / "train" / "data.json"),
              *[Planned(f"{p.name}-lora", replace(p.config, out_dir=root / f"{p.name}-lora", backend_options=adapter))
                for p in pt]]
@@ -208,8 +210,7 @@ def train_adapter(model: str, train_json: Path, out: Path = ADAPTER, work: Path 
 
 
 def _say(line: str) -> int:
-    print(line, file=sys.stderr)
-    return 2
+    return print(line, file=sys.stderr) or 2
 
 
 def _arguments(argv) -> argparse.Namespace:
@@ -235,9 +236,8 @@ def _train(step: Planned, model: str, root: Path) -> int | None:
     except UserError as e:
         return _say(f"error: {step.name}: {e}")
     except KeyboardInterrupt:
-        print(f"{step.name}: interrupted; the same command resumes from the last checkpoint "
-              f"(every {LORA['checkpoint_every']} steps)", file=sys.stderr)
-        return 130
+        return print(f"{step.name}: interrupted; the same command resumes from the last checkpoint "
+                     f"(every {LORA['checkpoint_every']} steps)", file=sys.stderr) or 130
     return None
 
 

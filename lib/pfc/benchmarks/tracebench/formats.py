@@ -132,3 +132,42 @@ def lines(records, chosen: dict[str, str], calls) -> list[str]:
 
 def order_words(chosen: dict[str, str]) -> str:
     return ("newest first" if chosen["order"] == "newest" else "oldest first") + HISTORY_NOTE[chosen["history"]]
+
+
+# The grid of issue 65: one factor at a time around the default, over these axes (a later axis, such as an
+# ``ask`` axis, joins the variants but not this grid). The answer axis of the grid has three levels: the
+# default's native tools, the JSON object in the prompt (``--prompt-format``) and the Python call line.
+GRID_AXES = ("history", "order", "answer")
+ANSWER_LEVELS = ("native", "prompt-json", "python")
+
+
+def cell_settings(variant: str, native: bool) -> dict[str, str]:
+    """A run's level on each grid axis (the answer axis read from the variant and the tool format)."""
+    chosen = settings(variant)
+    answer = "python" if chosen["answer"] == "python" else ("native" if native else "prompt-json")
+    return {"history": chosen["history"], "order": chosen["order"], "answer": answer}
+
+
+def cell_name(variant: str, native: bool) -> str:
+    """``default`` or ``<axis>-<level>`` for each axis off its default, joined by ``+``."""
+    got = cell_settings(variant, native)
+    base = {"history": AXES["history"][0], "order": AXES["order"][0], "answer": ANSWER_LEVELS[0]}
+    return "+".join(f"{a}-{got[a]}" for a in GRID_AXES if got[a] != base[a]) or "default"
+
+
+def grid_cells() -> list[tuple[str, str, bool]]:
+    """``(cell, variant, native)`` of the one-factor-at-a-time grid: the default, then each other level of each
+    axis alone (1 + 3 + 1 + 2 = 7 cells).
+
+    >>> [c for c, _, _ in grid_cells()][:2], len(grid_cells())
+    (['default', 'history-json'], 7)
+    """
+    cells = [(DEFAULT_NAME, True)]
+    cells += [(name({axis: level}), True) for axis in ("history", "order") for level in AXES[axis][1:]]
+    cells += [(DEFAULT_NAME, False), (name({"answer": "python"}), False)]
+    return [(cell_name(v, nat), v, nat) for v, nat in cells]
+
+
+def factorial_size() -> int:
+    """Cells of the full factorial over the grid's axes: 4 x 2 x 3 = 24."""
+    return len(AXES["history"]) * len(AXES["order"]) * len(ANSWER_LEVELS)
