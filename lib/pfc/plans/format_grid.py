@@ -53,3 +53,35 @@ def grid_runs(exs: list, reference_ids, like: RunConfig) -> list[Planned]:
     return [Planned(run_name(cell), replace(like, ids=ids, prompt_variant=variant, native=native,
                                             out_dir=root / run_name(cell)))
             for cell, variant, native in cells()]
+
+
+def factorial() -> list[tuple[str, str, bool]]:
+    """``(cell, variant, native)`` of every cell of the full factorial over the grid's axes (24)."""
+    from itertools import product
+    from pfc import benchmarks
+    formats = benchmarks.get(GRID_BENCHMARK).prompts().formats
+    out = []
+    for h, o, a in product(formats.AXES["history"], formats.AXES["order"], formats.ANSWER_LEVELS):
+        variant = formats.name({"history": h, "order": o, "answer": "python" if a == "python" else "json"})
+        out.append((formats.cell_name(variant, a == "native"), variant, a == "native"))
+    return out
+
+
+def prompt_tokens(tracebench: Path, tokenizer_dir: Path, grid=None) -> dict[str, float]:
+    """Mean prompt tokens per request of each cell (``grid``: :func:`cells` by default) on the grid's requests,
+    counted with the model's own tokenizer and chat template (``pfc.run.backends.chat_template``): what the
+    engine prefills. Loads a tokenizer only, never a model."""
+    from transformers import AutoTokenizer
+    from pfc import benchmarks
+    from pfc.plans.reference import tracebench_ids
+    from pfc.run.backends.chat_template import prompt_ids
+    from pfc.run.requests import RequestBuilder
+    tok = AutoTokenizer.from_pretrained(str(tokenizer_dir))
+    exs, tools = benchmarks.get(GRID_BENCHMARK).scoring.load(tracebench, None)
+    chosen = [e for e in exs if e.id in set(grid_ids(exs, tracebench_ids(exs)))]
+    out = {}
+    for cell, variant, native in grid or cells():
+        rb = RequestBuilder(GRID_BENCHMARK, tools, "zero_shot", "last_k", 10, native, prompt_variant=variant)
+        n = [len(prompt_ids(tok, r.messages, r.tools)) for r in (rb.answer(e) for e in chosen)]
+        out[cell] = sum(n) / len(n)
+    return out

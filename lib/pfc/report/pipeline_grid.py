@@ -22,24 +22,18 @@ def baseline_dir(baseline: str, cell: str) -> Path:
 
 
 def _run_baselines(bench: Path) -> None:
-    from dataclasses import replace
+    from pfc import benchmarks
     from pfc.io.reuse import reading_once
     from pfc.plans import format_grid as G
     from pfc.plans.reference import tracebench_ids
-    from pfc.run.checks import raise_if_failed
-    from pfc.run.config import RunConfig
-    from pfc.run.runner import execute_or_replace
-    from pfc import benchmarks
+    from pfc.report.pipeline_step import run_replacing
     with reading_once():
         exs, _ = benchmarks.get(G.GRID_BENCHMARK).scoring.load(bench, None)
         ids = tuple(G.grid_ids(exs, tracebench_ids(exs)))
         for b in GRID_BASELINES:
-            base = RunConfig(G.GRID_BENCHMARK, paths.source(rel(bench)), b, "", history="last_k", k=10, ids=ids,
-                             progress=False)
             for cell, variant, native in G.cells():
-                out = baseline_dir(b, cell)
-                raise_if_failed(execute_or_replace(replace(base, out_dir=out, prompt_variant=variant, native=native)),
-                                paths.relative(out))
+                run_replacing(G.GRID_BENCHMARK, paths.source(rel(bench)), b, baseline_dir(b, cell), ids=ids,
+                              history="last_k", k=10, prompt_variant=variant, native=native)
 
 
 def baseline_step(bench: Path) -> Step:

@@ -79,14 +79,14 @@ def run_step(name: str, run_id: str, inputs: list, **params) -> tuple[Path, Step
                    copy_name=f"03_run_model-{run_id}")
 
 
-def run_replacing(benchmark: str, examples, backend: str, out: Path, ids=None) -> None:
+def run_replacing(benchmark: str, examples, backend: str, out: Path, ids=None, **settings) -> None:
     """A built-in baseline's run into a pipeline-owned directory, as notebook 03 with ``replace_changed`` makes it
     (the same settings, so the same run identity): a run made by an older plan moves to ``attic/`` and is redone
     (cached answers reused); failed requests stop the step."""
     from pfc.run.checks import raise_if_failed
     from pfc.run.config import RunConfig
     from pfc.run.runner import execute_or_replace
-    usage = execute_or_replace(RunConfig(benchmark, examples, backend, out, ids=ids, progress=False))
+    usage = execute_or_replace(RunConfig(benchmark, examples, backend, out, ids=ids, progress=False, **settings))
     raise_if_failed(usage, paths.relative(out))
 
 
