@@ -39,13 +39,24 @@ def _baselines() -> set:
     return set(BASELINES)
 
 
+def _official(runs) -> str:
+    """Why the grid has no official-rules column: only a benchmark with a published evaluator has those rules."""
+    from pfc import benchmarks
+    bench = runs[0].identity.get("benchmark") if runs else None
+    if bench in benchmarks.NAMES and benchmarks.get(bench).scoring.official_compat:
+        return "not computed here: score the runs with pfc score --compat official"
+    return "none: this benchmark has no published evaluator (Scoring.official_compat)"
+
+
 def compute(runs, n_boot: int = N_BOOT, seed: int = 0) -> dict:
     """The grid's numbers from :func:`pfc.report.format_grid_runs.load`'s runs (JSON-ready)."""
     by: dict = {}
     for r in runs:
         by.setdefault(r.model, {})[r.cell] = r
     baselines = {m for m, cells in by.items() if next(iter(cells.values())).identity.get("backend") in _baselines()}
-    out: dict = {"cells": sorted({r.cell for r in runs}), "models": {}, "baselines_identical": {}}
+    out: dict = {"cells": sorted({r.cell for r in runs}), "models": {}, "baselines_identical": {},
+                 "rules": {"robust": "accuracy", "strict": "strict_overall (the benchmark's own answer template: "
+                           "a cell asking for another answer syntax fails it by design)", "official": _official(runs)}}
     for model, cells in sorted(by.items()):
         robust = {c: r.robust for c, r in cells.items()}
         if model in baselines:
