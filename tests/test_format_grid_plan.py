@@ -54,3 +54,9 @@ def test_grid_ids_draw_from_the_reference_sample_only(tiny_tracebench):
     got = G.grid_ids(exs, ref, per_level=2)
     assert set(got) <= set(ref) and got == G.grid_ids(exs, ref, per_level=2)
     assert max(Counter(e.meta["vagueness"] for e in exs if e.id in got).values()) <= 2
+
+
+def test_the_full_factorial_has_24_distinct_cells_holding_the_seven():
+    full = G.factorial()
+    assert len(full) == len({c for c, _, _ in full}) == formats.factorial_size() == 24
+    assert set(G.cells()) <= set(full)

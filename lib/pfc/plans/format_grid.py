@@ -67,18 +67,15 @@ def factorial() -> list[tuple[str, str, bool]]:
     return out
 
 
-def prompt_tokens(tracebench: Path, tokenizer_dir: Path, grid=None) -> dict[str, float]:
-    """Mean prompt tokens per request of each cell (``grid``: :func:`cells` by default) on the grid's requests,
-    counted with the model's own tokenizer and chat template (``pfc.run.backends.chat_template``): what the
-    engine prefills. Loads a tokenizer only, never a model."""
+def prompt_tokens(exs: list, tools: list, ids, tokenizer_dir: Path, grid=None) -> dict[str, float]:
+    """Mean prompt tokens per request of each cell (``grid``: :func:`cells` by default) on the requests ``ids`` of
+    ``exs`` (the grid's: :func:`grid_ids`), counted with the model's own tokenizer and chat template
+    (``pfc.run.backends.chat_template``): what the engine prefills. Loads a tokenizer only, never a model."""
     from transformers import AutoTokenizer
-    from pfc import benchmarks
-    from pfc.plans.reference import tracebench_ids
     from pfc.run.backends.chat_template import prompt_ids
     from pfc.run.requests import RequestBuilder
     tok = AutoTokenizer.from_pretrained(str(tokenizer_dir))
-    exs, tools = benchmarks.get(GRID_BENCHMARK).scoring.load(tracebench, None)
-    chosen = [e for e in exs if e.id in set(grid_ids(exs, tracebench_ids(exs)))]
+    chosen = [e for e in exs if e.id in set(ids)]
     out = {}
     for cell, variant, native in grid or cells():
         rb = RequestBuilder(GRID_BENCHMARK, tools, "zero_shot", "last_k", 10, native, prompt_variant=variant)
