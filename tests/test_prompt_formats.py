@@ -135,6 +135,12 @@ def test_python_answers_need_the_tools_in_the_prompt_and_read_as_calls():
     assert r.calls[0].arguments == {"time": "08:00", "url": "https://x.cn/a:b", "n": -1.5}
     # known limit of the bracket reader: ":[" inside a string reads as PTBench's "Platform:[" (a typed failure)
     assert parse('Maps.route(q="a:[b")').error == "format:unbalanced_brackets"
+    args = {"s": 'a "b"\nc', "b": True, "none": None, "n": 2.5, "xs": ["x", 1], "d": {"k": False}}
+    back = parse(formats.python_call("Shop", "buy", args))  # the few-shot turns' answers read back whole
+    assert back.ok and (back.calls[0].app, back.calls[0].function, back.calls[0].arguments) == ("Shop", "buy", args)
+    demo = prompts.build(ex, tools, native=False, strategy="few_shot", pool=prompts._canonical()[2], shots=1,
+                         variant="answer=python")[0].messages[2]["content"]
+    assert demo == 'Taxi.order(city="Xi\'an")'
     for code in ("__import__('os').system('x')", "open('f')"):  # an expression is kept as its text, never run
         assert parse(f"Maps.route(city={code})").calls[0].arguments == {"city": code}
     for bad in ("Maps.route(", "import os", "Maps.route(**{'a': 1})", "x = 1"):

@@ -94,6 +94,22 @@ def _value(v) -> str:
     return encode_basestring(v) if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
 
 
+def _py(v) -> str:
+    """A value as a Python literal (strings double-quoted as JSON writes them)."""
+    if isinstance(v, str):
+        return encode_basestring(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(map(_py, v)) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_py(str(k))}: {_py(x)}" for k, x in v.items()) + "}"
+    return repr(v)
+
+
+def python_call(app: str, function: str, arguments: dict) -> str:
+    """``App.function(k="v", n=2)``: the answer the ``answer=python`` variant asks for (its few-shot turns)."""
+    return f"{app}.{function}(" + ", ".join(f"{k}={_py(v)}" for k, v in arguments.items()) + ")"
+
+
 def json_line(h) -> str:
     return json.dumps({"time": h.time, "app": h.app, "function": h.function, "arguments": h.arguments},
                       ensure_ascii=False)

@@ -72,8 +72,9 @@ def domain_prompt(example, tools_by_key: dict) -> Prompt:
     return Prompt([{"role": "user", "content": "\n".join(lines)}], "hierarchical", "domain", {"domains": scen})
 
 
-def demonstrations(example, pool, k: int, seed: int) -> list[dict]:
-    """Few-shot turns from other anchors of the pool (never this anchor): request -> the gold call."""
+def demonstrations(example, pool, k: int, seed: int, python: bool = False) -> list[dict]:
+    """Few-shot turns from other anchors of the pool (never this anchor): request -> the gold call (a JSON call, or
+    with ``python`` the ``answer=python`` variant's call line)."""
     from pfc.run.prompts import pick_demonstrations
     anchor = example.meta.get("anchor_id")
     demos = pick_demonstrations(pool, example.id, k, seed, exclude=lambda d: d.meta.get("anchor_id") == anchor
@@ -81,9 +82,9 @@ def demonstrations(example, pool, k: int, seed: int) -> list[dict]:
     turns = []
     for d in demos:
         g = d.gold[0]
-        turns += [{"role": "user", "content": f"Request: {d.query}"},
-                  {"role": "assistant", "content": json.dumps({"name": tool_name(g.app, g.function),
-                                                               "arguments": g.arguments}, ensure_ascii=False)}]
+        answer = formats.python_call(g.app, g.function, g.arguments) if python else \
+            json.dumps({"name": tool_name(g.app, g.function), "arguments": g.arguments}, ensure_ascii=False)
+        turns += [{"role": "user", "content": f"Request: {d.query}"}, {"role": "assistant", "content": answer}]
     return turns
 
 
@@ -115,7 +116,7 @@ def build(example, tools_by_key: dict, native: bool = True, history: str = "full
         answer = PYTHON_FORMAT if chosen["answer"] == "python" else PROMPT_FORMAT
         user = answer.format(tools=json.dumps([s["function"] for s in specs], ensure_ascii=False)).strip() \
             + "\n\n" + user
-    demos = demonstrations(example, pool, shots, seed) if strategy == "few_shot" else []
+    demos = demonstrations(example, pool, shots, seed, chosen["answer"] == "python") if strategy == "few_shot" else []
     messages = [{"role": "system", "content": system}, *demos, {"role": "user", "content": user}]
     meta = {"history_mode": history, "history_records": len(hist), "native_tools": native}
     return Prompt(messages, strategy, "answer", meta), (specs if native else None)
