@@ -67,3 +67,16 @@ def test_pipeline_grid_steps_run_baselines_in_every_cell_and_name_the_committed_
     nb = P.notebook_step(50)
     assert nb.notebook == "11_format_sensitivity.ipynb" and len(nb.params["baseline_runs"].split(",")) == 14
     assert P.committed_runs(tmp_path) == []  # no reference root there: the notebook says the grid is not run yet
+
+
+def test_cost_reads_rows_then_usage_json(tmp_path):
+    from pfc.report.format_grid_runs import cost
+    rows = [{"id": "a", "output": "", "generation": {"prompt_tokens": 100, "prefill_s": 1.0, "decode_s": 0.5}},
+            {"id": "b", "output": "", "generation": {"prompt_tokens": 300, "prefill_s": 2.0, "decode_s": 0.5}}]
+    (tmp_path / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert cost(tmp_path) == {"rows": 2, "measured": 2, "source": "rows", "prompt_tokens": 200.0, "s_per_example": 2.0}
+    (tmp_path / "predictions.jsonl").write_text("".join(json.dumps({"id": i, "output": ""}) + "\n" for i in "abc"))
+    (tmp_path / "usage.json").write_text(json.dumps({"backend_calls": 2, "prompt_tokens": 8000,
+                                                     "latency_s": {"p50": 17.5}}))
+    assert cost(tmp_path) == {"rows": 3, "measured": 2, "source": "usage.json", "prompt_tokens": 4000.0,
+                              "s_per_example": 17.5}

@@ -6,8 +6,7 @@ the run and the field, a run that differs from the first in anything but the pro
 of cells; a baseline is a model too), and two runs of one model in one cell. :func:`load` scores each run on the
 examples it was planned on (its ``ids``) with the robust and the strict rules (``pfc.eval.scoring``; the
 ``official`` rules exist for benchmarks with a published evaluator only, ``Scoring.official_compat``), and reads
-what its prompts cost from its rows' ``generation`` (prompt tokens, prefill + decode seconds), where the backend
-recorded it. The statistics are ``pfc.eval.format_sensitivity``'s; the command is ``pfc.report.format_grid``.
+what its prompts cost (:func:`cost`: its rows' ``generation``, else its ``usage.json``). The statistics are ``pfc.eval.format_sensitivity``'s; the command is ``pfc.report.format_grid``.
 """
 from __future__ import annotations
 
@@ -103,15 +102,25 @@ def _planned(run_dir: Path) -> tuple[dict, list, list]:
 
 
 def cost(run_dir: Path) -> dict:
-    """Mean prompt tokens and seconds per example over the rows that recorded their ``generation``."""
+    """Mean prompt tokens and seconds per example: over the rows that recorded their ``generation``; else from
+    ``usage.json`` (its last invocation: prompt tokens per backend call, the median per-request latency, which
+    ``openvino`` writes as its batch's seconds over its rows); None where neither says."""
     rows = [json.loads(line) for line in (run_dir / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
             if line.strip()]
     gen = [r["generation"] for r in rows if isinstance(r.get("generation"), dict)]
-    if not gen:
-        return {"rows": len(rows), "measured": 0, "prompt_tokens": None, "s_per_example": None}
-    return {"rows": len(rows), "measured": len(gen),
-            "prompt_tokens": sum(g.get("prompt_tokens", 0) for g in gen) / len(gen),
-            "s_per_example": sum(g.get("prefill_s", 0) + g.get("decode_s", 0) for g in gen) / len(gen)}
+    if gen:
+        return {"rows": len(rows), "measured": len(gen), "source": "rows",
+                "prompt_tokens": sum(g.get("prompt_tokens", 0) for g in gen) / len(gen),
+                "s_per_example": sum(g.get("prefill_s", 0) + g.get("decode_s", 0) for g in gen) / len(gen)}
+    try:
+        usage = json.loads((run_dir / "usage.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        usage = {}
+    calls = usage.get("backend_calls") or 0
+    latency = usage.get("latency_s") or {}
+    return {"rows": len(rows), "measured": calls, "source": "usage.json" if calls else None,
+            "prompt_tokens": usage.get("prompt_tokens", 0) / calls if calls and usage.get("prompt_tokens") else None,
+            "s_per_example": latency.get("p50") if calls else None}
 
 
 def load(run_dirs) -> list[GridRun]:
