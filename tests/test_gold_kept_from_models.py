@@ -91,6 +91,15 @@ def _built(request, tmp_path, adapter):
 SAMPLES = {"tracebench": _tracebench, "ptbench": _ptbench, "toolspectrum": _toolspectrum}  # sample, tools, pool
 
 
+def _works(prompts, variant: str, native: bool) -> bool:
+    from pfc.errors import UserError
+    try:
+        getattr(prompts, "check_variant", lambda v, n: None)(variant, native)
+    except UserError:
+        return False
+    return True
+
+
 @pytest.mark.parametrize("name", benchmarks.NAMES)  # every registered one: PFC_BENCHMARKS adds its own
 def test_every_registered_benchmarks_prompts_state_no_gold_value(name, request, tmp_path):
     adapter = benchmarks.get(name)
@@ -100,7 +109,9 @@ def test_every_registered_benchmarks_prompts_state_no_gold_value(name, request, 
     for strategy in adapter.running.strategies:
         for history in histories:
             for native in (True, False):
-                for variant in getattr(adapter.prompts(), "VARIANTS", ("all",)):  # PTBench's, TRACEBench's ask
+                for variant in getattr(adapter.prompts(), "VARIANTS", ("all",)):  # PTBench's, TRACEBench's variants
+                    if not _works(adapter.prompts(), variant, native):
+                        continue  # refused by RunConfig.check before any prompt is built
                     b = RequestBuilder(name, tools, strategy, history, 5, native, {"seed": 0}, pool,
                                        prompt_variant=variant)
                     assert _leaks(b, examples, strategy == "hierarchical") == [], (strategy, history, native, variant)

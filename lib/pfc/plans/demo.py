@@ -1,8 +1,9 @@
 """The notebooks' demo runs, made when a notebook is run without its parameters (and by tests): a tiny
 TRACEBench built by its package's builder and built-in baselines' runs on it (:func:`runs`; notebooks 04–06),
 with its swap-user variants (:func:`swap_user`; notebook 08), its dose and contradict-stated variants
-(:func:`evidence`; notebook 09) or its ask and cannot sets (:func:`ask`; notebook 10). Plans and runs only: the
-report modules read the run directories they return.
+(:func:`evidence`; notebook 09), its ask and cannot sets (:func:`ask`; notebook 10) or its runs in every
+prompt-format cell (:func:`format_grid`; notebook 11). Plans and runs only: the report modules read the
+run directories they return.
 """
 from __future__ import annotations
 
@@ -85,3 +86,22 @@ def ask(root, users: int = 3, records: int = 150, seed: int = 1, n: int = 24) ->
         execute(RunConfig(ASK_BENCHMARK, examples, backend, out, ids=run_ids and tuple(run_ids), progress=False,
                           cache_path=root / "cache.sqlite", prompt_variant="ask"))
     return bench, run_baselines(bench, ids, root / "runs", run)
+
+
+def format_grid(root, users: int = 2, records: int = 150, seed: int = 1,
+                backends=("history-prior", "no-history")) -> list[Path]:
+    """A tiny TRACEBench and each baseline's run in every cell of the prompt-format grid
+    (``pfc.plans.format_grid.cells``; ``last_k``, k = 10, as the grid), under ``root``: notebook 11's demo."""
+    from pfc.plans.format_grid import cells
+    from pfc.run.config import RunConfig
+    from pfc.run.runner import execute
+    root = Path(root)
+    bench = _tiny(root / TB, users, seed, records)
+    out = []
+    for b in backends:
+        for cell, variant, native in cells():
+            d = root / "runs" / f"grid-{b}" / cell
+            execute(RunConfig(TB, bench, b, d, history="last_k", k=10, prompt_variant=variant, native=native,
+                              cache_path=root / "cache.sqlite", progress=False))
+            out.append(d)
+    return out

@@ -17,6 +17,7 @@ other benchmark's come from its package (``plans.reference``, ``LAYOUT_ABLATION`
   ``tracebench-last_k``'s examples, same settings, for notebook 08's real-model row (context
   following); in a subdirectory, so it never joins the accuracy tables;
 - ``counterfactual/tracebench-dose``, ``…-contradict-stated(-originals)``, ``ask/…``: ``pfc.plans.evidence``;
+  ``format/tracebench-<cell>``: the prompt-format grid, 7 cells on 200 of the 400 (``pfc.plans.format_grid``);
 - ``lora-adapter``: a LoRA adapter (``pfc.train.lora``, the paper's settings but lr ``LORA["lr"]``, as
   ``benchmarks/bench_finetune.py``) trained on ``LORA["train_n"]`` seeded records of the synthesized
   training split; checkpoints go to ``data/interim/reference_lora`` (resumed by the same command), the
@@ -33,11 +34,10 @@ and runs; scoring and tables are the report stage's. It does not commit anything
 
     python -m pfc.plans.reference [--only tracebench-last_k ...] [--model qwen2.5-coder-0.5b] [--backend hf]
     python -m pfc.plans.reference --model qwen2.5-coder-1.5b --backend openvino   # -> reference_runs/<model>-openvino/
-    python -m pfc.plans.reference --model qwen2.5-coder-0.5b --backend openvino --only counterfactual/tracebench-dose
+    python -m pfc.plans.reference --model qwen2.5-coder-0.5b --backend openvino --only format/tracebench-default
 
-The first reference runs (Qwen2.5-Coder-0.5B, ``hf``) sit directly under ``reports/reference_runs/``;
-every other model or backend gets its own folder ``reports/reference_runs/<model>-<backend>/`` with the
-same run names inside (:func:`out_root`), so two models' runs of one plan pair id for id.
+The first reference runs (Qwen2.5-Coder-0.5B, ``hf``) sit directly under ``reports/reference_runs/``; every other
+model or backend has a folder ``<model>-<backend>/`` there, same run names inside (:func:`out_root`): they pair.
 """
 from __future__ import annotations
 
@@ -55,6 +55,7 @@ from pfc.plans import Planned
 from pfc.plans.evidence import (DOSE_ANCHORS, DOSE_RUN, EVIDENCE_BENCHMARK, EVIDENCE_SETS, EVIDENCE_WINDOW,  # noqa: F401
                                 STATED_ANCHORS, STATED_ORIGINALS_RUN, STATED_RUN, build_evidence,
                                 evidence_dir, evidence_runs)  # the plan's evidence runs (issue 40)
+from pfc.plans.format_grid import GRID_FOLDER, grid_runs  # the prompt-format grid (issue 65)
 from pfc.plans.sample_run import REAL_MODEL_NAME
 from pfc.plans.sampling import subset, tracebench_sample
 from pfc.run.config import RunConfig
@@ -71,8 +72,8 @@ LORA = {"train_n": 500, "lr": 1e-3, "seed": 0, "checkpoint_every": 5}
 BACKENDS = ("hf", "openvino")
 
 
-# folders inside a reference-run root whose runs never join the accuracy tables (the layout ablation, the variants)
-SIDE_FOLDERS = ("layout", SWAP_RUN.split("/")[0], "ask")  # ask: issue 64's runs (pfc.plans.evidence._ask_runs)
+# folders inside a reference-run root whose runs never join the accuracy tables (layout ablation, variants, formats)
+SIDE_FOLDERS = ("layout", SWAP_RUN.split("/")[0], "ask", GRID_FOLDER)  # ask: issue 64's runs (pfc.plans.ask)
 # the runs every model folder repeats, so two models' folders pair run for run (pfc.report.reference.pairs)
 HISTORY_RUNS = {h: f"{EVIDENCE_BENCHMARK}-{h}" for h in ("last_k", "retrieved")}  # TRACEBench's, one per history mode
 # model comparisons (A, B, engine): A − B on the runs both folders hold, same engine and settings
@@ -197,7 +198,8 @@ def plan(data: dict, model: str = REAL_MODEL_NAME, backend: str = "hf", batch: i
     swap = Planned(SWAP_RUN, replace(tb["last_k"].config, examples=variants, out_dir=root / SWAP_RUN,
                                      ids=tuple(f"{i}~swap-user" for i in ids)),
                    build=lambda: build_variants(tracebench, variants, "swap-user", seed=0))
-    steps = [tb["last_k"], swap, *evidence_runs(tracebench, exs, tb["last_k"].config, ids), tb["retrieved"]]
+    steps = [tb["last_k"], swap, *evidence_runs(tracebench, exs, tb["last_k"].config, ids), tb["retrieved"],
+             *grid_runs(exs, ids, tb["last_k"].config)]
     for a, m in parts():
         steps += m.reference(lambda name, examples, _b=a.name, **kw: Planned(name, run(name, _b, examples, None, **kw)),
                              lora, data.get(a.name))

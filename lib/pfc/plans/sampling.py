@@ -73,3 +73,29 @@ def subset(ids, n: int, key: str) -> list[str]:
     every process), sorted."""
     pool = sorted(ids)
     return sorted(random.Random(key).sample(pool, min(n, len(pool))))
+
+
+def level_user_subset(examples, ids, per_level: int, key: str) -> list[str]:
+    """``per_level`` of ``ids`` at each vagueness level, every user represented: the level's ids in a seeded
+    order (``random.Random(f"{key}:{level}")`` shuffles them sorted), then taken user by user in turn (users
+    sorted, each user's next id in that order) until ``per_level`` are taken or the level runs out; sorted.
+    The format grid's draw (``pfc.plans.format_grid``): 50 per level of the reference sample's 400."""
+    wanted = set(ids)
+    by_level: dict = {}
+    for e in examples:
+        if e.id in wanted:
+            by_level.setdefault(str(e.meta.get("vagueness")), []).append(e)
+    chosen: list[str] = []
+    for level in sorted(by_level):
+        members = sorted(by_level[level], key=lambda e: e.id)
+        random.Random(f"{key}:{level}").shuffle(members)
+        queues: dict = {}
+        for e in members:
+            queues.setdefault(str(e.user_id), []).append(e.id)
+        taken: list[str] = []
+        while len(taken) < per_level and any(queues.values()):
+            for user in sorted(queues):
+                if queues[user] and len(taken) < per_level:
+                    taken.append(queues[user].pop(0))
+        chosen += taken
+    return sorted(chosen)

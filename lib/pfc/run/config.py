@@ -43,15 +43,19 @@ def check_strategy(benchmark: str, strategy: str) -> None:
         raise UserError(f"`pfc run` supports strategies {have} for {benchmark}, not {strategy!r}")
 
 
-def check_prompt_variant(benchmark: str, variant: str) -> None:
-    """Profile ablation variants exist where the benchmark's prompt module lists them (``VARIANTS``:
-    PTBench Table 2, Fig. 3, Table 3); elsewhere only ``all``."""
-    variants = getattr(prompt_module(benchmark), "VARIANTS", ("all",))
+def check_prompt_variant(benchmark: str, variant: str, native: bool = True) -> None:
+    """Prompt variants exist where the benchmark's prompt module lists them (``VARIANTS``: PTBench's profile
+    ablations, Table 2, Fig. 3, Table 3; TRACEBench's prompt axes); elsewhere only ``all``. A module's
+    ``check_variant(variant, native)`` refuses one that cannot work with the run's tool format."""
+    module = prompt_module(benchmark)
+    variants = getattr(module, "VARIANTS", ("all",))
     if variant != "all" and variants == ("all",):
         having = [n for n in benchmarks.NAMES if getattr(prompt_module(n), "VARIANTS", ("all",)) != ("all",)]
         raise UserError(f"--prompt-variant {variant!r} applies to {', '.join(having)} only")
     if variant not in variants:
         raise UserError(f"unknown --prompt-variant {variant!r}; expected one of {variants}")
+    if hasattr(module, "check_variant"):
+        module.check_variant(variant, native)
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,7 @@ class RunConfig:
     force: bool = False                    # a directory made by another run: move its files aside
     use_cache: bool = True
     ids: tuple | None = None               # run only these example ids (a sample)
-    prompt_variant: str = "all"            # PTBench profile ablations
+    prompt_variant: str = "all"            # PTBench profile ablations, TRACEBench prompt axes
     layout: str = "paper"                  # prompt layout (pfc.run.prompts.LAYOUTS): paper | prefix
     plan: dict | None = None               # the plan that made it (pfc.plans): kept in run.json, not its identity
 
@@ -86,7 +90,7 @@ class RunConfig:
             raise UserError(f"batch size must be >= 1, got {self.batch_size}")
         benchmarks.get(self.benchmark)
         check_strategy(self.benchmark, self.strategy)
-        check_prompt_variant(self.benchmark, self.prompt_variant)
+        check_prompt_variant(self.benchmark, self.prompt_variant, self.native)
         check_layout(self.layout)
 
     def full_sampling(self) -> dict:

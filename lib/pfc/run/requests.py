@@ -13,6 +13,7 @@ This module calls no backend.
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from pfc import benchmarks
 from pfc.benchmarks.adapter import PromptModule
@@ -25,19 +26,20 @@ def prompt_module(benchmark: str, variant: str = "all") -> PromptModule:
     ask-allowed prompt, issue 64), that part."""
     adapter = benchmarks.get(benchmark)
     module = adapter.prompts()
-    if variant != "all" and getattr(module, "VARIANT_PROMPTS", None):
-        return adapter.part(module.VARIANT_PROMPTS)  # type: ignore[return-value]
-    return module
+    part = getattr(module, "VARIANT_PROMPTS", {}).get(variant)  # {variant: the part that serves it}
+    return adapter.part(part) if part else module  # type: ignore[return-value]
 
 
 def template_identity(benchmark: str, variant: str = "all") -> dict:
     """``{"source", "sha256"}`` of the prompt template this run's requests are built from (its prompt
-    module's ``template_identity``; a variant's own module's ``template_identity(variant)``). A different
-    template means different requests: a different run."""
-    module = prompt_module(benchmark, variant)
-    if module is not prompt_module(benchmark):
+    module's ``template_identity``; a variant another part serves: that part's ``template_identity(variant)``;
+    of ``variant``'s prompts where the module takes a variant, TRACEBench's prompt axes). A different template
+    means different requests: a different run."""
+    module, own = prompt_module(benchmark, variant), prompt_module(benchmark)
+    if module is not own:
         return module.template_identity(variant)  # type: ignore[call-arg]
-    return module.template_identity()
+    fn = own.template_identity
+    return fn(variant) if variant != "all" and "variant" in inspect.signature(fn).parameters else fn()
 
 
 @dataclass(eq=False, repr=False)

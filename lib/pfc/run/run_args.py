@@ -63,7 +63,8 @@ FLAGS = (
     Flag("--seed", "seed", type=int),
     Flag("--tools", "tools"),
     Flag("--prompt-variant", "prompt_variant",
-         "ptbench profile ablation: all | no_basic | no_history | no_basic_history | no_personal"),
+         "ptbench profile ablation: all | no_basic | no_history | no_basic_history | no_personal; tracebench "
+         "prompt axes: all, or history=json|table|sentences, order=newest, answer=python joined by commas"),
     Flag("--layout", "layout", "prompt layout: paper (the papers' templates, default) | prefix (instructions and "
          "tools first, then profile/history, then the request: long shared prefixes, faster)", choices=("paper", "prefix")),
     Flag("--max-tokens", "sampling.max_tokens", "generation limit (default 512)", positive_int),

@@ -1,7 +1,8 @@
 """The steps of ``make reproduce`` in order (:func:`plan`): the studies' benchmark's build and baseline runs
 (TRACEBench), the real small model's sampled run, each registered benchmark's own steps (its package's
 ``pipeline.steps``, by ``RANK``: a ``BACKEND``/``MODEL`` run, the ToolSpectrum release, PTBench, an outside
-benchmark's), the committed reference runs, notebooks 08, 09, 10, 04–06 and the walkthrough.
+benchmark's), the committed reference runs, notebooks 08, 09, 10, the prompt-format grid (11,
+``pfc.report.pipeline.grid``), 04–06 and the walkthrough.
 
 Only plans: builds :class:`~pfc.report.pipeline.step.Step` values and reads no run's output (the committed
 reference runs' configs aside); running them is :mod:`pfc.report.pipeline.running`'s job.
@@ -14,6 +15,7 @@ from pathlib import Path
 from pfc import benchmarks, paths
 from pfc.plans import sample_run
 from pfc.plans.evidence import EVIDENCE_BENCHMARK
+from pfc.report.pipeline import grid as pipeline_grid
 from pfc.report.pipeline.step import Ask, Step, rel, run_step
 from pfc.report.ask_study import ask_steps  # notebook 10 (issue 64): baselines only, never a model
 from pfc.report.pipeline.studies import (counterfactual_steps, evidence_real_runs, evidence_steps, real_pair,
@@ -161,7 +163,8 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
     # the studies before the tables: they do not read the real model's sampled run, so they go on beside it
     # (pfc.report.pipeline.running), and the tables, which read it, come after
     steps += [_counterfactuals(bench, var, cf_pairs, real_run, n_boot), *_evidence(bench, n_boot),
-              *ask_steps(bench, n_boot), *_tables(runs, n_boot), _walkthrough(bench, real_run)]
+              *ask_steps(bench, n_boot), *pipeline_grid.steps(bench, n_boot),
+              *_tables(runs, n_boot), _walkthrough(bench, real_run)]
     nb = paths.REPORTS / "notebooks"
     for s in steps:
         s.outputs.append(nb / f"{s.copy_name}.ipynb") if s.notebook else None
