@@ -24,8 +24,16 @@ import random
 from pathlib import Path
 
 from pfc import benchmarks
+from pfc.data import followup
+from pfc.data.counterfactual import VariantSet, _only_ours, perturb, write
 from pfc.errors import UserError
+from pfc.io import atomic
+from pfc.io.dirset import replace_dir
+from pfc.plans.evidence import EVIDENCE_WINDOW
+from pfc.plans.reference import tracebench_ids
+from pfc.run.backends.ask_baselines import BY_POLICY
 from pfc.run.config import RunConfig
+from pfc.schema import write_examples, write_tools
 
 ORIGINALS_N, CANNOT_N = 200, 100
 LEVELS = ("most_clear", "relevant_clear", "relevant_vague", "most_vague")
@@ -36,7 +44,6 @@ ASK_BENCHMARK = next(n for n in benchmarks.NAMES if "ask" in benchmarks.get(n).b
 
 def originals(exs, tools, reference_ids, window: int, n: int = ORIGINALS_N, seed: int = 0, ask=None) -> list[str]:
     """``n`` ids of requests admitting ``ask@W`` (W = ``window``; module doc), sorted."""
-    from pfc.data.counterfactual import perturb
     ask = perturb(exs, f"ask@{window}", seed, tools)[0] if ask is None else ask  # given: made already
     admitted = {v.meta["counterfactual"]["original_id"] for v in ask}
     by_id, ref = {e.id: e for e in exs}, set(reference_ids)
@@ -85,7 +92,6 @@ def build_sets(tracebench: Path, ids: list[str], cannot_ids: list[str], window: 
     """Write the ``ask@window`` variants of ``ids`` and the cannot variants of ``cannot_ids`` (seed 0) beside
     TRACEBench (``benchmark``: its adapter); ``ask``: ``perturb(every example, "ask@window", 0)``'s
     ``(variants, skipped)`` when made already (:func:`chosen` reads the same), else made here."""
-    from pfc.data.counterfactual import VariantSet, perturb, write
     exs, tools = benchmarks.get(benchmark).scoring.load(tracebench, None)
     for name, k, chosen in (("ask", f"ask@{window}", set(ids)), ("cannot", "cannot", set(cannot_ids))):
         pool = [e for e in exs if e.id in chosen] if name == "cannot" else exs
@@ -101,11 +107,6 @@ def _answers_hash(outputs: dict) -> str:
 def build_followup(first: list[tuple[str, RunConfig]], out: Path) -> None:
     """Write the follow-up set of the complete first-turn runs ``first`` (name, config) into ``out`` (unchanged
     answers: kept); a run with a missing row is a one-line error naming it."""
-    from pfc.data import followup
-    from pfc.data.counterfactual import _only_ours
-    from pfc.io import atomic
-    from pfc.io.dirset import replace_dir
-    from pfc.schema import write_examples, write_tools
     turns, sources = [], {}
     for name, cfg in first:
         exs, tools = benchmarks.get(cfg.benchmark).scoring.load(cfg.examples, None)
@@ -134,9 +135,6 @@ def build_followup(first: list[tuple[str, RunConfig]], out: Path) -> None:
 def study_sets(bench: Path, n: int | None = None) -> list[str]:
     """Write the ask and cannot sets beside ``bench`` (:data:`ASK_BENCHMARK`'s data; ``n`` originals, default
     :data:`ORIGINALS_N`), in the evidence window; returns the originals' ids."""
-    from pfc.data.counterfactual import perturb
-    from pfc.plans.evidence import EVIDENCE_WINDOW
-    from pfc.plans.reference import tracebench_ids
     exs, tools = benchmarks.get(ASK_BENCHMARK).scoring.load(bench, None)
     made = perturb(exs, f"ask@{EVIDENCE_WINDOW}", 0, tools)  # once: choosing the originals reads it too
     ids, cannot_ids = chosen(exs, tools, tracebench_ids(exs), EVIDENCE_WINDOW, n, made[0])
@@ -146,7 +144,6 @@ def study_sets(bench: Path, n: int | None = None) -> list[str]:
 
 def run_dirs(root: Path) -> dict[str, dict[str, Path]]:
     """``{baseline: {set: root/tb-ask-<baseline>-<set>}}`` for the three baselines (by policy) and sets."""
-    from pfc.run.backends.ask_baselines import BY_POLICY
     return {name: {s: Path(root) / f"tb-ask-{name}-{s}" for s in SETS[:3]} for name in BY_POLICY.values()}
 
 

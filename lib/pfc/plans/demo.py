@@ -12,10 +12,11 @@ from pathlib import Path
 from pfc import benchmarks
 from pfc.data.counterfactual import MANIFEST, build_variants
 from pfc.plans import Planned, executor
+from pfc.plans.ask import ASK_BENCHMARK, run_baselines, study_sets
 from pfc.plans.evidence import EVIDENCE_BASELINES, windowed
 from pfc.plans.evidence import EVIDENCE_BENCHMARK as TB  # prompts that select history records
+from pfc.plans.format_grid import cells
 from pfc.run.config import RunConfig
-
 
 def _run(benchmark: str, examples, backend: str, out: Path, root: Path) -> Path:
     executor.run(Planned(out.name, RunConfig(benchmark, examples, backend, out, cache_path=root / "cache.sqlite",
@@ -73,9 +74,6 @@ def ask(root, users: int = 3, records: int = 150, seed: int = 1, n: int = 24) ->
     """A tiny build of the benchmark admitting ask items (``pfc.plans.ask.ASK_BENCHMARK``), its ask and cannot
     sets (``n`` originals) and the three ask baselines' runs on them (the ask-allowed prompt), under ``root``:
     (originals, ``{baseline: {set: run dir}}``)."""
-    from pfc.plans.ask import ASK_BENCHMARK, run_baselines, study_sets
-    from pfc.run.config import RunConfig
-    from pfc.run.runner import execute
     root = Path(root)
     bench = root / "originals"
     if not (bench / "examples.jsonl").exists():
@@ -83,8 +81,8 @@ def ask(root, users: int = 3, records: int = 150, seed: int = 1, n: int = 24) ->
     ids = study_sets(bench, n=n)
 
     def run(examples, backend, out, run_ids):
-        execute(RunConfig(ASK_BENCHMARK, examples, backend, out, ids=run_ids and tuple(run_ids), progress=False,
-                          cache_path=root / "cache.sqlite", prompt_variant="ask"))
+        executor.run(Planned(out.name, RunConfig(ASK_BENCHMARK, examples, backend, out, ids=run_ids and tuple(run_ids),
+                                                 progress=False, cache_path=root / "cache.sqlite", prompt_variant="ask")))
     return bench, run_baselines(bench, ids, root / "runs", run)
 
 
@@ -92,16 +90,13 @@ def format_grid(root, users: int = 2, records: int = 150, seed: int = 1,
                 backends=("history-prior", "no-history")) -> list[Path]:
     """A tiny TRACEBench and each baseline's run in every cell of the prompt-format grid
     (``pfc.plans.format_grid.cells``; ``last_k``, k = 10, as the grid), under ``root``: notebook 11's demo."""
-    from pfc.plans.format_grid import cells
-    from pfc.run.config import RunConfig
-    from pfc.run.runner import execute
     root = Path(root)
     bench = _tiny(root / TB, users, seed, records)
     out = []
     for b in backends:
         for cell, variant, native in cells():
             d = root / "runs" / f"grid-{b}" / cell
-            execute(RunConfig(TB, bench, b, d, history="last_k", k=10, prompt_variant=variant, native=native,
-                              cache_path=root / "cache.sqlite", progress=False))
+            executor.run(Planned(cell, RunConfig(TB, bench, b, d, history="last_k", k=10, prompt_variant=variant,
+                                                 native=native, cache_path=root / "cache.sqlite", progress=False)))
             out.append(d)
     return out

@@ -20,6 +20,7 @@ from pfc.data.counterfactual import VariantSet, sample, write
 from pfc.plans import Planned
 from pfc.run.config import RunConfig
 from pfc.data.counterfactual_dose import HABIT_RECORDS
+from pfc.schema import load_tools
 
 DOSE_RUN = "counterfactual/tracebench-dose"
 STATED_RUN = "counterfactual/tracebench-contradict-stated"
@@ -83,7 +84,6 @@ def evidence_runs(tracebench: Path, exs: list, like: RunConfig, reference_ids=No
 
 def _ask_runs(tracebench: Path, exs: list, reference_ids, like: RunConfig) -> list[Planned]:
     """The ask-or-infer runs of ``like``'s benchmark (its package's ``plans.ask_runs``), if it admits ask items."""
-    from pfc.schema import load_tools
     adapter = benchmarks.get(like.benchmark)
     if "ask" not in adapter.building.action_kinds:
         return []

@@ -15,12 +15,16 @@ command resumes a run; a cell's run is an ordinary ``pfc run`` directory. It pla
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import product
 from pathlib import Path
 
+from pfc import benchmarks
 from pfc.plans import Planned
 from pfc.plans.evidence import EVIDENCE_BENCHMARK
 from pfc.plans.sampling import level_user_subset
+from pfc.run.backends.chat_template import prompt_ids
 from pfc.run.config import RunConfig
+from pfc.run.requests import RequestBuilder
 
 GRID_FOLDER = "format"
 GRID_BENCHMARK = EVIDENCE_BENCHMARK  # the benchmark whose prompt module has the axes (TRACEBench)
@@ -40,7 +44,6 @@ def grid_ids(exs: list, reference_ids, per_level: int = PER_LEVEL, seed: int = S
 
 def cells() -> list[tuple[str, str, bool]]:
     """``(cell, prompt variant, native tools)`` of every cell, the default first."""
-    from pfc import benchmarks
     formats = benchmarks.get(GRID_BENCHMARK).prompts().formats
     return formats.grid_cells()
 
@@ -57,8 +60,6 @@ def grid_runs(exs: list, reference_ids, like: RunConfig) -> list[Planned]:
 
 def factorial() -> list[tuple[str, str, bool]]:
     """``(cell, variant, native)`` of every cell of the full factorial over the grid's axes (24)."""
-    from itertools import product
-    from pfc import benchmarks
     formats = benchmarks.get(GRID_BENCHMARK).prompts().formats
     out = []
     for h, o, a in product(formats.AXES["history"], formats.AXES["order"], formats.ANSWER_LEVELS):
@@ -72,8 +73,6 @@ def prompt_tokens(exs: list, tools: list, ids, tokenizer_dir: Path, grid=None) -
     ``exs`` (the grid's: :func:`grid_ids`), counted with the model's own tokenizer and chat template
     (``pfc.run.backends.chat_template``): what the engine prefills. Loads a tokenizer only, never a model."""
     from transformers import AutoTokenizer
-    from pfc.run.backends.chat_template import prompt_ids
-    from pfc.run.requests import RequestBuilder
     tok = AutoTokenizer.from_pretrained(str(tokenizer_dir))
     chosen = [e for e in exs if e.id in set(ids)]
     out = {}

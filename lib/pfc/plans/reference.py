@@ -51,7 +51,7 @@ from pathlib import Path
 from pfc import benchmarks, paths
 from pfc.data.counterfactual import build_variants
 from pfc.errors import UserError, entry
-from pfc.plans import Planned
+from pfc.plans import Planned, executor
 from pfc.plans.evidence import (DOSE_ANCHORS, DOSE_RUN, EVIDENCE_BENCHMARK, EVIDENCE_SETS, EVIDENCE_WINDOW,  # noqa: F401
                                 STATED_ANCHORS, STATED_ORIGINALS_RUN, STATED_RUN, build_evidence,
                                 evidence_dir, evidence_runs)  # the plan's evidence runs (issue 40)
@@ -59,6 +59,7 @@ from pfc.plans.format_grid import GRID_FOLDER, grid_runs  # the prompt-format gr
 from pfc.plans.sample_run import REAL_MODEL_NAME
 from pfc.plans.sampling import subset, tracebench_sample
 from pfc.run.config import RunConfig
+from pfc.run.identity import write_plan
 
 OUT = paths.REPORTS / "reference_runs"
 SWAP_RUN = "counterfactual/tracebench-swap-user"
@@ -271,8 +272,6 @@ def main(argv=None) -> int:
 
 
 def _main(argv=None) -> int:
-    from pfc.plans import executor
-    from pfc.run.identity import write_plan
     args = _arguments(argv)
     os.chdir(paths.ROOT)  # the adapter is named relative to the repository root in each run's config
     tb = benchmarks.get(EVIDENCE_BENCHMARK).data_dir()

@@ -11,6 +11,7 @@ on the rows it answered, with the action columns (``pfc.eval.scoring.score(actio
 """
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -19,18 +20,23 @@ import pandas as pd
 from pfc import benchmarks, paths
 from pfc.actions import ACTIONS
 from pfc.eval import ask
-from pfc.eval.action import KINDS
-from pfc.plans.ask import ASK_BENCHMARK as BENCH, SETS  # noqa: F401  SETS: a pooled answerer's runs, in order
-
+from pfc.eval.action import KINDS, classify
+from pfc.eval.paired import paired_table
+from pfc.eval.scoring import score
+from pfc.io.reuse import reading_once
+from pfc.plans.ask import SETS  # noqa: F401  (re-exported: a pooled answerer's runs, in order)
+from pfc.plans.ask import ASK_BENCHMARK as BENCH, CANNOT_N, ORIGINALS_N, run_baselines, run_dirs, set_dir, study_sets
+from pfc.report.counterfactual import load_outputs
+from pfc.report.figures import plt, save, setup
+from pfc.report.pipeline.step import Step, rel, run_replacing
+from pfc.report.reference import run as reference
+from pfc.run.backends.ask_baselines import AlwaysCall
 
 def real_runs(root: Path | None = None) -> tuple[str, str]:
     """Notebook 10's ``real_runs`` and ``standard_runs``: each reference-run root's ask runs (its package's plans:
     originals, ask, cannot, follow-up) and its (ask-allowed, standard prompt) pair on the originals, committed or
     not (the notebook leaves out those without answers)."""
-    import json
 
-    from pfc.report import reference
-    from pfc.report.pipeline.step import rel
     p = benchmarks.get(BENCH).part("plans")  # its package's ask runs (TRACEBench's ask/…)
     runs = (p.ORIGINALS_RUN, p.ASK_RUN, p.CANNOT_RUN, p.FOLLOWUP_RUN)
     asks, standard = [], []
@@ -46,12 +52,9 @@ def real_runs(root: Path | None = None) -> tuple[str, str]:
 
 def ask_steps(bench: Path, n_boot: int) -> list:
     """``make reproduce``'s steps: the sets and the baselines' runs (one Python step), then notebook 10."""
-    from pfc.plans.ask import CANNOT_N, ORIGINALS_N, run_baselines, run_dirs, set_dir, study_sets
-    from pfc.report.pipeline.step import Step, rel, run_replacing
     dirs = run_dirs(paths.RUNS)
 
     def build_and_run():
-        from pfc.io.reuse import reading_once
         ids = study_sets(bench)
         with reading_once():
             run_baselines(bench, ids, paths.RUNS, lambda ex, b, d, i: run_replacing(BENCH, ex, b, d, ids=i,
@@ -84,10 +87,7 @@ def parse_runs(text: str) -> dict[str, list[Path]]:
 
 def rows(run_dir) -> pd.DataFrame:
     """A run's answered rows with the action columns (an empty frame for a run with no answer)."""
-    import json
 
-    from pfc.eval.scoring import score
-    from pfc.report.counterfactual import load_outputs
     d = Path(run_dir)
     cfg = json.loads((d / "config.json").read_text(encoding="utf-8"))
     exs, tools = benchmarks.get(cfg["benchmark"]).scoring.load(paths.source(cfg["examples"]), None)
@@ -111,11 +111,7 @@ def confusion(df: pd.DataFrame) -> pd.DataFrame:
 def evidence(always_call_runs) -> dict:
     """``{id: evidence of the weakest slot}`` of each item an ``always-call`` run answered with a call (its
     own call's evidence, ``ask_baselines``; an item it did not answer so is left out: evidence 0)."""
-    import json
 
-    from pfc.eval.action import classify
-    from pfc.report.counterfactual import load_outputs
-    from pfc.run.backends.ask_baselines import AlwaysCall
     out = {}
     for d in always_call_runs:
         cfg = json.loads((Path(d) / "config.json").read_text(encoding="utf-8"))
@@ -145,7 +141,6 @@ def points(answerers: dict, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
 def paired(a: pd.DataFrame, b: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """A − B for accuracy (``overall``, with the exact McNemar p) and every action metric on the items both
     answered (pooled rows, paired by id; user-clustered paired intervals, ``pfc.eval.paired``)."""
-    from pfc.eval.paired import paired_table
     ids = sorted(set(a["id"]) & set(b["id"]))
     a, b = (x.set_index("id").loc[ids].reset_index() for x in (a, b))
     names = {m: m for m in ("overall", *ask.ACTION_METRICS, *ask.CURVE_METRICS)}
@@ -155,7 +150,6 @@ def paired(a: pd.DataFrame, b: pd.DataFrame, n_boot: int = 1000, seed: int = 0) 
 def figure(cur: pd.DataFrame, pts: pd.DataFrame, stem: Path) -> list[Path]:
     """Risk against coverage: the threshold curve (band: risk's interval) and each answerer's point; written
     as ``stem``.png and .pdf (``pfc.report.figures.save``)."""
-    from pfc.report.figures import plt, save, setup
     setup()
     fig, ax = plt.subplots(figsize=(6, 4.2))
     c = cur.dropna(subset=[("value", "call_risk")])

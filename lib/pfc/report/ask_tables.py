@@ -12,6 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from pfc.eval import ask
+from pfc.report import tables as T
 
 ANSWERER = ("backend", "model", "backend_options", "strategy", "sampling", "native_tools")
 COLUMNS = ["run", "metric", "value", "lo", "hi", "items", "higher_is_better"]
@@ -45,7 +46,6 @@ def action_table(runs, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
 
 def ask_section(w, runs, n_boot: int, seed: int) -> None:
     """The report's "ask or infer" table, when any run has action columns."""
-    from pfc.report import tables as T
     long = action_table(runs, n_boot, seed)
     if long.empty:
         return

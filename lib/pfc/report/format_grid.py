@@ -17,9 +17,15 @@ import argparse
 import json
 import math
 import sys
+from pathlib import Path
 
+from pfc import benchmarks
+from pfc.errors import entry
 from pfc.eval import format_sensitivity as F
 from pfc.eval.bootstrap import N_BOOT
+from pfc.io import atomic
+from pfc.report.format_grid_runs import load
+from pfc.run.backends.builtin import BASELINES
 
 BASELINE = "history-prior"  # the rule the models are measured against (reports/reference_runs: 0.583)
 
@@ -35,13 +41,11 @@ def _clean(v):
 
 
 def _baselines() -> set:
-    from pfc.run.backends.builtin import BASELINES
     return set(BASELINES)
 
 
 def _official(runs) -> str:
     """Why the grid has no official-rules column: only a benchmark with a published evaluator has those rules."""
-    from pfc import benchmarks
     bench = runs[0].identity.get("benchmark") if runs else None
     if bench in benchmarks.NAMES and benchmarks.get(bench).scoring.official_compat:
         return "not computed here: score the runs with pfc score --compat official"
@@ -117,7 +121,6 @@ def table(grid: dict) -> str:
 
 
 def _main(argv=None) -> int:
-    from pfc.report.format_grid_runs import load
     ap = argparse.ArgumentParser(prog="python -m pfc.report.format_grid", description=__doc__.splitlines()[0])
     ap.add_argument("runs", nargs="+", help="run directories (each a cell of one model, or of a baseline)")
     ap.add_argument("--n-boot", type=int, default=N_BOOT)
@@ -129,14 +132,11 @@ def _main(argv=None) -> int:
     print(table(grid))
     print(text)
     if args.json:
-        from pathlib import Path
-        from pfc.io import atomic
         atomic.write_text(Path(args.json), text + "\n")
     return 0
 
 
 def main(argv=None) -> int:
-    from pfc.errors import entry
     return entry("python -m pfc.report.format_grid", _main, argv)
 
 

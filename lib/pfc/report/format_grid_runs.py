@@ -18,7 +18,11 @@ import pandas as pd
 
 from pfc import benchmarks, paths
 from pfc.errors import UserError
+from pfc.eval.scoring import score
+from pfc.io.reuse import reading_once
+from pfc.report.tables import _examples_path
 from pfc.run.identity import RUN_JSON, _flat
+
 
 PROMPT_FIELDS = ("prompt_variant", "native_tools", "prompt_template.sha256", "prompt_template.source")
 MODEL_FIELDS = ("backend", "backend_version", "model", "model_identity")
@@ -91,7 +95,6 @@ def _short(v) -> str:
 
 def _planned(run_dir: Path) -> tuple[dict, list, list]:
     """The run's config and the examples it was planned on (its ``ids``; all of the build without them)."""
-    from pfc.report.tables import _examples_path
     config = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
     adapter = benchmarks.get(config["benchmark"])
     exs, tools = adapter.scoring.load(_examples_path(run_dir, config, None), None)
@@ -125,8 +128,6 @@ def cost(run_dir: Path) -> dict:
 
 def load(run_dirs) -> list[GridRun]:
     """:func:`check`, then each run scored robust and strict (``user_id`` attached) and its cost."""
-    from pfc.eval.scoring import score
-    from pfc.io.reuse import reading_once
     runs = check(run_dirs)
     with reading_once():
         for r in runs:

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import json
 
+from pfc.benchmarks.tracebench import prompts as tb
+from pfc.data import followup
 from pfc.errors import UserError
 from pfc.run.prompts import template_sha
-from pfc.benchmarks.tracebench import prompts as tb
+
 
 ASK_SYSTEM = ("You are an assistant on the user's phone. Several apps offer similar functions: choose the app this "
               "user would choose. Fill in every parameter the user would want, inferring values the request leaves "
@@ -78,7 +80,6 @@ def domain_request(rb, example):
 def template_identity(variant: str) -> dict:
     """``{"source", "sha256"[, "user_simulator"]}`` of ``variant``: what a fixed example renders in both tool
     formats (and, for the follow-up, the user simulator's version and reply templates)."""
-    from pfc.data import followup
     (ex,), tools, _ = tb._canonical()
     ex.meta["followup"] = {"assistant": '{"ask": "Which city?"}', "user": followup.answer_text({"city": "Chengdu"})}
     out = [build(ex, tools, variant, native=n, history="last_k", k=2) for n in (True, False)]

@@ -21,6 +21,8 @@ from pfc.plans.reference import DOSE_RUN, HISTORY_RUNS, STATED_ORIGINALS_RUN, ST
 from pfc.report.reference.run import shown
 from pfc.run.backends.builtin import BASELINES
 from pfc.schema import load_examples
+from pfc.report.reference import score as reference
+from pfc.report.tables import run_label
 
 EVIDENCE_KINDS = ("dose", "contradict-stated")
 
@@ -57,11 +59,10 @@ def evidence_steps(bench: Path) -> tuple[list[Step], dict, list[Path]]:
                   paths.RUNS / f"tb-contradict-stated-{b}") for b in EVIDENCE_BASELINES}
 
     def build_and_run():
-        from pfc.io.reuse import reading_once
         build_evidence(bench, tuple(sets))  # each set replaced whole: the same bytes for the same TRACEBench
         originals = sorted({v.meta["counterfactual"]["original_id"]
                             for v in load_examples(sets["contradict-stated"] / "examples.jsonl")})
-        with reading_once():  # the runs only read the sets: each is read and hashed once for the three baselines
+        with block():  # the runs only read the sets: each is read and hashed once for the three baselines
             for b in EVIDENCE_BASELINES:
                 run_replacing(EVIDENCE_BENCHMARK, sets["dose"], b, dose_runs[b])
                 run_replacing(EVIDENCE_BENCHMARK, sets["contradict-stated"], b, stated[b][1])
@@ -86,7 +87,6 @@ def evidence_real_runs(root: Path | None = None) -> tuple[str, str, list[Path]]:
     committed or not (the notebook names those not committed yet and leaves them out), and the run directories
     named; a root with no run config to name its model by is left out. The roots are where the runs' own plan
     records put them (``pfc.report.reference.run.plan_roots``)."""
-    from pfc.report.reference import score as reference
     root = Path(root or reference.ROOT)
     dose, override, dirs = [], [], []
     for base in reference.plan_roots(root):
@@ -106,7 +106,6 @@ def reference_pairs() -> list[tuple[Path, Path]]:
     """The committed real-model runs on TRACEBench's originals and on their swap-user variants, for the top-level
     runs and each model folder (``<model>-<backend>/``) holding both with a finished row each (a run in its first
     batch is pending, ``pfc.report.reference.run.has_rows``)."""
-    from pfc.report.reference import score as reference
     pairs = [(base / HISTORY_RUNS["last_k"], base / SWAP_RUN) for base in reference.plan_roots(reference.ROOT)]
     return [p for p in pairs if all(reference.has_rows(d) for d in p)]
 
@@ -114,7 +113,6 @@ def reference_pairs() -> list[tuple[Path, Path]]:
 def real_pair(real_run) -> str:
     """Notebook 08's ``real_run``: ``NAME=ORIGINALS:VARIANTS,…`` (the reference pairs, one per model and engine),
     or the sample run alone."""
-    from pfc.report.tables import run_label
     found = [f"{run_label(shown(json.loads((o / 'config.json').read_text()), o), 'real model')} (reference runs)"
              f"={rel(o)}:{rel(v)}" for o, v in reference_pairs()]
     if found:
