@@ -12,7 +12,7 @@ rebuilt when the first turns' answers change).
 
 The reference plan's runs on them are the benchmark's own entries (its package's ``plans.ask_runs``:
 TRACEBench's ``ask/…`` runs), which ``pfc.plans.evidence`` adds to the plan; :func:`study_sets` and
-:func:`run_baselines` are ``make reproduce``'s and the demo's (``pfc.report.ask_study``, ``pfc.plans.demo``):
+:func:`run_baselines` are ``make reproduce``'s and the demo's (``pfc.report.pipeline.ask``, ``pfc.plans.demo``):
 the same sets, answered by the baselines of ``pfc.run.backends.ask_baselines``. It runs nothing itself (a
 ``run`` callback does) and scores nothing.
 """

@@ -1,11 +1,10 @@
-"""Notebook 10 (ask or infer) and its ``make reproduce`` step: the baselines' runs on the ask-or-infer sets,
-each answerer's rows pooled, the confusion matrix, the risk–coverage curve and the paired table.
+"""Notebook 10's (ask or infer) readers: each answerer's rows pooled, the confusion matrix, the risk–coverage curve
+and the paired table, over the baselines' and the real models' runs on the ask-or-infer sets.
 
 The sets are ``pfc.plans.ask``'s — the reference plan's requests that admit ``ask@20``, their ask variants and
-the cannot variants of 100 of them —, the very sets the real models' runs answer. :func:`ask_steps` builds
-them from the pipeline's TRACEBench and runs the three baselines of ``pfc.run.backends.ask_baselines`` (named
-by their declared ``ask_policy``) on each (``pfc.plans.ask.study_sets``, ``run_baselines``); it never runs a
-model. ``pfc.plans.demo.ask`` does the same on a tiny build (the notebook's defaults, tests). A run is scored
+the cannot variants of 100 of them —, the very sets the real models' runs answer.  ``make reproduce``'s step
+(``pfc.report.pipeline.ask``) builds them from the pipeline's TRACEBench and runs the three baselines of
+``pfc.run.backends.ask_baselines`` (named by their declared ``ask_policy``) on each; it never runs a model. ``pfc.plans.demo.ask`` does the same on a tiny build (the notebook's defaults, tests). A run is scored
 on the rows it answered, with the action columns (``pfc.eval.scoring.score(actions=True)``); every metric is
 ``pfc.eval.ask``'s.
 """
@@ -23,53 +22,10 @@ from pfc.eval import ask
 from pfc.eval.action import KINDS, classify
 from pfc.eval.paired import paired_table
 from pfc.eval.scoring import score
-from pfc.io.reuse import reading_once
 from pfc.plans.ask import SETS  # noqa: F401  (re-exported: a pooled answerer's runs, in order)
-from pfc.plans.ask import ASK_BENCHMARK as BENCH, CANNOT_N, ORIGINALS_N, run_baselines, run_dirs, set_dir, study_sets
 from pfc.report.counterfactual import load_outputs
 from pfc.report.figures import plt, save, setup
-from pfc.report.pipeline.step import Step, rel, run_replacing
-from pfc.report.reference import run as reference
 from pfc.run.backends.ask_baselines import AlwaysCall
-
-def real_runs(root: Path | None = None) -> tuple[str, str]:
-    """Notebook 10's ``real_runs`` and ``standard_runs``: each reference-run root's ask runs (its package's plans:
-    originals, ask, cannot, follow-up) and its (ask-allowed, standard prompt) pair on the originals, committed or
-    not (the notebook leaves out those without answers)."""
-
-    p = benchmarks.get(BENCH).part("plans")  # its package's ask runs (TRACEBench's ask/…)
-    runs = (p.ORIGINALS_RUN, p.ASK_RUN, p.CANNOT_RUN, p.FOLLOWUP_RUN)
-    asks, standard = [], []
-    for base in reference.plan_roots(Path(root or reference.ROOT)):
-        cfg = base / p.ORIGINALS_RUN / "config.json"
-        if cfg.is_file():
-            c = json.loads(cfg.read_text(encoding="utf-8"))
-            name = f"{c.get('model')} · {c.get('backend')}".replace(",", " ")
-            asks.append(f"{name}=" + ":".join(rel(base / r) for r in runs))
-            standard.append(f"{name}={rel(base / p.ORIGINALS_RUN)}:{rel(base / p.STANDARD_RUN)}")
-    return ",".join(asks), ",".join(standard)
-
-
-def ask_steps(bench: Path, n_boot: int) -> list:
-    """``make reproduce``'s steps: the sets and the baselines' runs (one Python step), then notebook 10."""
-    dirs = run_dirs(paths.RUNS)
-
-    def build_and_run():
-        ids = study_sets(bench)
-        with reading_once():
-            run_baselines(bench, ids, paths.RUNS, lambda ex, b, d, i: run_replacing(BENCH, ex, b, d, ids=i,
-                                                                                     prompt_variant="ask"))
-    preds = [d / "predictions.jsonl" for sets in dirs.values() for d in sets.values()]
-    sets = [set_dir(bench, s) / "perturb.json" for s in ("ask", "cannot")]
-    out = paths.REPORTS / "ask_or_infer"
-    return [Step("ask or infer: the ask and cannot sets and the three baselines' runs", None,
-                 {"originals": ORIGINALS_N, "cannot": CANNOT_N, "baselines": list(dirs), "seed": 0},
-                 [bench / "examples.jsonl"], [*sets, *preds], fn=build_and_run),
-            Step("ask or infer", "10_ask_or_infer.ipynb",
-                 {"originals": rel(bench), "out_dir": rel(out), "n_boot": n_boot, "seed": 0,
-                  **dict(zip(("real_runs", "standard_runs"), real_runs())),
-                  "baseline_runs": ",".join(f"{b}=" + ":".join(rel(d) for d in s.values()) for b, s in dirs.items())},
-                 [*sets, *preds], [out / "ask_or_infer.csv"], copy_name="10_ask_or_infer")]
 
 
 def parse_runs(text: str) -> dict[str, list[Path]]:

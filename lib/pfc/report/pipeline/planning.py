@@ -16,8 +16,8 @@ from pfc import benchmarks, paths
 from pfc.plans import sample_run
 from pfc.plans.evidence import EVIDENCE_BENCHMARK
 from pfc.report.pipeline import grid as pipeline_grid
+from pfc.report.pipeline.ask import ask_steps  # notebook 10 (issue 64): baselines only, never a model
 from pfc.report.pipeline.step import Ask, Step, rel, run_step
-from pfc.report.ask_study import ask_steps  # notebook 10 (issue 64): baselines only, never a model
 from pfc.report.pipeline.studies import (counterfactual_steps, evidence_real_runs, evidence_steps, real_pair,
                                          reading_once, reference_pairs, reference_usable)
 
