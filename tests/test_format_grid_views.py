@@ -1,4 +1,4 @@
-"""Notebook 11's helpers (``pfc.report.format_grid_views``) and its pipeline steps (``pfc.report.pipeline_grid``),
+"""Notebook 11's helpers (``pfc.report.format_grid_views``) and its pipeline steps (``pfc.report.pipeline.grid``),
 tested here because the notebook itself runs in the notebook tier (nbval) only."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from pfc.report import format_grid as G
 from pfc.report import format_grid_views as V
-from pfc.report import pipeline_grid as P
+from pfc.report.pipeline import grid as P
 from pfc.report.format_grid_runs import GridRun
 
 matplotlib.use("Agg")
