@@ -14,7 +14,7 @@ PROMPT_FIELDS = {"prompt_variant", "native", "out_dir", "ids", "plan"}
 
 
 def test_seven_cells_one_factor_at_a_time_on_the_same_requests(tiny_tracebench, golden):
-    plan = {p.name: p for p in R.plan(tiny_tracebench, golden / "ptbench_official", None)}
+    plan = {p.name: p for p in R.plan({"tracebench": tiny_tracebench, "ptbench": golden / "ptbench_official"})}
     grid = {n: p.config for n, p in plan.items() if n.startswith(G.GRID_FOLDER + "/")}
     assert sorted(grid) == sorted(G.run_name(c) for c in ("default", "history-json", "history-table", "history-sentences",
                                                           "order-newest", "answer-prompt-json", "answer-python"))

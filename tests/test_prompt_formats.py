@@ -152,7 +152,8 @@ def test_a_registered_axis_composes_with_the_others(monkeypatch):
     monkeypatch.setattr(formats, "AXES", dict(formats.AXES))
     monkeypatch.setattr(formats, "VARIANTS", formats.VARIANTS)
     formats.register("ask", ("none", "ask"))
-    assert len(prompts.VARIANTS) == 4 * 2 * 2 * 2 and "order=newest,ask=ask" in prompts.VARIANTS
+    assert len(formats.VARIANTS) == 4 * 2 * 2 * 2 and "order=newest,ask=ask" in prompts.VARIANTS
+    assert prompts.VARIANTS == (*formats.VARIANTS, "ask", "ask-followup")  # then the ask-allowed prompt's (issue 64)
     assert formats.settings("history=json,ask=ask") == {"history": "json", "order": "oldest", "answer": "json",
                                                        "ask": "ask"}
 

@@ -113,7 +113,7 @@ def test_a_resumed_run_reports_its_first_loss_and_all_its_time_and_logs_each_ste
 def test_reference_adapter_summary_covers_both_of_its_sessions():
     # the committed adapter trained steps 1-110, was stopped, and resumed for 111-500; its log's elapsed_s
     # restarts at step 111 (5201.07 s at step 110, 9235.59 s at step 500): 14436.66 s in all, by hand
-    from pfc.report.reference import ROOT
+    from pfc.report.reference.run import ROOT
     d = ROOT / "qwen2.5-coder-0.5b-openvino" / "lora-adapter"
     s = json.loads((d / "train_summary.json").read_text())
     assert (s["first_loss"], s["last_loss"], s["seconds"]) == (0.84869, 0.01961, 14436.7)

@@ -8,8 +8,7 @@ other benchmark's come from its package (``plans.reference``, ``LAYOUT_ABLATION`
   25 per vagueness level and history bin (100 per level), drawn anchor by anchor (seeded) so
   that an anchor's vagueness variants run together and share their prompt prefix
   (``pfc.plans.sampling.tracebench_sample``); k = 10;
-- ``ptbench-trained``, ``ptbench-untrained``: every record of both test splits of our PTool
-  synthesis (``pfc build ptbench --seed 0``), zero-shot, base model;
+- ``ptbench-trained``, ``ptbench-untrained``: both test splits of our PTool synthesis (seed 0), zero-shot;
 - ``toolspectrum``: every example of the public release (its three subsets in one run, so Table 3
   gets one row across them), zero-shot, ``--layout prefix`` (toolset first: the ~13k-token prefix
   is shared by the whole subset, and a prefix run is ordered by prompt text);
@@ -24,10 +23,9 @@ other benchmark's come from its package (``plans.reference``, ``LAYOUT_ABLATION`
   finished adapter, its configuration, summary and loss log to ``reports/reference_runs/lora-adapter``;
 - ``ptbench-trained-lora``, ``ptbench-untrained-lora``: both test splits again, with that adapter merged
   into the same model (the model name carries the adapter's hash), beside the base model's rows;
-- ``layout/<run>-<layout>``: the prompt-layout ablation (issue 18, item 2): 100 seeded examples of a
-  run above under the other layout (each package's ``LAYOUT_ABLATION``, :func:`layout_ablation`), paired with the run's own rows on the
-  same ids by ``pfc.report.reference.pairs``. TRACEBench has none: both layouts build the same bytes
-  there (the report checks it on every planned example).
+- ``layout/<run>-<layout>``: the prompt-layout ablation (issue 18, item 2): 100 seeded examples of a run above
+  under the other layout (each package's ``LAYOUT_ABLATION``, :func:`layout_ablation`), paired with the run's own
+  rows by ``pfc.report.reference.pairs``. TRACEBench has none: both layouts build the same bytes there.
 
 Each run keeps the plan's :func:`record` of it in its ``run.json``, all the reports read of the plan. It plans
 and runs; scoring and tables are the report stage's. It does not commit anything.
@@ -235,9 +233,8 @@ def _arguments(argv) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m pfc.plans.reference", description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=REAL_MODEL_NAME)
     ap.add_argument("--backend", default="hf", choices=BACKENDS,
-                    help=f"hf (the default: the first reference runs, the 0.5B's at the top) or openvino (OpenVINO GenAI; "
-                         f"needs `make models-openvino`); {LONG_RUN_ENGINE} is the long runs' engine (pfc.plans."
-                         "LONG_RUN_ENGINE: the fastest that agrees with hf, reports/perf_engines.md)")
+                    help=f"hf (the first reference runs) or openvino (needs `make models-openvino`); {LONG_RUN_ENGINE}: "
+                         "the long runs' engine (pfc.plans.LONG_RUN_ENGINE; reports/perf_engines.md)")
     ap.add_argument("--batch", type=int, default=BATCH,
                     help=f"requests handed to the engine at once (default {BATCH}); openvino writes a call's rows when "
                          "the whole call ends, so a smaller batch loses less to a stop")

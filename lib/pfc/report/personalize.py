@@ -35,11 +35,6 @@ from collections import Counter
 
 from pfc.errors import UserError, existing, nonneg_int
 from pfc import benchmarks, paths
-from pfc.eval import dose
-from pfc.report.counterfactual import evaluate_pairs, load_outputs
-from pfc.report.evidence_dose import dose_curve
-from pfc.eval import ask
-from pfc.eval.scoring import score
 
 
 # what must be the same in both runs of a pair: who answered and how (the history window may differ: the originals
@@ -69,6 +64,8 @@ def _run(d, examples, flag: str) -> tuple[str, Path, dict]:
 def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None, variant_examples=None) -> dict:
     """The JSON ``pfc personalize`` prints (see the module docstring)."""
 
+    from pfc.eval import dose
+    from pfc.report.counterfactual import evaluate_pairs, load_outputs
     bench, orig_path, ocfg = _run(orig_dir, examples, "--examples")
     vbench, var_path, vcfg = _run(var_dir, variant_examples, "--variant-examples")
     if bench != vbench:
@@ -108,6 +105,7 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
     # dose variant the variants run answered, as notebook 09 scores a dose run alone, whatever the originals run covers
     doses = [v for v in linked if dose.kind_of(v) == "dose" and v.id in out_v]
     if doses:
+        from pfc.report.evidence_dose import dose_curve
         out["coverage"]["dose_answered"] = len(doses)
         table = dose_curve(doses, var_dir, n_boot, seed, answered_only=True)  # notebook 09's path
         why = dose.withheld(len(doses), in_set)
@@ -126,6 +124,8 @@ def _actions(bench, originals, variants, out_o, out_v, tools, n_boot, seed) -> d
     originals pooled; ``{}`` for variants of other kinds."""
     import pandas as pd
 
+    from pfc.eval import ask
+    from pfc.eval.scoring import score
     if all(v.action == "call" for v in variants):
         return {}
     ids = {v.meta["counterfactual"]["original_id"] for v in variants}
