@@ -23,6 +23,10 @@ def _hook(event, args):
 
 
 sys.addaudithook(_hook)
+# The parsers' own lazy imports (a style's benchmark package, pfc.benchmarks' registry) happen here, before any test
+# arms the hook: importing a module is an "exec" event too, and only model output must never cause one.
+for _style in ("auto", "ptbench", "json"):
+    parse("Shop:[f(x=1)]", _style)
 
 MARK = "/tmp/pfc_pwned_marker"  # noqa: S108 — the file a payload would create
 RUN = f"__import__('os').system('touch {MARK}')"
