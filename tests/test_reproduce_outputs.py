@@ -39,7 +39,7 @@ def reproduced(tmp_path_factory):
 
 def reference_labels(benchmark: str) -> set[str]:
     """Labels of the committed reference runs of ``benchmark`` (``reports/reference_runs/metrics.json``)."""
-    from pfc.report.reference import ROOT as COMMITTED  # the repository's runs (the tests point REPORTS elsewhere)
+    from pfc.report.reference.run import ROOT as COMMITTED  # the repository's runs (the tests point REPORTS elsewhere)
     f = COMMITTED / "metrics.json"
     runs = json.loads(f.read_text()) if f.exists() else {}
     return {_run_name(r["label"]) for r in runs.values() if r["benchmark"] == benchmark}  # model folders too
