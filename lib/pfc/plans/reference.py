@@ -216,9 +216,7 @@ def _arguments(argv) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m pfc.plans.reference", description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=REAL_MODEL_NAME)
     ap.add_argument("--backend", default="hf", choices=BACKENDS,
-                    help=f"hf (the default: the first reference runs, the 0.5B's at the top) or openvino (OpenVINO GenAI; "
-                         f"needs `make models-openvino`); {LONG_RUN_ENGINE} is the long runs' engine (pfc.plans."
-                         "LONG_RUN_ENGINE: the fastest that agrees with hf, reports/perf_engines.md)")
+                    help=f"hf (the first reference runs) or openvino; {LONG_RUN_ENGINE}: the long runs' engine (pfc.plans)")
     ap.add_argument("--batch", type=int, default=BATCH,
                     help=f"requests handed to the engine at once (default {BATCH}); openvino writes a call's rows when "
                          "the whole call ends, so a smaller batch loses less to a stop")
