@@ -101,14 +101,15 @@ def compare(doc: dict, engines: dict, sample_examples) -> None:
     ref = engines.get("cells", {}).get(f"{doc['model']}|{doc['benchmark']}|hf")
     exs, tools = sample_examples(doc["benchmark"], doc["n"])
     first = next((r for r in doc["runs"] if r["option"] == "default" and "outputs" in r), None)
+    def right(outputs: dict) -> list[str]:
+        rep = scoring.score([e for e in exs if e.id in outputs], outputs, doc["benchmark"], tools)
+        return sorted(str(i) for i in rep.per_example.query("valid == 1")["id"])
     if ref is not None and "right" not in ref and ref.get("outputs"):
-        rep = scoring.score([e for e in exs if e.id in ref["outputs"]], ref["outputs"], doc["benchmark"], tools)
-        ref = {**ref, "right": sorted(str(i) for i in rep.per_example.query("valid == 1")["id"])}
+        ref = {**ref, "right": right(ref["outputs"])}
     for r in doc["runs"]:
         if "outputs" not in r:
             continue
-        rep = scoring.score([e for e in exs if e.id in r["outputs"]], r["outputs"], doc["benchmark"], tools)
-        r["right"] = sorted(str(i) for i in rep.per_example.query("valid == 1")["id"])
+        r["right"] = right(r["outputs"])
         r["vs_hf"] = er.verdicts_vs(r, ref).get("vs_ref") if ref else None
         if first is not None:
             shared = sorted(set(r["outputs"]) & set(first["outputs"]))
