@@ -63,8 +63,17 @@ def test_openvino_identity_names_the_ir_runtime_and_precisions():
 
 
 @pytest.mark.model
+def test_openvino_identity_names_a_scheduler_step_other_than_the_default():
+    _ir_ready()
+    assert get("openvino", SMOL, max_batched_tokens=4096).identity().endswith(":kv-bf16:step-4096")
+    assert get("openvino", SMOL, max_batched_tokens=2048).identity().endswith(":kv-bf16")  # runs made before
+
+
+@pytest.mark.model
 @pytest.mark.parametrize("kw, word", [({"model": "no-such-model"}, "neither a registered model"),
                                       ({"model": SMOL, "kv_precision": "u4"}, "kv_precision"),
+                                      ({"model": SMOL, "max_batched_tokens": 16}, "max_batched_tokens"),
+                                      ({"model": SMOL, "max_batched_tokens": "8192"}, "max_batched_tokens"),
                                       ({"model": ""}, "needs --model")])
 def test_openvino_bad_options_are_one_line_user_errors(kw, word):
     with pytest.raises(UserError, match=word):

@@ -82,6 +82,8 @@ FLAGS = (
     Flag("--engine", "backend_options.engine", "hf: continuous (default: requests sharing a prefix decoded together, "
          "a stopped row replaced by the next request at once) | batch (fixed groups, decoded until their last row "
          "stops) | single (one at a time)", choices=("batch", "single", "continuous")),
+    Flag("--max-batched-tokens", "backend_options.max_batched_tokens", "openvino: tokens a scheduler step (default "
+         "2048; another value is named in the run identity, :step-N)", positive_int),
     Flag("--no-prefix-reuse", "backend_options.prefix_reuse",
          "hf: prefill every prompt from scratch (default: reuse the previous prompt's KV prefix)", store=False),
     Flag("--adapter", "backend_options.adapter",

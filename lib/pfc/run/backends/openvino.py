@@ -43,6 +43,7 @@ KV_PRECISIONS = ("u8", "f16", "bf16", "f32")
 PRECISIONS = ("bf16", "f16", "f32")
 
 
+STEP = 2048  # tokens a scheduler step by default; another step size is named in the identity (``:step-N``)
 BLOCK = 32  # tokens per KV-cache block of OpenVINO GenAI's CPU plugin: warm prefixes end on a block boundary
 
 
@@ -82,7 +83,7 @@ class OpenVINOBackend(Backend):
     name = "openvino"
 
     def __init__(self, model: str = "", kv_precision: str = "bf16", precision: str = "", cache_gb: int = 4,
-                 max_batched_tokens: int = 2048, adapter: str = "", **_):
+                 max_batched_tokens: int = STEP, adapter: str = "", **_):
         if not model:
             raise UserError("the openvino backend needs --model: a registry name (`python -m pfc models`) or an "
                             "OpenVINO IR directory")
@@ -108,14 +109,19 @@ class OpenVINOBackend(Backend):
                 model = f"{model}+lora:{digest}"
         except registry.ModelError as e:
             raise UserError(str(e)) from None
-        self.model, self.kv_precision = model, kv_precision
+        step = max_batched_tokens if isinstance(max_batched_tokens, int) and not isinstance(max_batched_tokens, bool) \
+            else 0
+        if step < BLOCK:
+            raise UserError(f"openvino max_batched_tokens must be a whole number of at least {BLOCK}, "
+                            f"got {max_batched_tokens!r}")
+        self.model, self.kv_precision, self.step = model, kv_precision, step
         self.engine = "openvino-cb"
         self.fingerprint = openvino_ir.fingerprint(ir)
         self.ov_version = openvino.__version__.split("-")[0]
         self.tok = AutoTokenizer.from_pretrained(str(tok_dir))
         sc = openvino_genai.SchedulerConfig()
         sc.enable_prefix_caching, sc.cache_size = True, int(cache_gb)
-        sc.max_num_batched_tokens, sc.dynamic_split_fuse = int(max_batched_tokens), True
+        sc.max_num_batched_tokens, sc.dynamic_split_fuse = self.step, True
         props = {"KV_CACHE_PRECISION": kv_precision, **({"INFERENCE_PRECISION_HINT": precision} if precision else {})}
         self.pipe = openvino_genai.ContinuousBatchingPipeline(str(ir), sc, "CPU", props)
         self.precision = precision or openvino.Core().get_property("CPU", "INFERENCE_PRECISION_HINT").get_type_name()
@@ -129,9 +135,10 @@ class OpenVINOBackend(Backend):
                 "precision": self.precision, "kv_precision": self.kv_precision, "engine": self.engine}
 
     def identity(self) -> str:
-        # prefill-b32: warm prefixes end on whole cache blocks (rows made before that carried no such part)
+        # prefill-b32: warm prefixes end on whole cache blocks (rows made before that carried no such part);
+        # step-N only when the scheduler step is not the default (every run made before issue 63 used 2048)
         return (f"{self.model}@{self.fingerprint}:openvino-{self.ov_version}:{self.precision}:prefill-b{BLOCK}"
-                f":kv-{self.kv_precision}")
+                f":kv-{self.kv_precision}" + (f":step-{self.step}" if self.step != STEP else ""))
 
     def _config(self, sampling: dict):
         c = self._genai.GenerationConfig()
