@@ -13,7 +13,8 @@ EVERY_FLAG = RunConfig(
     "ptbench", "data/x.json", "hf", "out/r", model="m", strategy="few_shot", history="last_k", k=7, limit=3,
     native=False, seed=4, batch_size=2, sampling={"max_tokens": 64, "temperature": 0.0, "top_p": 0.5},
     tools="t.json", backend_options={"concurrency": 2, "timeout": 9.5, "max_retries": 0, "dtype": "float32",
-                                     "device": "cuda", "engine": "single", "prefix_reuse": False, "adapter": "ad"},
+                                     "device": "cuda", "engine": "single", "prefix_reuse": False, "adapter": "ad",
+                                     "max_batched_tokens": 4096},
     force=True, use_cache=False, prompt_variant="no_basic", layout="prefix")
 
 
@@ -53,7 +54,7 @@ def test_defaults_are_run_configs_own_and_left_out_of_a_command_line():
 def test_a_sweep_spec_may_set_exactly_the_option_and_sampling_keys_pfc_run_has_flags_for():
     assert set(flag_keys("sampling")) == {"max_tokens", "temperature", "top_p"}
     assert set(flag_keys("backend_options")) == {"concurrency", "timeout", "max_retries", "dtype", "device", "engine",
-                                                 "prefix_reuse", "adapter"}
+                                                 "prefix_reuse", "adapter", "max_batched_tokens"}
 
 
 def test_pfc_run_writes_the_config_json_it_always_wrote(tiny_tracebench, tmp_path):
