@@ -33,10 +33,10 @@ machine does, never assertions.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -124,47 +124,49 @@ def plain_generate(model: str):
     return PlainGenerate(model=model, engine="single", prefix_reuse=False)
 
 
-def child_cell(engine: str, model: str, bench: str, n: int, gen_n: int, out: Path) -> None:
-    """Measure one engine on one cell and write its JSON (seconds, tokens, raw answers) to ``out``."""
-    import bench_throughput as bt
-
-    from pfc.io.reuse import reading_once
-    from pfc.run.backends import get
-    parts = bt.samples(n, (bench,))[bench]
-    res = {"engine": engine, "model": model, "benchmark": bench}
-    server = None
-    t0 = time.perf_counter()
+@contextlib.contextmanager
+def open_engine(engine: str, model: str, n: int, log: Path):
+    """(backend, identity) of ``engine`` on ``model`` for ``n`` requests at once; vLLM's server lives as long as
+    the block, its log in ``log``."""
     if engine == "vllm":
-        import contextlib
-
         from pfc.models import registry
+        from pfc.run.backends import get
         from pfc.run.vllm_server import serve
         os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "4")
         # vLLM-CPU reserves one core of two for its scheduler by default, leaving one for the model; its
         # scheduler sleeps while the model runs, so both cores go to the model's OpenMP threads, as ours get both
         os.environ.setdefault("VLLM_CPU_NUM_OF_RESERVED_CPU", "0")
-        server = contextlib.ExitStack()
-        url = server.enter_context(serve(registry.resolve(model), "m", out.with_suffix(".log"), dtype="bfloat16",
-                                         max_model_len=24576, python=str(VLLM_PY)))
-        os.environ.update(OPENAI_BASE_URL=url, OPENAI_API_KEY="local")
-        be = get("openai", "m", concurrency=n, timeout=7200, max_retries=0, unseeded=True)
-        res["identity"] = (f"{model} on vllm-cpu {vllm_version()} (bf16, prefix caching, reserved cores "
-                           f"{os.environ['VLLM_CPU_NUM_OF_RESERVED_CPU']}, unseeded)")
+        with serve(registry.resolve(model), "m", log, dtype="bfloat16", max_model_len=24576,
+                   python=str(VLLM_PY)) as url:
+            os.environ.update(OPENAI_BASE_URL=url, OPENAI_API_KEY="local")
+            yield (get("openai", "m", concurrency=n, timeout=7200, max_retries=0, unseeded=True),
+                   f"{model} on vllm-cpu {vllm_version()} (bf16, prefix caching, reserved cores "
+                   f"{os.environ['VLLM_CPU_NUM_OF_RESERVED_CPU']}, unseeded)")
     elif engine == "generate":
         be = plain_generate(model)
-        parts = [(path, ids[:gen_n]) for path, ids in parts]
-        res["identity"] = be.identity() + ":transformers-generate"
+        yield be, be.identity() + ":transformers-generate"
     else:
+        from pfc.run.backends import get
         be = get(engine, model) if engine == "openvino" else get("hf", model, engine="continuous")
-        res["identity"] = be.identity()
-    res["load_s"] = round(time.perf_counter() - t0, 1)
-    try:
+        yield be, be.identity()
+
+
+def child_cell(engine: str, model: str, bench: str, n: int, gen_n: int, out: Path) -> None:
+    """Measure one engine on one cell and write its JSON (seconds, tokens, raw answers) to ``out``."""
+    import bench_throughput as bt
+
+    from pfc.io.reuse import reading_once
+    parts = bt.samples(n, (bench,))[bench]
+    if engine == "generate":
+        parts = [(path, ids[:gen_n]) for path, ids in parts]
+    res = {"engine": engine, "model": model, "benchmark": bench}
+    t0 = time.perf_counter()
+    with open_engine(engine, model, n, out.with_suffix(".log")) as (be, identity):
+        res["identity"] = identity
+        res["load_s"] = round(time.perf_counter() - t0, 1)
         with tempfile.TemporaryDirectory() as tmp, reading_once():
             bt.prime(bench, parts)
             m = bt.measure(bench, parts, be, "prefix", None, Path(tmp), warm=engine != "generate")
-    finally:
-        if server is not None:
-            server.close()
     res.update(m)
     if m.get("failed"):  # not a measurement: the parent keeps it as not run (and --resume tries it again)
         res = {k: res[k] for k in ("engine", "model", "benchmark", "identity")}

@@ -44,6 +44,8 @@ OPTIONS = {
     "batched-8192": ({"max_batched_tokens": 8192}, "8192 tokens a scheduler step (larger prefill chunks)"),
     "batched-512": ({"max_batched_tokens": 512}, "512 tokens a scheduler step"),
     "kv-u8": ({"kv_precision": "u8"}, "KV cache u8 (OpenVINO's CPU default)"),
+    "no-split-fuse": ({"split_fuse": False, "max_batched_tokens": 32768}, "prompts prefilled whole, not in 2048-token "
+                      "chunks beside the decoding rows (OpenVINO's dynamic_split_fuse off; a step of 32768 tokens)"),
     "int8": ({"ir": "int8"}, "weights compressed to int8 (NNCF INT8_ASYM), compute bf16"),
 }
 EXPORT_PY = ROOT / ".venv-openvino" / "bin" / "python"

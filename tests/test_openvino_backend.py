@@ -70,6 +70,15 @@ def test_openvino_identity_names_a_scheduler_step_other_than_the_default():
 
 
 @pytest.mark.model
+def test_openvino_identity_names_whole_prompt_prefill_and_answers_with_it():
+    _ir_ready()
+    be = get("openvino", SMOL, split_fuse=False, max_batched_tokens=4096)
+    assert be.identity().endswith(":kv-bf16:step-4096:no-split-fuse")
+    assert be.generate([Request(messages=[{"role": "user", "content": "Say hi."}],
+                                sampling={"temperature": 0, "max_tokens": 4})])[0].error is None
+
+
+@pytest.mark.model
 @pytest.mark.parametrize("kw, word", [({"model": "no-such-model"}, "neither a registered model"),
                                       ({"model": SMOL, "kv_precision": "u4"}, "kv_precision"),
                                       ({"model": SMOL, "max_batched_tokens": 16}, "max_batched_tokens"),

@@ -83,7 +83,7 @@ class OpenVINOBackend(Backend):
     name = "openvino"
 
     def __init__(self, model: str = "", kv_precision: str = "bf16", precision: str = "", cache_gb: int = 4,
-                 max_batched_tokens: int = STEP, adapter: str = "", **_):
+                 max_batched_tokens: int = STEP, split_fuse: bool = True, adapter: str = "", **_):
         if not model:
             raise UserError("the openvino backend needs --model: a registry name (`python -m pfc models`) or an "
                             "OpenVINO IR directory")
@@ -114,14 +114,14 @@ class OpenVINOBackend(Backend):
         if step < BLOCK:
             raise UserError(f"openvino max_batched_tokens must be a whole number of at least {BLOCK}, "
                             f"got {max_batched_tokens!r}")
-        self.model, self.kv_precision, self.step = model, kv_precision, step
+        self.model, self.kv_precision, self.step, self.split_fuse = model, kv_precision, step, bool(split_fuse)
         self.engine = "openvino-cb"
         self.fingerprint = openvino_ir.fingerprint(ir)
         self.ov_version = openvino.__version__.split("-")[0]
         self.tok = AutoTokenizer.from_pretrained(str(tok_dir))
         sc = openvino_genai.SchedulerConfig()
         sc.enable_prefix_caching, sc.cache_size = True, int(cache_gb)
-        sc.max_num_batched_tokens, sc.dynamic_split_fuse = self.step, True
+        sc.max_num_batched_tokens, sc.dynamic_split_fuse = self.step, self.split_fuse
         props = {"KV_CACHE_PRECISION": kv_precision, **({"INFERENCE_PRECISION_HINT": precision} if precision else {})}
         self.pipe = openvino_genai.ContinuousBatchingPipeline(str(ir), sc, "CPU", props)
         self.precision = precision or openvino.Core().get_property("CPU", "INFERENCE_PRECISION_HINT").get_type_name()
@@ -136,9 +136,11 @@ class OpenVINOBackend(Backend):
 
     def identity(self) -> str:
         # prefill-b32: warm prefixes end on whole cache blocks (rows made before that carried no such part);
-        # step-N only when the scheduler step is not the default (every run made before issue 63 used 2048)
+        # step-N only when the scheduler step is not the default (every run made before issue 63 used 2048);
+        # no-split-fuse only when prompts are prefilled whole rather than in chunks beside the decoding rows
         return (f"{self.model}@{self.fingerprint}:openvino-{self.ov_version}:{self.precision}:prefill-b{BLOCK}"
-                f":kv-{self.kv_precision}" + (f":step-{self.step}" if self.step != STEP else ""))
+                f":kv-{self.kv_precision}" + (f":step-{self.step}" if self.step != STEP else "")
+                + ("" if self.split_fuse else ":no-split-fuse"))
 
     def _config(self, sampling: dict):
         c = self._genai.GenerationConfig()
