@@ -1,5 +1,6 @@
-"""PFC_BENCHMARKS is read at first use, never at import: a malformed value breaks no import and is one line
-(exit 2) from the command that reads it; a built-in benchmark needs no PFC_BENCHMARKS at all."""
+"""PFC_BENCHMARKS is read at first use, never at import: a malformed value breaks no import and no command that does
+not use it (one line, exit 2, from one that does: tests/faults/test_faults_benchmark_env.py); a built-in benchmark
+needs no PFC_BENCHMARKS at all."""
 from __future__ import annotations
 
 import os
@@ -24,7 +25,9 @@ def test_a_malformed_value_breaks_no_import_and_no_built_in_benchmark():
     assert p.stdout.strip() == "ptbench"
 
 
-def test_a_malformed_value_is_one_line_from_the_command_that_reads_it():
+def test_a_malformed_value_breaks_no_parser_and_is_one_line_from_what_lists_every_benchmark():
     p = _python("-m", "pfc", "score", "--help")
+    assert p.returncode == 0, p.stderr
+    p = _python("-c", "import pfc.benchmarks as b\nfrom pfc.errors import entry\nraise SystemExit(entry('x', b.adapters))")
     assert p.returncode == 2
-    assert p.stderr.strip() == "pfc: PFC_BENCHMARKS: expected name=module, got 'not-a-pair'"
+    assert p.stderr.strip() == "x: PFC_BENCHMARKS entry 'not-a-pair': expected name=module"

@@ -54,9 +54,11 @@ def test_a_user_whose_choice_is_the_populations_favourite_is_skipped(hand):
     assert v is None and sum(skipped.values()) == 2  # u2 and u3: Starbucks is the favourite
 
 
-def test_dose_without_k_gives_the_default_k_set_and_lists_are_sorted_and_deduplicated():
+def test_dose_without_k_gives_the_default_k_set_and_lists_are_sorted_and_a_repeated_k_refused():
     assert parse_kind("dose") == ("dose", (0, 1, 2, 4, 8, 16))
-    assert parse_kind("dose:8,0,8") == ("dose", (0, 8))
+    assert parse_kind("dose:8,0") == ("dose", (0, 8))
+    with pytest.raises(UserError, match="lists K = 8 twice"):  # issue 66: no longer deduplicated silently
+        parse_kind("dose:8,0,8")
     assert parse_kind("contradict-stated") == ("contradict-stated", 8)
     for bad in ("dose:-1", "dose:1,,2", "dose:999", "contradict-stated:0", "contradict-stated:x"):
         with pytest.raises(UserError, match="unknown kind"):

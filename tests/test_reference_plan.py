@@ -121,3 +121,10 @@ def test_evidence_runs_on_the_default_build_have_100_dose_requests_and_200_overr
     runs = {r.name: r.config for r in R.evidence_runs(tb, exs, like)}
     assert len(runs[R.DOSE_RUN].ids) == 600 and len(runs[R.STATED_RUN].ids) == 200
     assert len(runs[R.STATED_ORIGINALS_RUN].ids) == 200
+
+
+def test_every_planned_run_name_is_known_before_planning(tiny_tracebench, golden, release):
+    # --only is checked against R.run_names() before any data is read (issue 66): it must hold every planned name
+    for model, backend in (("qwen2.5-coder-0.5b", "hf"), ("qwen2.5-coder-1.5b", "openvino")):
+        names = set(_plan(tiny_tracebench, golden / "ptbench_official", release, model=model, backend=backend))
+        assert names <= R.run_names() and "toolspectrum" in names

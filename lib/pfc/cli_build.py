@@ -34,9 +34,10 @@ def _preprocess_cmd(args) -> int:
 
 
 def builders() -> list[str]:
-    """The benchmarks pfc can build: those whose package has a ``build`` module (``pfc.benchmarks.adapter.Builder``)."""
+    """The benchmarks pfc can build: those whose package has a ``build`` module (``pfc.benchmarks.adapter.Builder``);
+    an outside one that cannot be used is listed too, and ``pfc build <it>`` refuses it in one line."""
     from pfc import benchmarks
-    return [a.name for a in benchmarks.adapters() if a.has("build")]
+    return [n for n in benchmarks.names() if (a := benchmarks.usable(n)) is None or a.has("build")]
 
 
 def _build_cmd(args) -> int:

@@ -32,7 +32,8 @@ def _models_cmd(args) -> int:
         print(json.dumps(rows, indent=1))
         return 0
     for r in rows:
-        state = f"installed: {r['path']}" if r["installed"] else "not installed (make models)"
+        state = (f"installed: {r['path']}" if r["installed"] else f"damaged: {r['damaged']}" if r["damaged"]
+                 else "not installed (make models)")
         print(f"{r['name']:<20} {r['role']:<7} {'+'.join(r['packages'])}  [{r['download']}]\n"
               f"{'':<20} license: {r['license']}\n{'':<20} gguf {r['gguf_bytes']} bytes, sha256 "
               f"{r['gguf_sha256']}\n{'':<20} {state}")

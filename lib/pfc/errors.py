@@ -19,6 +19,7 @@ import argparse
 import json
 from pathlib import Path
 import os
+import re
 import sys
 import traceback
 
@@ -110,10 +111,19 @@ def os_error_message(e: OSError) -> str:
 
 # ---------------------------------------------------------------- paths
 def existing(path, flag: str) -> Path:
-    """``path`` exists (file or directory), else a UserError naming the flag."""
+    """``path`` exists (file or directory), else a UserError naming the flag; a FIFO or a device is refused."""
     p = Path(path)
     if not p.exists():
         raise UserError(f"not found (given as {flag})", file=str(path))
+    return regular(p)
+
+
+def regular(path) -> Path:
+    """``path``, refused in one line when it exists and is neither a regular file nor a directory: a FIFO blocks
+    its reader, ``/dev/zero`` never ends. Checked before opening (opening a FIFO already blocks)."""
+    p = Path(path)
+    if p.exists() and not (p.is_file() or p.is_dir()):
+        raise UserError("not a regular file (a FIFO, a device or a socket)", file=str(path))
     return p
 
 
@@ -149,8 +159,8 @@ def decode_line(raw: bytes, path, n: int) -> str:
 
 
 def read_text(path) -> str:
-    """A whole UTF-8 file (BOM accepted); an undecodable byte is reported with its line."""
-    p = Path(path)
+    """A whole UTF-8 file (BOM accepted; a regular file only); an undecodable byte is reported with its line."""
+    p = regular(path)
     raw = p.read_bytes()
     try:
         return raw.decode("utf-8-sig")
@@ -162,11 +172,52 @@ def read_text(path) -> str:
 
 
 def read_json(path):
-    """A JSON document (BOM accepted); bad JSON names the file and line."""
+    """A JSON document (BOM accepted); bad JSON names the file and line, so does an integer too long to read."""
+    text = read_text(path)
     try:
-        return json.loads(read_text(path))
+        return loads(text, path)
     except json.JSONDecodeError as e:
         raise UserError(f"invalid JSON: {e.msg} (column {e.colno})", file=str(path), line=e.lineno) from None
+
+
+class _LongInt(Exception):
+    """An integer literal longer than Python converts (``sys.get_int_max_str_digits``)."""
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise _LongInt(text) from None
+
+
+def loads(text: str, path, line: int | None = None):
+    """``json.loads(text)``; an integer too long to convert is a UserError naming ``path``, the line and the
+    field it stands in (the last key before it), never a ValueError. (Read again only then, to find it.)"""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:
+        long = _long_int(text)
+        if long is None:
+            raise
+    at = text.find(long)
+    keys = re.findall(r'"((?:[^"\\]|\\.)*)"\s*:', text[:at])
+    field = json.loads(f'"{keys[-1]}"') if keys else None
+    raise UserError(f"an integer of {len(long.lstrip('-'))} digits, more than the {sys.get_int_max_str_digits()} "
+                    "pfc reads", file=str(path), line=line or text.count("\n", 0, at) + 1, field=field)
+
+
+def _long_int(text: str) -> str | None:
+    """The first integer literal in the JSON ``text`` too long to convert, or None."""
+    try:
+        json.loads(text, parse_int=_int)
+    except _LongInt as e:
+        return e.args[0]
+    except ValueError:
+        pass
+    return None
 
 
 # ---------------------------------------------------------------- numbers (argparse types)

@@ -134,12 +134,20 @@ def test_a_report_cut_by_a_full_disk_leaves_the_previous_report_whole(runs, tmp_
 
 
 def test_a_report_replaces_the_previous_set_whole(runs, tmp_path):
+    """What the earlier report wrote (what its report.md links) and the new one does not is gone: the folder then
+    holds exactly what a report of the new runs into an empty folder holds. (A file the earlier report did not
+    write is refused, never deleted: test_faults_user_files.)"""
     from pfc.cli import main
-    rep = tmp_path / "rep"
+    rep, fresh = tmp_path / "rep", tmp_path / "fresh"
     assert main(["report", str(runs["full"]), "--out", str(rep), "--n-boot", "0"]) == 0
-    (rep / "figures" / "stale.png").write_bytes(b"from an earlier report")
+    (rep / "figures" / "old_figure.png").write_bytes(b"a figure an earlier version wrote")  # and linked:
+    with open(rep / "report.md", "a", encoding="utf-8") as f:
+        f.write("\n![an older figure](figures/old_figure.png)\n")
     assert main(["report", str(runs["three"]), "--out", str(rep), "--n-boot", "0"]) == 0
-    assert not (rep / "figures" / "stale.png").exists() and (rep / "report.md").is_file()
+    assert main(["report", str(runs["three"]), "--out", str(fresh), "--n-boot", "0"]) == 0
+    assert not (rep / "figures" / "old_figure.png").exists()
+    assert {p.relative_to(rep).as_posix() for p in rep.rglob("*")} == \
+        {p.relative_to(fresh).as_posix() for p in fresh.rglob("*")}
     assert [m["run_dir"].rsplit("/", 1)[-1] for m in json.loads((rep / "runs.json").read_text())] == ["three"]
 
 

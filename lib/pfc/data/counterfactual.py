@@ -233,6 +233,7 @@ def sample(examples: list[Example], kind: str, n: int, seed: int = 0, tools=None
 
 
 MANIFEST = "perturb.json"  # written last: a folder holding it is a finished set of variants
+SET_FILES = ("examples.jsonl", "tools.json", MANIFEST)  # all a set holds: anything else in its folder is kept
 
 
 @dataclass(frozen=True)
@@ -273,7 +274,7 @@ def write(out_dir, examples_path, made: VariantSet) -> dict:
                 "with_counterfactual_gold": sum(1 for v in variants if v.meta["counterfactual"].get("items"))}
     if sampled is not None:
         manifest["sampled_anchors"] = sampled
-    with replace_dir(out, MANIFEST, "set of variants", ours=_only_ours) as tmp:
+    with replace_dir(out, MANIFEST, "set of variants", ours=_only_ours, made=SET_FILES) as tmp:
         write_examples(variants, tmp / "examples.jsonl")
         if tools:
             write_tools(tools, tmp / "tools.json")
@@ -283,7 +284,7 @@ def write(out_dir, examples_path, made: VariantSet) -> dict:
 
 def _only_ours(folder: Path) -> bool:
     """A folder holding only what ``pfc perturb`` writes (an unfinished set of an earlier version, no manifest)."""
-    return all(p.name in ("examples.jsonl", "tools.json", MANIFEST) and p.is_file() and not p.is_symlink()
+    return all(p.name in SET_FILES and p.is_file() and not p.is_symlink()
                for p in folder.iterdir())
 
 

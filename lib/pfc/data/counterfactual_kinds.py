@@ -38,28 +38,40 @@ def window_of(kind: str) -> int | None:
     name, arg = _parse(base, kind)
     need = max(1, max(arg)) if name == "dose" else arg + 1 if name == "contradict-stated" else 1 if name == "ask" \
         else None
-    if need is None or not re.fullmatch(r"\d{1,3}", w) or not need <= int(w) <= MAX_K:
+    if need is None or not re.fullmatch(r"[0-9]{1,3}", w) or not need <= int(w) <= MAX_K:
         raise UserError(f"bad window in kind {kind!r}: @W (records) is for dose (W >= its largest K), "
                         f"contradict-stated (W > its K) and ask, at most {MAX_K}, e.g. dose@20", field="--kind")
     return int(w)
 
 
 def _parse(base: str, kind: str) -> tuple[str, int | None]:
-    name, _, arg = base.partition(":")
+    """ASCII digits only (``int`` would read ``٤`` as 4), no empty argument after ``:``, a dose K listed once."""
+    name, sep, arg = base.partition(":")
+    if sep and not arg:
+        return _unknown(kind)
     if name in ("swap-user", "shuffle-history", "drop-profile", "strip-stated", "ask", "cannot") and not arg:
         return name, None
-    if name == "truncate-history" and re.fullmatch(r"\d+", arg):
+    if name == "truncate-history" and re.fullmatch(r"[0-9]+", arg):
         return name, int(arg)
-    if name == "shift-time" and re.fullmatch(r"[+-]?\d{1,6}", arg) and 0 < abs(int(arg)) <= MAX_SHIFT_DAYS:
+    if name == "shift-time" and re.fullmatch(r"[+-]?[0-9]{1,6}", arg) and 0 < abs(int(arg)) <= MAX_SHIFT_DAYS:
         return name, int(arg)
     if name == "dose" and not arg:
         return name, DOSES
-    if name == "dose" and re.fullmatch(r"\d{1,3}(,\d{1,3})*", arg) and all(int(k) <= MAX_K for k in arg.split(",")):
-        return name, tuple(sorted({int(k) for k in arg.split(",")}))
+    if name == "dose" and re.fullmatch(r"[0-9]{1,3}(,[0-9]{1,3})*", arg) and all(int(k) <= MAX_K for k in arg.split(",")):
+        ks = [int(k) for k in arg.split(",")]
+        twice = sorted({k for k in ks if ks.count(k) > 1})
+        if twice:
+            raise UserError(f"kind {kind!r} lists K = {twice[0]} twice; list each dose once, e.g. dose:0,4,16",
+                            field="--kind")
+        return name, tuple(sorted(ks))
     if name == "contradict-stated" and not arg:
         return name, HABIT_RECORDS
-    if name == "contradict-stated" and re.fullmatch(r"\d{1,3}", arg) and 0 < int(arg) <= MAX_K:
+    if name == "contradict-stated" and re.fullmatch(r"[0-9]{1,3}", arg) and 0 < int(arg) <= MAX_K:
         return name, int(arg)
+    return _unknown(kind)
+
+
+def _unknown(kind: str):
     raise UserError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)} "
                     f"(K records >= 0, at most 256 for dose and contradict-stated, D days, non-zero, at most {MAX_SHIFT_DAYS} "
                     "either way, e.g. shift-time:+3, dose:0,4,16)", field="--kind")

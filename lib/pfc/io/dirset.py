@@ -8,8 +8,10 @@ removed; on any exception (Ctrl-C, a full disk) the hidden folder is removed and
 is untouched. So a reader sees the old set or the new one, and a folder holding its manifest
 is a finished set. A ``target`` that is a file, a symbolic link, or a non-empty folder that is
 not one of ours (``ours(folder)`` false) is refused before anything is written: pfc never
-removes files it did not make. A build folder left by a killed process (its pid gone) is
-removed on the next build on that host. It does not lock (:mod:`pfc.io.lock`) nor check names
+removes files it did not make. So is one of ours holding anything ``made`` does not name (``made``: a
+collection of paths relative to the folder, ``/``-separated, or a predicate on them): a user's notes, a run
+made inside a set. A build folder left by a killed process (its pid gone) is removed on the next build on
+that host. It does not lock (:mod:`pfc.io.lock`) nor check names
 (:mod:`pfc.io.safepath`).
 """
 from __future__ import annotations
@@ -62,9 +64,9 @@ def _clean_stale(target: Path) -> None:
             shutil.rmtree(p, ignore_errors=True)
 
 
-def check_target(target, manifest: str, kind: str, ours=None) -> Path:
+def check_target(target, manifest: str, kind: str, ours=None, made=None) -> Path:
     """``target`` when it may be replaced: absent, an empty folder, or a folder holding ``manifest`` (or one
-    ``ours`` recognises); else a UserError saying why."""
+    ``ours`` recognises) and, when ``made`` is given, nothing it does not name; else a UserError saying why."""
     t = Path(target)
     if t.is_symlink():
         raise UserError(f"is a symbolic link; the {kind} is written to a real folder", file=str(t))
@@ -74,13 +76,19 @@ def check_target(target, manifest: str, kind: str, ours=None) -> Path:
     if t.is_dir() and any(t.iterdir()) and not mine and not (ours and ours(t)):
         raise UserError(f"holds other files and no {manifest}: not a {kind} pfc wrote, and pfc replaces only its own "
                         "(choose a new or empty folder)", file=str(t))
+    if made is not None and t.is_dir():
+        is_made = made if callable(made) else set(made).__contains__
+        other = next((p for p in sorted(t.rglob("*")) if not is_made(p.relative_to(t).as_posix())), None)
+        if other is not None:
+            raise UserError(f"holds {other.relative_to(t).as_posix()}, which pfc did not write; the {kind} is "
+                            "replaced whole, so move it out first or choose another folder", file=str(t))
     return t
 
 
 @contextmanager
-def replace_dir(target, manifest: str, kind: str, ours=None):
+def replace_dir(target, manifest: str, kind: str, ours=None, made=None):
     """Build into a hidden sibling of ``target``; swap it in whole when the block ends cleanly."""
-    t = check_target(target, manifest, kind, ours)
+    t = check_target(target, manifest, kind, ours, made)
     try:
         t.parent.mkdir(parents=True, exist_ok=True)
         _clean_stale(t)

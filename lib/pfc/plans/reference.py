@@ -39,9 +39,8 @@ model or backend has a folder ``<model>-<backend>/`` there, same run names insid
 """
 from __future__ import annotations
 
-import argparse
-import os
 import random
+import re
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -49,15 +48,15 @@ from pathlib import Path
 from pfc import benchmarks, paths
 from pfc.data.counterfactual import build_variants
 from pfc.errors import UserError, entry
-from pfc.plans import LONG_RUN_ENGINE, Planned, executor
+from pfc.plans import LONG_RUN_ENGINE, Planned
 from pfc.plans.evidence import (DOSE_ANCHORS, DOSE_RUN, EVIDENCE_BENCHMARK, EVIDENCE_SETS, EVIDENCE_WINDOW,  # noqa: F401
                                 STATED_ANCHORS, STATED_ORIGINALS_RUN, STATED_RUN, build_evidence,
                                 evidence_dir, evidence_runs)  # the plan's evidence runs (issue 40)
-from pfc.plans.format_grid import GRID_FOLDER, grid_runs  # the prompt-format grid (issue 65)
+from pfc.plans.format_grid import GRID_FOLDER, cells, grid_runs, run_name  # the prompt-format grid (issue 65)
 from pfc.plans.sample_run import REAL_MODEL_NAME
+from pfc.plans.reference_cli import run_plan  # the command line's own module (this one plans)
 from pfc.plans.sampling import subset, tracebench_sample
 from pfc.run.config import RunConfig
-from pfc.run.identity import write_plan
 
 OUT = paths.REPORTS / "reference_runs"
 SWAP_RUN = "counterfactual/tracebench-swap-user"
@@ -69,6 +68,7 @@ ADAPTER = OUT / "lora-adapter"
 # 500 records (issue 18's minimum); lr as bench_finetune's CPU setting (the paper's 1e-4 went with 7,096 records)
 LORA = {"train_n": 500, "lr": 1e-3, "seed": 0, "checkpoint_every": 5}
 BACKENDS = ("hf", "openvino")
+MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")  # what --model may be here: a name, one folder below OUT
 
 
 # folders inside a reference-run root whose runs never join the accuracy tables (layout ablation, variants, formats)
@@ -97,6 +97,17 @@ def lora_pairs() -> list[tuple[str, str]]:
     return [(f"{r}-lora", r) for _, m in parts() for r in getattr(m, "LORA_RUNS", ())]
 
 
+def run_names() -> set[str]:
+    """Every run name the plan can hold, known without reading any data (each package's ``REFERENCE_RUNS``, the
+    ask runs' ``ASK_RUNS``; a run planned only when its data is there included): ``--only`` is checked against it
+    before the planning work (``pfc.plans.reference_cli``)."""
+    own = {n for a in benchmarks.adapters() if a.has("plans") for k in ("REFERENCE_RUNS", "ASK_RUNS")
+           for n in getattr(a.part("plans"), k, ())}
+    fixed = {*HISTORY_RUNS.values(), SWAP_RUN, DOSE_RUN, STATED_RUN, STATED_ORIGINALS_RUN, "lora-adapter"}
+    return {*fixed, *own, *(run_name(c) for c, _, _ in cells()), *(r for r, _ in lora_pairs()),
+            *(ablation_run(r) for r in layout_ablation())}
+
+
 def paired_runs() -> tuple:
     """The runs every model folder repeats, so two models' folders pair run for run (``pfc.report.reference.pairs``)."""
     return (*HISTORY_RUNS.values(), SWAP_RUN, *layout_ablation())
@@ -104,12 +115,19 @@ def paired_runs() -> tuple:
 
 def folder(model: str, backend: str) -> str:
     """A model's folder under the reference-run root: ``""`` for the original 0.5B ``hf`` runs (at the top),
-    ``<model>-<backend>`` for any other pair.
+    ``<model>-<backend>`` for any other pair. A model is named, never given as a path (:data:`MODEL_NAME`; a
+    UserError): the folder stays one level below ``OUT``.
 
     >>> folder("qwen2.5-coder-0.5b", "hf"), folder("qwen2.5-coder-1.5b", "openvino")
     ('', 'qwen2.5-coder-1.5b-openvino')
     """
-    return "" if (model, backend) == (REAL_MODEL_NAME, "hf") else f"{model}-{backend}"
+    if (model, backend) == (REAL_MODEL_NAME, "hf"):
+        return ""
+    if not MODEL_NAME.fullmatch(model):  # a path would put the runs beside it, or climb out of OUT
+        raise UserError(f"--model {model!r}: the reference plan takes a model's name (a registry name: python -m pfc "
+                        f"models), not a path; its runs go to {paths.relative(OUT)}/<model>-<backend>/ (a local "
+                        "model directory runs with pfc run or pfc sweep)")
+    return f"{model}-{backend}"
 
 
 def out_root(model: str, backend: str) -> Path:
@@ -229,70 +247,10 @@ def train_adapter(model: str, train_json: Path, out: Path = ADAPTER, work: Path 
     return out
 
 
-def _arguments(argv) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python -m pfc.plans.reference", description=__doc__.splitlines()[0])
-    ap.add_argument("--model", default=REAL_MODEL_NAME)
-    ap.add_argument("--backend", default="hf", choices=BACKENDS,
-                    help=f"hf (the first reference runs) or openvino (needs `make models-openvino`); {LONG_RUN_ENGINE}: "
-                         "the long runs' engine (pfc.plans.LONG_RUN_ENGINE; reports/perf_engines.md)")
-    ap.add_argument("--batch", type=int, default=BATCH,
-                    help=f"requests handed to the engine at once (default {BATCH}); openvino writes a call's rows when "
-                         "the whole call ends, so a smaller batch loses less to a stop")
-    ap.add_argument("--only", nargs="+", help="run names (default: every run, in plan order)")
-    ap.add_argument("--record", action="store_true",
-                    help="write the plan's record into each existing run's run.json (what reports read of the plan: "
-                         "its name, whether it joins the tables, whether its label names the engine); run nothing")
-    return ap.parse_args(argv)
-
-
-def _trainer(model: str, root: Path):
-    """The plan's training step (``train`` of :func:`pfc.plans.executor.execute`): the LoRA adapter under ``root``."""
-    def train(step: Planned) -> None:
-        print(f"[reference] {step.name}: LoRA on {LORA['train_n']} training records", file=sys.stderr, flush=True)
-        try:
-            train_adapter(model, step.train, out=root / "lora-adapter",
-                          work=None if root == OUT else paths.INTERIM / f"reference_lora-{root.name}")
-        except KeyboardInterrupt:
-            raise KeyboardInterrupt(f"{step.name}: interrupted; the same command resumes from the last checkpoint "
-                                    f"(every {LORA['checkpoint_every']} steps)") from None
-    return train
-
-
-def _needs_adapter(step: Planned) -> None:
-    adapter = step.config and step.config.backend_options.get("adapter")
-    if adapter and not (Path(adapter) / "adapter_config.json").exists():
-        raise UserError(f"{step.name}: no adapter in {adapter}; run --only lora-adapter first")
-
-
 def main(argv=None) -> int:
     """The command line, through the one error path (``pfc.errors.entry``): a refused input is one line, exit 2;
     Ctrl-C one line saying the same command resumes, exit 130."""
-    return entry("python -m pfc.plans.reference", _main, argv)
-
-
-def _main(argv=None) -> int:
-    args = _arguments(argv)
-    os.chdir(paths.ROOT)  # the adapter is named relative to the repository root in each run's config
-    tb = benchmarks.get(EVIDENCE_BENCHMARK).data_dir()
-    if not (tb / "examples.jsonl").exists():
-        raise UserError(f"{paths.relative(tb)}: no embedded TRACEBench; build it first (make reproduce, or "
-                        "python -m pfc.report.real_models, which builds it)")
-    # each package's data (a PTBench build of another synthesis where the plan builds ours is refused: a UserError)
-    data = {EVIDENCE_BENCHMARK: tb, **{a.name: m.reference_data() for a, m in parts()}}
-    steps = plan(data, args.model, args.backend, args.batch)
-    unknown = set(args.only or ()) - {s.name for s in steps}
-    if unknown:
-        raise UserError(f"unknown run {sorted(unknown)[0]!r}; expected one of {[s.name for s in steps]}")
-    chosen = [s for s in steps if not args.only or s.name in args.only]
-    if args.record:
-        for step in chosen:
-            if step.config and (Path(step.config.out_dir) / "run.json").is_file():
-                write_plan(step.config.out_dir, step.config.plan)
-        return 0
-    for step in chosen:
-        _needs_adapter(step)  # checked when its turn comes: the adapter is trained by an earlier step
-        executor.execute([step], label="reference", train=_trainer(args.model, out_root(args.model, args.backend)))
-    return 0
+    return entry("python -m pfc.plans.reference", run_plan, argv, sys.modules[__name__])
 
 
 if __name__ == "__main__":

@@ -72,7 +72,7 @@ def figure(wide: pd.DataFrame, ax=None):
     for run, r in wide.iterrows():
         ax.scatter(r["accuracy (originals)"], r["context_following"], s=40)
         ax.annotate(str(run), (r["accuracy (originals)"], r["context_following"]), textcoords="offset points",
-                    xytext=(4, 4), fontsize=8)
+                    xytext=(4, 4), fontsize=8, parse_math=False)  # a run name is text: '$' is no mathtext
     ax.set_xlabel("overall accuracy on the original examples")
     ax.set_ylabel("context following under swap-user")
     ax.set_xlim(-0.05, 1.05)
@@ -93,6 +93,7 @@ def evaluate_pairs(benchmark: str, originals_path, variants_path, pairs: dict, n
     {run name: per-variant DataFrame}).
     """
     from pfc.eval.scoring import score
+    check_folders(originals_path, variants_path, pairs)
     adapter = benchmarks.get(benchmark)
     all_originals, _ = adapter.scoring.load(originals_path, None)
     all_variants, _ = adapter.scoring.load(variants_path, None)
@@ -109,10 +110,27 @@ def evaluate_pairs(benchmark: str, originals_path, variants_path, pairs: dict, n
         df = personalization(benchmark, originals, variants, out_o, out_v, same_answer=var_dir is None)
         per[name] = df
         accuracy[name] = score(originals, {e.id: out_o[e.id] for e in originals if e.id in out_o},
-                               benchmark).metrics["overall"]
+                               benchmark).metrics.get("overall")  # None where the benchmark has none (ToolSpectrum)
         long += metric_rows(df, name, n_boot, seed, variants=len(df))
     long = pd.DataFrame(long)
     return long, summary(long, accuracy), per
+
+
+def check_folders(originals, variants, pairs: dict) -> None:
+    """Each folder named (the examples, the variants, every pair's runs) exists, else a UserError naming it."""
+    named = [("originals", originals), ("variants", variants)]
+    named += [(f"run_pairs {name!r}", d) for name, dirs in pairs.items() for d in dirs if d]
+    for what, d in named:
+        if not Path(d).exists():
+            raise UserError(f"{what}: {d}: no such folder")
+
+
+HISTORY_PAIR = ("history-prior", "no-history")  # the two baselines notebook 08 compares example by example
+
+
+def history_pair(pairs: dict) -> tuple[str, str] | None:
+    """The names of the runs notebook 08 pairs (:data:`HISTORY_PAIR`) when ``pairs`` has both, else None."""
+    return HISTORY_PAIR if all(n in pairs for n in HISTORY_PAIR) else None
 
 
 def parse_pairs(text: str) -> dict:

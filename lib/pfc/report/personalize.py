@@ -19,9 +19,12 @@ The two runs are one model's run on a benchmark and its run on that benchmark's 
   variants and their originals pooled, with user-clustered intervals.
 
 Each run's examples are read from its ``config.json`` (``examples``) unless given. A missing run
-directory, runs on different benchmarks, variants none of whose originals the first run covers, or no
-variant answered in both runs is one line and exit 2. It writes no file (``pfc report`` does not show these tables: it takes
-separate runs, not pairs).
+directory, runs on different benchmarks, variants none of whose originals the first run covers, a set of
+variants made from another build than the originals run answered (its ``perturb.json``), a run whose
+examples were re-made since it answered them (its ``run.json``, as ``pfc run`` checks), or no variant
+answered in both runs is one line and exit 2. Unknown and repeated ids are reported as ``pfc score`` reports
+them (``coverage.predictions``, and on stderr). It writes no file (``pfc report`` does not show these tables:
+it takes separate runs, not pairs).
 
     python -m pfc personalize data/runs/tb-history-prior data/runs/tb-swap-hp
 """
@@ -30,11 +33,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 import math
+import os
 import sys
 from collections import Counter
 
 from pfc.errors import UserError, existing, nonneg_int
 from pfc import benchmarks, paths
+from pfc.benchmarks.common import load_predictions
+from pfc.data.counterfactual import MANIFEST
+from pfc.eval import coverage as cov
+from pfc.provenance import sha256_path
+from pfc.run.identity import check_answered
 
 
 # what must be the same in both runs of a pair: who answered and how (the history window may differ: the originals
@@ -65,7 +74,7 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
     """The JSON ``pfc personalize`` prints (see the module docstring)."""
 
     from pfc.eval import dose
-    from pfc.report.counterfactual import evaluate_pairs, load_outputs
+    from pfc.report.counterfactual import evaluate_pairs
     bench, orig_path, ocfg = _run(orig_dir, examples, "--examples")
     vbench, var_path, vcfg = _run(var_dir, variant_examples, "--variant-examples")
     if bench != vbench:
@@ -77,15 +86,18 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
         raise UserError(f"{json.dumps(vcfg.get(k))}, the originals run's {json.dumps(ocfg.get(k))}: another "
                         "answerer, not a pair", file=str(Path(var_dir) / "config.json"), field=k)
     adapter = benchmarks.get(bench)
-    originals, _ = adapter.scoring.load(orig_path, None)
+    originals, o_tools = adapter.scoring.load(orig_path, None)
     variants, tools = adapter.scoring.load(var_path, None)
+    _made_from(var_path, orig_path)
+    _answered(orig_dir, bench, ocfg, orig_path, originals, o_tools)  # what pfc run checks: the examples it answered
+    _answered(var_dir, bench, vcfg, var_path, variants, tools)
     ids = {e.id for e in originals}
     linked = [v for v in variants if (v.meta.get("counterfactual") or {}).get("original_id") in ids]
     if not linked:
         made = sum(1 for v in variants if v.meta.get("counterfactual"))
         raise UserError(f"shares no ids with the originals run: {made} of its {len(variants)} examples are "
                         f"variants, none of an example of {paths.relative(orig_path)}", file=str(var_dir))
-    out_v, out_o = load_outputs(var_dir, variants), load_outputs(orig_dir, originals)
+    out_o, out_v, read = _outputs(orig_dir, originals, var_dir, variants)
     answered = [v for v in linked if v.id in out_v and v.meta["counterfactual"]["original_id"] in out_o]
     if not answered:
         raise UserError(f"no variant of {len(linked)} has an answer in both runs (the variants run holds "
@@ -97,7 +109,7 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
     out = {"benchmark": bench, "originals_run": str(orig_dir), "variants_run": str(var_dir),
            "kinds": dict(sorted(Counter(dose.kind_of(v) for v in answered).items())),
            "variants": len(answered), "coverage": {"variants_in_set": len(variants), "linked": len(linked),
-                                                   "answered_by_both": len(answered)},
+                                                   "answered_by_both": len(answered), "predictions": read},
            "n_boot": n_boot, "seed": seed,
            "personalization": _records(long.drop(columns=["run", "variants"]))}
     in_set = sum(dose.kind_of(v) == "dose" for v in variants)
@@ -117,6 +129,40 @@ def evaluate(orig_dir, var_dir, n_boot: int = 1000, seed: int = 0, examples=None
         df = dose.override_rows(originals, variants, out_o, out_v, adapter.scoring.style)
         out["override"] = _records(dose.metric_rows(df, dose.OVERRIDE_METRICS, n_boot, seed))
     return out
+
+
+def _outputs(orig_dir, originals, var_dir, variants) -> tuple[dict, dict, dict]:
+    """Both runs' ``{id: output}`` (as ``pfc.report.counterfactual.load_outputs`` reads them: the last of a repeated
+    id kept) and ``{run: its coverage line}``: unknown and repeated ids, as ``pfc score`` reports them."""
+    preds = {k: load_predictions(Path(d) / "predictions.jsonl", exs)
+             for k, d, exs in (("originals_run", orig_dir, originals), ("variants_run", var_dir, variants))}
+    read = {k: cov.summary(cov.coverage([e.id for e in exs], preds[k]))
+            for k, exs in (("originals_run", originals), ("variants_run", variants))}
+    return dict(preds["originals_run"]), dict(preds["variants_run"]), read
+
+
+def _made_from(var_path: Path, orig_path: Path) -> None:
+    """Refuse variants whose set (``pfc perturb``'s manifest beside them) was made from other examples than
+    ``orig_path`` holds (another build whose ids happen to match); a set without a manifest is taken as it is."""
+    m = (var_path if var_path.is_dir() else var_path.parent) / MANIFEST
+    try:
+        made = json.loads(m.read_text(encoding="utf-8")) if m.is_file() else None
+    except (OSError, ValueError):
+        made = None
+    want = ((made or {}).get("examples") or {}).get("sha256") if isinstance(made, dict) else None
+    src = orig_path / "examples.jsonl" if orig_path.is_dir() else orig_path
+    if isinstance(want, str) and src.is_file() and sha256_path(src) != want:
+        raise UserError(f"{want[:12]}…: the variants were made from {made['examples'].get('path')}, not from "
+                        f"{paths.relative(src)} that the originals run answered (another build?): not a pair",
+                        file=os.path.normpath(m), field="examples.sha256")
+
+
+def _answered(run_dir, bench, cfg: dict, path: Path, exs, tools) -> None:
+    """Refuse a run scored on other examples than it answered (``pfc.run.identity.check_answered``)."""
+    tools_path = paths.source(cfg["tools"]) if isinstance(cfg.get("tools"), str) else None
+    if tools_path is not None:
+        exs, tools = benchmarks.get(bench).scoring.load(path, tools_path)
+    check_answered(run_dir, bench, path, tools_path, exs, tools)
 
 
 def _actions(bench, originals, variants, out_o, out_v, tools, n_boot, seed) -> dict:
@@ -146,6 +192,9 @@ def _personalize_cmd(args) -> int:
                       args.variant_examples)
     c = result["coverage"]
     dose = f"; the dose curve {c['dose_answered']} (the variants run's own)" if "dose_answered" in c else ""
+    for run, line in c["predictions"].items():  # unknown ids and repeated ones, as pfc score says them
+        if " 0 unknown, 0 duplicate" not in line:
+            print(f"pfc personalize: {result[run]}/predictions.jsonl: {line}", file=sys.stderr)
     print(f"pfc personalize: scored {c['answered_by_both']} of {c['variants_in_set']} variants (those both runs "
           f"answered){dose}", file=sys.stderr)
     print(json.dumps(result, indent=1))

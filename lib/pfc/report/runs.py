@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+import re
 import sys
 
 from pfc.errors import UserError, nonneg_int
@@ -38,7 +39,7 @@ from pfc.sweep.index import INDEX, run_dirs
 def sections() -> dict:
     """``{benchmark: (section function, summary metrics)}`` in registry order, from each benchmark package's
     ``section`` module (``pfc.benchmarks.adapter.ReportSection``): a section gets that benchmark's runs only."""
-    return {a.name: (s.write, s.SUMMARY) for a in benchmarks.adapters() if (s := a.section()) is not None}
+    return {a.name: (s.write, s.SUMMARY) for a in benchmarks.loaded() if (s := a.section()) is not None}
 
 
 def write_report(runs: list[T.Run], out, n_boot: int | None = None, seed: int = 0, title: str = "Run report",
@@ -46,15 +47,17 @@ def write_report(runs: list[T.Run], out, n_boot: int | None = None, seed: int = 
     """Every table and figure for ``runs`` under ``out`` (only ``parts`` of them); returns ``out/report.md``.
     Under the directory's writer lock (a second report into ``out`` is refused). The set is built beside
     ``out`` and swapped in whole, ``report.md`` (its manifest) last (``pfc.io.dirset``): a stop or a full disk
-    leaves the previous report or the new one, never a mix. The lock file is carried into the new set (a hard
+    leaves the previous report or the new one, never a mix; a folder holding anything the earlier report did
+    not write (a user's notes) is refused, never emptied. The lock file is carried into the new set (a hard
     link: the same lock), so the folder stays held until the report is done."""
     from pfc.eval.bootstrap import N_BOOT
     from pfc.report import tables as T
     n_boot = N_BOOT if n_boot is None else n_boot
     runs = T.unique_names(list(runs))
-    out = check_target(out, "report.md", "report", ours=_earlier_report)  # before the lock file is made in it
+    made = _reported(Path(out))  # what an earlier report there wrote: anything else in it is kept
+    out = check_target(out, "report.md", "report", ours=_earlier_report, made=made)  # before the lock file is made
     with writer_lock(out, "report directory"):
-        with replace_dir(out, "report.md", "report", ours=_earlier_report) as tmp:
+        with replace_dir(out, "report.md", "report", ours=_earlier_report, made=made) as tmp:
             try:
                 os.link(out / LOCK_NAME, tmp / LOCK_NAME)
             except OSError:
@@ -78,6 +81,21 @@ def _named_in(e, tmp: Path, out: Path):
         return write_failed(out / rel, e, kept)
     msg = e.msg.replace("the previous file, if any, is unchanged", kept)
     return UserError(msg, file=str(out / rel), line=e.line, field=e.field)
+
+
+def _reported(folder: Path):
+    """What an earlier report in ``folder`` wrote, as ``pfc.io.dirset``'s ``made``: ``report.md``, ``runs.json``,
+    the lock file and every file ``report.md`` links (with their folders); anything, for a report cut before its
+    ``report.md`` (what it wrote is not known: it is replaced as before)."""
+    try:
+        text = (folder / "report.md").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    made = {LOCK_NAME, "runs.json", "report.md"}
+    for link in re.findall(r"\]\(([^()\s]+)\)", text):
+        p = PurePosixPath(link)
+        made |= {p.as_posix(), *(q.as_posix() for q in p.parents if q.as_posix() != ".")}
+    return made
 
 
 def _earlier_report(folder: Path) -> bool:

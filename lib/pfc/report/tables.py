@@ -28,7 +28,7 @@ from pfc.eval.bootstrap import N_BOOT, intervals
 from pfc.eval.metrics import METRICS, compute
 from pfc.io.reuse import reading_once
 from pfc.report.reference.run import joins_tables
-from pfc.run.identity import plan_record
+from pfc.run.identity import answered_sha256, check_answered, plan_record
 
 TB_METRICS = ["format", "app", "function_name", "function_param_names", "function_param_values", "overall"]
 VALUE_SOURCES = ["query", "profile", "environment", "long_term_history", "recent_context"]
@@ -94,6 +94,8 @@ def load_run(run_dir, examples=None, tools=None, name: str | None = None) -> Run
         name = name or label
     else:
         rep = score_files(bench, ex_path, pred, tools, actions=asks or None)
+        if answered_sha256(d):  # what pfc run checks: these are the examples it answered
+            check_answered(d, bench, ex_path, tools, *benchmarks.get(bench).scoring.load(ex_path, tools))
     ex_file = ex_path / "examples.jsonl" if ex_path.is_dir() else ex_path
     hashes = {"predictions.jsonl": sha256_path(pred), "config.json": sha256_path(cfg_path)}
     if ex_file.is_file():

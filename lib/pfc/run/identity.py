@@ -24,6 +24,7 @@ from pathlib import Path
 from pfc.errors import UserError
 from pfc.io import atomic
 from pfc.io.reuse import once
+from pfc.paths import relative
 
 RUN_JSON = "run.json"
 # What a run writes; --force moves exactly these aside (nothing else in the directory is touched).
@@ -149,13 +150,39 @@ def claim(out, ident: dict, force: bool = False, shown: str | None = None, plan:
     return moved
 
 
-def write_plan(out, plan: dict) -> None:
+def planned(cfg) -> dict:
+    """What a run of ``cfg`` (a ``pfc.run.config.RunConfig``) records in its identity that is known before its
+    backend loads: what :func:`write_plan` checks a run against before stamping it with a plan's record."""
+    ids = cfg.sample_ids()
+    return {"benchmark": cfg.benchmark, "backend": cfg.backend, "model": cfg.model, "history": cfg.history, "k": cfg.k,
+            "native_tools": cfg.native, "prompt_variant": cfg.prompt_variant,
+            "layout": None if cfg.layout == "paper" else cfg.layout,
+            "sample_sha256": None if ids is None else text_hash(ids)}
+
+
+def write_plan(out, plan: dict, expect: dict | None = None) -> None:
     """Record ``plan`` in an existing run's ``run.json``, its identity kept as it is (a run made before plans
-    recorded themselves)."""
+    recorded themselves). ``expect`` (:func:`planned`): a run whose identity differs in any of these fields is
+    another run (one copied into this folder) and is refused, as is an unreadable ``run.json``; a field its
+    identity does not record is not compared, but for ``layout`` and ``sample_sha256`` (absent: paper, no sample),
+    and the model is compared without the adapter a LoRA run names beside it."""
     rec = Path(out) / RUN_JSON
-    doc = json.loads(rec.read_text(encoding="utf-8"))
+    try:
+        doc = json.loads(rec.read_text(encoding="utf-8"))
+    except ValueError as e:
+        raise UserError(f"unreadable JSON ({type(e).__name__}); the run's record is left as it is", file=str(rec)) from None
+    old = doc.get("identity") if isinstance(doc, dict) else None
+    if not isinstance(old, dict):
+        raise UserError("expected an object with an object 'identity'", file=str(rec), field="identity")
+    if expect:
+        seen = {**old, "model": str(old.get("model")).split("+lora:")[0]}
+        got = {k: seen.get(k) for k in expect if k in seen or k in ("layout", "sample_sha256")}
+        changes = diff(got, {k: expect[k] for k in got})
+        if changes:
+            raise RunIdentityError(f"made by another run than the one planned here ({'; '.join(changes)}); "
+                                   "its plan record is left as it is", file=str(rec), field="identity")
     if doc.get("plan") != plan:
-        atomic.write_json(rec, {"identity": doc["identity"], "plan": plan})
+        atomic.write_json(rec, {"identity": old, "plan": plan})
 
 
 def plan_record(run_dir) -> dict:
@@ -166,3 +193,26 @@ def plan_record(run_dir) -> dict:
         return {}
     plan = doc.get("plan") if isinstance(doc, dict) else None
     return plan if isinstance(plan, dict) else {}
+
+
+def answered_sha256(run_dir) -> str | None:
+    """The examples hash a run's ``run.json`` records (which examples it answered); None when it records none."""
+    try:
+        doc = json.loads((Path(run_dir) / RUN_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    want = doc.get("identity") if isinstance(doc, dict) else None
+    want = want.get("examples_sha256") if isinstance(want, dict) else None
+    return want if isinstance(want, str) else None
+
+
+def check_answered(run_dir, benchmark: str, examples_path, tools_path, examples, tools) -> None:
+    """Refuse to score ``run_dir`` on ``examples`` (read from ``examples_path``) that are not those it answered:
+    the examples hash its ``run.json`` records (``pfc run`` refuses to resume on the same check); a run that
+    records none (made by hand, or before hashes) is taken as it is."""
+    want = answered_sha256(run_dir)
+    if want and examples_sha256(benchmark, examples_path, tools_path, examples, tools) != want:
+        raise UserError(f"{_show(want)}: {relative(examples_path)} no longer holds the examples this run answered "
+                        "(re-made since?), and its answers would be scored against others: rerun it there, or pass "
+                        "the examples it answered", file=str(Path(run_dir) / RUN_JSON),
+                        field="identity.examples_sha256")

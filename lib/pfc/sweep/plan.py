@@ -21,7 +21,7 @@ from pfc.run.config import RunConfig
 from pfc.run.run_args import run_args
 from pfc.sweep.spec import SETTINGS, check_retries, entries, slug, spec_hash
 from pfc import benchmarks
-from pfc.run.backends import builtin
+from pfc.run.backends import admitted_by, builtin
 
 K_HISTORIES = ("last_k", "retrieved")
 
@@ -84,6 +84,9 @@ def _refusal(model: dict, bench: dict, strategy: str, layout) -> str | None:
     if name not in benchmarks.names() or strategy not in benchmarks.get(name).running.strategies:
         return f"{bench['benchmark']} has no strategy {strategy!r}"
     cls = builtin.BUILTINS.get(model["backend"])
+    owners = admitted_by(model["backend"])  # a benchmark's own baseline (PTBench's nearest-train) answers only it
+    if owners and name not in owners:
+        return f"backend {model['backend']} answers only {', '.join(owners)}, not {name}"
     if cls is not None and not cls.supports(bench["benchmark"]):
         return f"backend {model['backend']} does not answer {bench['benchmark']}"
     return None

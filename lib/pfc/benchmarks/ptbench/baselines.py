@@ -213,6 +213,9 @@ class NearestTrain(Baseline):
         except (ValueError, KeyError, TypeError, IndexError) as e:
             raise UserError(f"{paths.relative(self.path)}: not an official PTBench data.json "
                             f"({type(e).__name__}: {e})") from None
+        if not any(re.search(r"\w", q) for q in self.queries):  # the TF-IDF index (Index) would have no term
+            raise UserError(f"nearest-train: no training query with a word to match on ({len(self.queries)} queries)",
+                            file=str(paths.relative(self.path)), field="query")
         # the lookup's identity: the training file's bytes (a run on another training split is another run)
         self.model = f"nearest-train@{hashlib.sha256(raw).hexdigest()[:16]}"
         self.version = source_version(sys.modules[__name__])

@@ -47,6 +47,7 @@ def history_builds() -> dict:
 REFERENCE_SPLITS = {"ptbench-trained": "test_trained_user", "ptbench-untrained": "test_untrained_user"}
 LAYOUT_ABLATION = {"ptbench-trained": "prefix", "ptbench-untrained": "prefix"}
 LORA_RUNS = tuple(REFERENCE_SPLITS)
+REFERENCE_RUNS = tuple(REFERENCE_SPLITS)  # every name reference() plans (before the LoRA ones)
 
 
 def reference_data() -> Path:

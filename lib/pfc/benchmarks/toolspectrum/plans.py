@@ -32,6 +32,7 @@ def real_models(run, n: int, seed: int, data: Path | None = None) -> list:
 
 # the reference plan (pfc.plans.reference): each run -> the layout of its layout-ablation run (the other one)
 LAYOUT_ABLATION = {"toolspectrum": "paper"}
+REFERENCE_RUNS = ("toolspectrum",)  # every name reference() plans (none without the release)
 
 
 def reference_data() -> Path | None:
@@ -45,4 +46,4 @@ def reference(run, lora, data_dir: Path | None) -> list:
     shared by the whole subset); none without the release."""
     if data_dir is None or not (data_dir / "data").is_dir():
         return []
-    return [run("toolspectrum", data_dir, layout="prefix")]
+    return [run(REFERENCE_RUNS[0], data_dir, layout="prefix")]

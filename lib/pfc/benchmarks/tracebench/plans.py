@@ -29,6 +29,7 @@ N_HELP = "per history mode; 16 = every level x bin cell"
 RANK = {"tracebench-last_k": 0, "tracebench-retrieved": 9}  # the order real_models runs the plan in
 ORIGINALS_RUN, ASK_RUN, CANNOT_RUN = "ask/tracebench-originals", "ask/tracebench-ask", "ask/tracebench-cannot"
 STANDARD_RUN, FOLLOWUP_RUN = "ask/tracebench-originals-standard", "ask/tracebench-followup"
+ASK_RUNS = (ORIGINALS_RUN, ASK_RUN, CANNOT_RUN, STANDARD_RUN, FOLLOWUP_RUN)  # every name ask_runs plans
 FIRST_TURNS = (ORIGINALS_RUN, ASK_RUN, CANNOT_RUN)
 
 

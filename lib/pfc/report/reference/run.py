@@ -29,6 +29,27 @@ def _json(path: Path, field: str | None = None):
         raise SchemaError(f"unreadable JSON ({type(e).__name__})", file=str(path), field=field) from None
 
 
+def _object(path: Path, field: str | None = None) -> dict:
+    """A JSON file that must hold an object (a run's ``config.json``, ``run.json``), else a SchemaError."""
+    doc = _json(path, field)
+    if not isinstance(doc, dict):
+        raise SchemaError(f"expected a JSON object, got {type(doc).__name__}", file=str(path), field=field)
+    return doc
+
+
+def identity(run: Path) -> dict | None:
+    """A run's identity as its ``run.json`` records it (None without a ``run.json`` or an identity); a
+    ``run.json`` that is unreadable, or whose identity or plan record is not an object, is refused."""
+    f = Path(run) / "run.json"
+    if not f.is_file():
+        return None
+    doc = _object(f)
+    for k in ("identity", "plan"):
+        if doc.get(k) is not None and not isinstance(doc[k], dict):
+            raise SchemaError(f"expected an object, got {type(doc[k]).__name__}", file=str(f), field=k)
+    return doc.get("identity") or None
+
+
 def is_run(d: Path) -> bool:
     """True for a ``pfc run`` output directory (predictions and config)."""
     return (d / "predictions.jsonl").is_file() and (d / "config.json").is_file()
@@ -59,6 +80,8 @@ def planned_runs(root: Path) -> list[tuple[Path, dict]]:
     found = []
     for f in root.rglob("run.json"):
         d, rec = f.parent, plan_record(f.parent)
+        if is_run(d):  # a run's damaged run.json is refused, never read as a run made by hand (left out)
+            identity(d)
         if rec.get("run") and is_run(d) and d.as_posix().endswith("/" + rec["run"]):
             found.append((d, rec))
     return sorted(found, key=lambda x: (len(x[0].relative_to(root).parts), x[0].relative_to(root).as_posix()))
@@ -104,15 +127,14 @@ def is_reference(run_dir) -> bool:
 
 def examples_hash(run: Path) -> str | None:
     """The examples hash a run's identity records (which build it answered), None when it records none."""
-    f = Path(run) / "run.json"
-    return (_json(f, "identity").get("identity") or {}).get("examples_sha256") if f.is_file() else None
+    return (identity(run) or {}).get("examples_sha256")
 
 
 def present(run: Path):
     """``(config, examples with a row, outputs, tools, planned n, label)`` of one run directory."""
     run = Path(run)
-    config = _json(run / "config.json")
-    usage = _json(run / "usage.json") if (run / "usage.json").exists() else {}
+    config = _object(run / "config.json")
+    usage = _object(run / "usage.json") if (run / "usage.json").exists() else {}
     bench = config.get("benchmark")
     if bench not in benchmarks.NAMES:
         raise SchemaError(f"unknown benchmark {bench!r}", file=str(run / "config.json"), field="benchmark")
@@ -123,7 +145,7 @@ def present(run: Path):
         raise UserError(f"{paths.relative(run / 'config.json')}: its examples {config['examples']} are not built "
                         "(make reproduce builds them; python -m pfc.report.reference needs them to re-score)")
     exs, tools = adapter.scoring.load(examples, tools_path)
-    ident = _json(run / "run.json", "identity").get("identity") or {} if (run / "run.json").exists() else {}
+    ident = identity(run) or {}
     want = ident.get("examples_sha256")
     if want and examples_sha256(bench, examples, tools_path, exs, tools) != want:
         # PTBench: a run made on an earlier synthesis re-scores on that synthesis' history build, if built
@@ -144,6 +166,11 @@ def present(run: Path):
     if stray:
         raise SchemaError(f"id {stray[0]!r} is not an example of {config['examples']}",
                           file=str(run / "predictions.jsonl"), field="id")
+    if config.get("ids") is not None:  # a run of sampled ids: a row of any other example is not the run's
+        outside = sorted(set(outputs) - set(map(str, config["ids"])))
+        if outside:
+            raise SchemaError(f"id {outside[0]!r} is not one of the run's sampled ids ({paths.relative(run / 'config.json')}"
+                              " ids)", file=str(run / "predictions.jsonl"), field="id")
     exs = [e for e in exs if e.id in outputs]
     if not exs:
         raise UserError(f"{paths.relative(run / 'predictions.jsonl')}: no finished rows")
@@ -191,7 +218,7 @@ def is_history(run: Path) -> bool:
     in ``metrics.json`` and the paired comparisons as history, never in the accuracy tables. Read from its
     ``config.json`` (:func:`data_version`; ``pfc.report.reference.score.score_run`` checks it against the examples it
     re-scores on), so no build is needed."""
-    config = _json(Path(run) / "config.json")
+    config = _object(Path(run) / "config.json")
     v = data_version(config.get("benchmark"), config)
     return v is not None and not v.current
 

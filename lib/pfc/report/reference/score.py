@@ -33,6 +33,7 @@ from pfc.io import atomic
 from pfc.report.reference.run import (ROOT, SPLIT_LABELS, _json, _label,  # noqa: F401  (re-exported)
                                       data_version, has_rows, history_examples, is_history, is_reference, is_run,
                                       plan_roots, planned_runs, present, run_key)
+from pfc.report.reference.run import identity as recorded_identity
 from pfc.schema import SchemaError
 from pfc.io.reuse import reading_once
 
@@ -54,7 +55,7 @@ def score_run(run: Path, key: str | None = None) -> dict:
     """One run's entry of ``metrics.json`` (see the module docstring); ``key``: its name there (default: the
     folder's name)."""
     config, exs, outputs, tools, planned, label = present(run)
-    ident = _json(run / "run.json", "identity").get("identity") if (run / "run.json").exists() else None
+    ident = recorded_identity(run)
     identity = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest() if ident else None
     bench = config["benchmark"]
     adapter = benchmarks.get(bench)

@@ -58,7 +58,8 @@ class Backend:
 
     What a backend declares, so that a run that cannot work is refused before it starts:
     :meth:`supports` (the benchmarks it can answer: any, unless it needs the gold values'
-    per-span provenance, ``needs_query_spans``, which an adapter may lack), ``needs_tools`` (it picks among the
+    per-span provenance, ``needs_query_spans``, which an adapter may lack, or is a benchmark's own baseline,
+    which only the benchmarks that declare it admit, :func:`admitted_by`), ``needs_tools`` (it picks among the
     tool specs, so a run without a tool file cannot work), ``version`` (changes when outputs
     may change for the same request: built-in backends hash their code; part of the cache
     key and the run identity), and :meth:`preflight` (raises a one-line error when the
@@ -74,6 +75,9 @@ class Backend:
     @classmethod
     def supports(cls, benchmark: str) -> bool:
         """Whether this backend can answer ``benchmark`` (a registered name)."""
+        owners = admitted_by(cls.name)
+        if owners and benchmark not in owners:
+            return False
         if not cls.needs_query_spans:
             return True
         return benchmarks.get(benchmark).running.query_spans
@@ -164,7 +168,13 @@ REGISTRY: dict[str, str] = {**BASELINES, **MODELS}
 
 def names() -> tuple[str, ...]:
     """Every backend's name: the built-in baselines, the registered benchmarks' own, the model backends."""
-    return (*BASELINES, *(b for a in benchmarks.adapters() for b in a.running.baselines), *MODELS)
+    return (*BASELINES, *(b for a in benchmarks.loaded() for b in a.running.baselines), *MODELS)
+
+
+def admitted_by(name: str) -> tuple[str, ...]:
+    """The benchmarks that declare ``name`` as a baseline of their own (``Running.baselines``): the only ones it
+    answers; ``()`` for a backend no benchmark owns (it answers any it supports)."""
+    return tuple(a.name for a in benchmarks.loaded() if name in a.running.baselines)
 
 
 def get(name: str, model: str = "", **options) -> Backend:
@@ -172,7 +182,7 @@ def get(name: str, model: str = "", **options) -> Backend:
     if name in REGISTRY:
         module, cls = REGISTRY[name].split(":")
         return getattr(importlib.import_module(module), cls)(model=model, **options)
-    own = next((a for a in benchmarks.adapters() if name in a.running.baselines), None)
+    own = next((a for a in benchmarks.loaded() if name in a.running.baselines), None)
     if own is None:
         raise UserError(f"unknown backend {name!r}; expected one of {names()}")
     return own.part("baselines").BACKENDS[name](model=model, **options)

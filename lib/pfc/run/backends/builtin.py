@@ -55,7 +55,7 @@ def _words(s: str) -> str:
 
 def _code_version() -> str:
     """Changes whenever the baselines' code (their helpers, or the renderer of their answers) changes."""
-    own = [m for a in benchmarks.adapters() if (m := a.part("baselines")) is not None]  # each benchmark's own
+    own = [m for a in benchmarks.loaded() if (m := a.part("baselines")) is not None]  # each usable one's own
     return source_version(sys.modules[__name__], query_values, *own, _render)
 
 

@@ -49,13 +49,15 @@ class HFBackend(Backend):
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError as e:
             raise MissingDependency("the hf backend needs torch and transformers: pip install -r requirements-models.txt") from e
+        check_device(torch, device)  # before the model's path: a machine that cannot run it refuses any model
         path = registry.resolve(model)
         if model not in registry.REGISTRY:
             from pathlib import Path
             if not Path(path).is_dir():
                 raise UserError(f"--model {model!r} is neither a registered model ({', '.join(registry.REGISTRY)}) "
                                  f"nor a local model directory")
-        check_device(torch, device)
+            if not (Path(path) / "config.json").is_file():
+                raise UserError(f"--model {model!r}: not a model directory (no config.json in it)")
         if engine not in ENGINES:
             raise UserError(f"unknown hf engine {engine!r}; expected one of {ENGINES}")
         if not str(max_batch).isdigit() or int(max_batch) < 1:
@@ -67,11 +69,15 @@ class HFBackend(Backend):
             from pfc.models.lora_merge import adapter_weights
             adapter_weights(adapter)
         self.fingerprint = registry.fingerprint(path)
-        self.tok = AutoTokenizer.from_pretrained(path)
         kw = {} if self.dtype == "auto" else {"dtype": getattr(torch, self.dtype)}
         if self.dtype == "auto":
             kw["dtype"] = "auto"
-        self.lm = AutoModelForCausalLM.from_pretrained(path, **kw).to(device).eval()
+        try:  # a directory transformers cannot load (no tokenizer, no weights, an unknown config) is the user's
+            self.tok = AutoTokenizer.from_pretrained(path)
+            self.lm = AutoModelForCausalLM.from_pretrained(path, **kw).to(device).eval()
+        except (OSError, ValueError, KeyError) as e:
+            first = (str(e).strip().splitlines() or [""])[0][:200]
+            raise UserError(f"--model {model!r}: transformers cannot load it as a model ({type(e).__name__}: {first})")
         if adapter:  # the name carries the adapter's hash: the cache never mixes base and adapted answers
             self.lm, self.model = load_adapter(self.lm, model, adapter)
         self.shared_prefix = self.engine != "single" and self.prefix_reuse and torch.device(device).type == "cpu"
