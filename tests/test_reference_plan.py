@@ -128,3 +128,21 @@ def test_every_planned_run_name_is_known_before_planning(tiny_tracebench, golden
     for model, backend in (("qwen2.5-coder-0.5b", "hf"), ("qwen2.5-coder-1.5b", "openvino")):
         names = set(_plan(tiny_tracebench, golden / "ptbench_official", release, model=model, backend=backend))
         assert names <= R.run_names() and "toolspectrum" in names
+
+
+def test_only_leaves_out_the_variant_groups_it_does_not_want_without_drawing_them(tiny_tracebench, golden, monkeypatch):
+    # issue 66: planning for --only (or --record) of one run must not draw every group's variants (most of its time)
+    from pfc.plans import evidence
+    full = _plan(tiny_tracebench, golden / "ptbench_official")
+    drawn = []
+    real = evidence.sample
+    monkeypatch.setattr(evidence, "sample", lambda exs, kind, *a, **k: drawn.append(kind) or real(exs, kind, *a, **k))
+    only = _plan(tiny_tracebench, golden / "ptbench_official", only={R.DOSE_RUN})
+    assert drawn == ["dose@20"]
+    assert R.DOSE_RUN in only and R.STATED_RUN not in only and R.STATED_ORIGINALS_RUN not in only
+    assert not any(n.startswith("ask/") for n in only)
+    assert set(full) - set(only) == {n for n in full if n in (R.STATED_RUN, R.STATED_ORIGINALS_RUN) or n.startswith("ask/")}
+    assert only[R.DOSE_RUN].config == full[R.DOSE_RUN].config  # what is planned is planned as always
+    drawn.clear()
+    stated = _plan(tiny_tracebench, golden / "ptbench_official", only={R.STATED_ORIGINALS_RUN})
+    assert drawn == ["contradict-stated@20"] and R.STATED_RUN in stated and R.DOSE_RUN not in stated

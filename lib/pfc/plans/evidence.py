@@ -60,32 +60,43 @@ def windowed(kind: str) -> str:
     return f"{kind}@{EVIDENCE_WINDOW}"
 
 
-def evidence_runs(tracebench: Path, exs: list, like: RunConfig, reference_ids=None) -> list[Planned]:
+def evidence_runs(tracebench: Path, exs: list, like: RunConfig, reference_ids=None, only=None) -> list[Planned]:
     """The dose and contradict-stated runs (and the latter's originals), with ``like``'s settings (the plan's
     ``tracebench-last_k``) but the history each needs: the variants' whole window (``full``), the originals' last
     ``EVIDENCE_WINDOW - HABIT_RECORDS`` records (``last_k``). Ids drawn here, deterministically; each run's
     ``out_dir`` is its name under the root ``like``'s directory sits in. With ``reference_ids`` (the plan's
-    TRACEBench sample), issue 64's ask-or-infer runs follow, in the same window (:func:`_ask_runs`)."""
-    dose, _ = sample(exs, windowed("dose"), DOSE_ANCHORS, seed=0)
-    stated, _ = sample(exs, windowed("contradict-stated"), STATED_ANCHORS, seed=0)
+    TRACEBench sample), issue 64's ask-or-infer runs follow, in the same window (:func:`_ask_runs`). ``only`` (a set
+    of run names; None: all): a group none of whose runs is wanted is left out, its variants never drawn (drawing
+    them is most of the planning time)."""
+    def wanted(*names: str) -> bool:
+        return only is None or not only.isdisjoint(names)
     root = Path(like.out_dir).parent
 
     def run(name: str, examples: Path, ids, history: str = "full", k: int = EVIDENCE_WINDOW) -> RunConfig:
         return replace(like, examples=examples, ids=tuple(ids), out_dir=root / name, history=history, k=k)
-    return [Planned(DOSE_RUN, run(DOSE_RUN, evidence_dir(tracebench, "dose"), [v.id for v in dose]),
-                    build=lambda: build_evidence(tracebench, ("dose",))),
-            Planned(STATED_RUN, run(STATED_RUN, evidence_dir(tracebench, "contradict-stated"), [v.id for v in stated]),
-                    build=lambda: build_evidence(tracebench, ("contradict-stated",))),
-            Planned(STATED_ORIGINALS_RUN, run(STATED_ORIGINALS_RUN, tracebench,
-                                              sorted(v.meta["counterfactual"]["original_id"] for v in stated),
-                                              "last_k", EVIDENCE_WINDOW - HABIT_RECORDS)),
-            *([] if reference_ids is None else _ask_runs(tracebench, exs, reference_ids, like))]
+    steps = []
+    if wanted(DOSE_RUN):
+        dose, _ = sample(exs, windowed("dose"), DOSE_ANCHORS, seed=0)
+        steps.append(Planned(DOSE_RUN, run(DOSE_RUN, evidence_dir(tracebench, "dose"), [v.id for v in dose]),
+                             build=lambda: build_evidence(tracebench, ("dose",))))
+    if wanted(STATED_RUN, STATED_ORIGINALS_RUN):
+        stated, _ = sample(exs, windowed("contradict-stated"), STATED_ANCHORS, seed=0)
+        originals = sorted(v.meta["counterfactual"]["original_id"] for v in stated)
+        steps += [Planned(STATED_RUN, run(STATED_RUN, evidence_dir(tracebench, "contradict-stated"),
+                                          [v.id for v in stated]),
+                          build=lambda: build_evidence(tracebench, ("contradict-stated",))),
+                  Planned(STATED_ORIGINALS_RUN, run(STATED_ORIGINALS_RUN, tracebench, originals, "last_k",
+                                                    EVIDENCE_WINDOW - HABIT_RECORDS))]
+    return steps + ([] if reference_ids is None else _ask_runs(tracebench, exs, reference_ids, like, only))
 
 
-def _ask_runs(tracebench: Path, exs: list, reference_ids, like: RunConfig) -> list[Planned]:
-    """The ask-or-infer runs of ``like``'s benchmark (its package's ``plans.ask_runs``), if it admits ask items."""
+def _ask_runs(tracebench: Path, exs: list, reference_ids, like: RunConfig, only=None) -> list[Planned]:
+    """The ask-or-infer runs of ``like``'s benchmark (its package's ``plans.ask_runs``), if it admits ask items and
+    ``only`` (None: all) wants one of them (its ``ASK_RUNS``)."""
     adapter = benchmarks.get(like.benchmark)
     if "ask" not in adapter.building.action_kinds:
+        return []
+    if only is not None and only.isdisjoint(adapter.part("plans").ASK_RUNS):
         return []
     return adapter.part("plans").ask_runs(tracebench, exs, load_tools(Path(tracebench) / "tools.json"), reference_ids,
                                           like, EVIDENCE_WINDOW)

@@ -192,9 +192,12 @@ def _layout_run(base: Planned) -> Planned:
                                  out_dir=Path(cfg.out_dir).parent / name))
 
 
-def plan(data: dict, model: str = REAL_MODEL_NAME, backend: str = "hf", batch: int = BATCH) -> list[Planned]:
+def plan(data: dict, model: str = REAL_MODEL_NAME, backend: str = "hf", batch: int = BATCH,
+         only: set | None = None) -> list[Planned]:
     """Every step of the plan, in order, for ``model`` on ``backend`` (runs under :func:`out_root`); ``data``:
-    ``{benchmark: its data directory}`` (the history-selecting benchmark's, then each package's ``reference_data``)."""
+    ``{benchmark: its data directory}`` (the history-selecting benchmark's, then each package's ``reference_data``).
+    ``only`` (run names; None: all): the variant groups none of whose runs is wanted are not drawn
+    (:func:`pfc.plans.evidence.evidence_runs`); every other step is planned as always."""
     root = out_root(model, backend)
     adapter = {"adapter": str(paths.relative(root / "lora-adapter"))}  # each model trains its own adapter
 
@@ -215,7 +218,7 @@ def plan(data: dict, model: str = REAL_MODEL_NAME, backend: str = "hf", batch: i
     swap = Planned(SWAP_RUN, replace(tb["last_k"].config, examples=variants, out_dir=root / SWAP_RUN,
                                      ids=tuple(f"{i}~swap-user" for i in ids)),
                    build=lambda: build_variants(tracebench, variants, "swap-user", seed=0))
-    steps = [tb["last_k"], swap, *evidence_runs(tracebench, exs, tb["last_k"].config, ids), tb["retrieved"],
+    steps = [tb["last_k"], swap, *evidence_runs(tracebench, exs, tb["last_k"].config, ids, only), tb["retrieved"],
              *grid_runs(exs, ids, tb["last_k"].config)]
     for a, m in parts():
         steps += m.reference(lambda name, examples, _b=a.name, **kw: Planned(name, run(name, _b, examples, None, **kw)),

@@ -66,7 +66,7 @@ def run_plan(argv, R) -> int:
                         "python -m pfc.report.real_models, which builds it)")
     # each package's data (a PTBench build of another synthesis where the plan builds ours is refused: a UserError)
     data = {R.EVIDENCE_BENCHMARK: tb, **{a.name: m.reference_data() for a, m in R.parts()}}
-    steps = R.plan(data, args.model, args.backend, args.batch)
+    steps = R.plan(data, args.model, args.backend, args.batch, set(args.only) if args.only else None)
     unknown = set(args.only or ()) - {s.name for s in steps}
     if unknown:
         raise UserError(f"run {sorted(unknown)[0]!r} is not in this plan (its data is not there?); expected one of "
