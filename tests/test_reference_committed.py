@@ -41,6 +41,14 @@ def committed_data(tmp_path_factory):
         from pfc.data.counterfactual import build_variants
         tb = tmp_path / "data" / "benchmarks" / "tracebench"
         build_variants(tb, tb.parent / f"{tb.name}_swap-user", "swap-user", seed=0)
+    from pfc.report.reference import ask as ask_report
+    names, _ = ask_report.run_names()
+    on_sets = [r for r in ask_report.runs() if r.endswith(tuple(n for s, n in names.items() if s != "originals"))]
+    if any((reference.ROOT / r / "predictions.jsonl").is_file() for r in on_sets):  # ask runs on the study's sets
+        from pfc.plans.ask import study_sets
+        from pfc.report.pipeline.ask import followup_sets
+        study_sets(tmp_path / "data" / "benchmarks" / "tracebench")  # the ask and cannot sets (make reproduce's)
+        followup_sets()  # each committed follow-up run's set, from its committed first turns
     try:
         with reading_once():  # every test here reads the same builds: each is read and hashed once
             yield

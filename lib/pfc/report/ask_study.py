@@ -20,11 +20,11 @@ from pfc import benchmarks, paths
 from pfc.actions import ACTIONS
 from pfc.eval import ask
 from pfc.eval.action import KINDS, classify
-from pfc.eval.paired import paired_table
 from pfc.eval.scoring import score
 from pfc.plans.ask import SETS  # noqa: F401  (re-exported: a pooled answerer's runs, in order)
 from pfc.report.counterfactual import load_outputs
 from pfc.report.figures import plt, save, setup
+from pfc.report.reference.ask import paired  # noqa: F401  (re-exported: notebook 10's paired table)
 from pfc.run.backends.ask_baselines import AlwaysCall
 
 
@@ -92,15 +92,6 @@ def points(answerers: dict, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Each answerer's (coverage, risk) with intervals: ``{name: pooled rows}``."""
     rows_ = [r for name, df in answerers.items() for r in ask.table(df, n_boot, seed, ask.CURVE_METRICS, run=name)]
     return pd.DataFrame(rows_).pivot_table(index="run", columns="metric", values=["value", "lo", "hi"], sort=False)
-
-
-def paired(a: pd.DataFrame, b: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """A − B for accuracy (``overall``, with the exact McNemar p) and every action metric on the items both
-    answered (pooled rows, paired by id; user-clustered paired intervals, ``pfc.eval.paired``)."""
-    ids = sorted(set(a["id"]) & set(b["id"]))
-    a, b = (x.set_index("id").loc[ids].reset_index() for x in (a, b))
-    names = {m: m for m in ("overall", *ask.ACTION_METRICS, *ask.CURVE_METRICS)}
-    return paired_table(a, b, names, "user_id", n_boot, seed)
 
 
 def figure(cur: pd.DataFrame, pts: pd.DataFrame, stem: Path) -> list[Path]:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 from pfc import benchmarks, paths
 from pfc.io.reuse import reading_once
-from pfc.plans.ask import ASK_BENCHMARK as BENCH, CANNOT_N, ORIGINALS_N, run_baselines, run_dirs, set_dir, study_sets
+from pfc.plans.ask import (ASK_BENCHMARK as BENCH, CANNOT_N, ORIGINALS_N, build_followup, run_baselines, run_dirs,
+                           set_dir, study_sets)
 from pfc.report.pipeline.step import Step, rel, run_replacing
 from pfc.report.reference import run as reference
 
@@ -36,8 +38,30 @@ def real_runs(root: Path | None = None) -> tuple[str, str]:
     return ",".join(asks), ",".join(standard)
 
 
+def followup_sets(root: Path | None = None) -> list[Path]:
+    """Build the follow-up set each committed follow-up run answered, from its folder's committed first turns
+    (``pfc.plans.ask.build_followup``: deterministic, kept when its answers are unchanged), where the reference
+    report reads it (``pfc.report.reference.ask``); returns the sets. Needs the ask and cannot sets built."""
+    p = benchmarks.get(BENCH).part("plans")
+    made = []
+    for base in reference.plan_roots(Path(root or reference.ROOT)):
+        cfg = base / p.FOLLOWUP_RUN / "config.json"
+        if not (cfg.is_file() and reference.has_rows(cfg.parent)):
+            continue
+        first = []
+        for name in p.FIRST_TURNS:
+            c = json.loads((base / name / "config.json").read_text(encoding="utf-8"))
+            first.append((name, SimpleNamespace(benchmark=c["benchmark"], examples=paths.source(c["examples"]),
+                                                out_dir=base / name, ids=c["ids"])))
+        out = paths.output(json.loads(cfg.read_text(encoding="utf-8"))["examples"])
+        build_followup(first, out)
+        made.append(out)
+    return made
+
+
 def ask_steps(bench: Path, n_boot: int) -> list:
-    """``make reproduce``'s steps: the sets and the baselines' runs (one Python step), then notebook 10."""
+    """``make reproduce``'s steps: the sets and the baselines' runs (one Python step; the pipeline puts it before
+    the reference report, whose committed ask runs answered these sets), then notebook 10."""
     dirs = run_dirs(paths.RUNS)
 
     def build_and_run():

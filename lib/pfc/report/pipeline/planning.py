@@ -16,8 +16,9 @@ from pfc import benchmarks, paths
 from pfc.plans import sample_run
 from pfc.plans.evidence import EVIDENCE_BENCHMARK
 from pfc.report.pipeline import grid as pipeline_grid
-from pfc.report.pipeline.ask import ask_steps  # notebook 10 (issue 64): baselines only, never a model
+from pfc.report.pipeline.ask import ask_steps, followup_sets  # notebook 10 (issue 64): baselines only, never a model
 from pfc.report.pipeline.step import Ask, Step, rel, run_step
+from pfc.report.reference import ask as ask_report
 from pfc.report.pipeline.studies import (counterfactual_steps, evidence_real_runs, evidence_steps, real_pair,
                                          reading_once, reference_pairs, reference_usable)
 
@@ -72,11 +73,14 @@ def _reference(planned: set[str]) -> tuple[list[Step], list[Path]]:
         ablations = [reference.ROOT / a for q, a, _ in pairs_report.pairs()  # the layout ablation's runs, as planned
                      if q == "layout" and (reference.ROOT / a / "predictions.jsonl").is_file()]
         abl = f", {len(ablations)} layout ablation{'s' * (len(ablations) != 1)}" if ablations else ""
+        asks = [reference.ROOT / r for r in ask_report.runs()  # issue 64's, as committed
+                if (reference.ROOT / r / "predictions.jsonl").is_file()]
+        abl += f", {len(asks)} ask-or-infer run{'s' * (len(asks) != 1)}" if asks else ""
         steps.append(Step(f"reference runs: metrics.json, paired comparisons ({len(refs)} run{'s' * (len(refs) != 1)}{abl})", None, {},
-                          [p for d in refs + ablations for p in (d / "predictions.jsonl", d / "config.json")],
+                          [p for d in refs + ablations + asks for p in (d / "predictions.jsonl", d / "config.json")],
                           [paths.REPORTS / "reference_runs" / n
                            for n in ("metrics.json", "paired.json", "paired.md")],
-                          fn=lambda: reading_once(reference.write, pairs_report.write)))
+                          fn=lambda: (followup_sets(), reading_once(reference.write, pairs_report.write))))
     return steps, [d for d in refs if d not in history]  # history: metrics.json and paired.md only, never the tables
 
 
@@ -157,13 +161,14 @@ def plan(backend: str = "", model: str = "", real_model: str = "auto", sample: i
         more, more_runs = part.steps(ask)
         steps += more
         runs += more_runs
+    ask_sets, ask_notebook = ask_steps(bench, n_boot)  # the sets first: the committed ask runs answered them
     ref_steps, ref_runs = _reference({st.params["benchmark"] for st in steps if st.params.get("benchmark")})
-    steps += ref_steps
+    steps += [ask_sets, *ref_steps]
     runs += ref_runs
     # the studies before the tables: they do not read the real model's sampled run, so they go on beside it
     # (pfc.report.pipeline.running), and the tables, which read it, come after
     steps += [_counterfactuals(bench, var, cf_pairs, real_run, n_boot), *_evidence(bench, n_boot),
-              *ask_steps(bench, n_boot), *pipeline_grid.steps(bench, n_boot),
+              ask_notebook, *pipeline_grid.steps(bench, n_boot),
               *_tables(runs, n_boot), _walkthrough(bench, real_run)]
     nb = paths.REPORTS / "notebooks"
     for s in steps:

@@ -37,6 +37,7 @@ from pfc import benchmarks, paths
 from pfc.eval.bootstrap import N_BOOT
 from pfc.eval.paired import paired_table, records
 from pfc.eval.scoring import score
+from pfc.report.reference import ask as ask_report
 from pfc.report.reference import personalization as personalization_pairs
 from pfc.report.reference import run as reference
 from pfc.report.reference.run import examples_hash, has_rows, present
@@ -134,7 +135,7 @@ def compute(root: Path | None = None, n_boot: int = N_BOOT, seed: int = 0) -> di
     root = Path(root or reference.ROOT)
     with reading_once():  # both runs of a pair, and every pair on one build, read and hash its examples once
         return {"pairs": [pair(root, *p, n_boot=n_boot, seed=seed) for p in pairs()]
-                + personalization_pairs.compute(root, n_boot, seed),
+                + personalization_pairs.compute(root, n_boot, seed) + ask_report.pairs(root, n_boot, seed),
                 LAYOUTS: tracebench_check(root)}
 
 
@@ -148,9 +149,13 @@ TITLES = {"layout": "Prompt layout (issue 18, item 2): the other layout − the 
                   "folders' the second, ptool-v2; each adapter was trained on its synthesis' training split)",
           "model": "Model size: the larger model − the smaller, same engine and settings",
           "personalization": "Personalization under swapped users: one side − the other, on the same variants",
-          "engine": "Engine: one model's rows on two engines, same prompts and settings"}
+          "engine": "Engine: one model's rows on two engines, same prompts and settings",
+          "ask-model": "Ask or infer (issue 64), model size: the larger model − the smaller on the pooled ask-or-infer "
+                       "sets (originals, ask and cannot variants, follow-up turns; the ask-allowed prompt)",
+          "ask-prompt": "Ask or infer, prompt: ask-allowed − standard prompt on the same originals (what allowing a "
+                        "question costs in accuracy)"}
 WHAT = {"layout": "layout", "history": "history", "lora": "model", "model": "model", "engine": "backend",
-        "personalization": "side"}
+        "personalization": "side", "ask-model": "model", "ask-prompt": "prompt"}
 # what a section's tables measure, where their rows alone do not say
 NOTES = {"personalization": (
     "Each side is a model on an engine: its `tracebench-last_k` run on the originals and its swap-user run on their "
@@ -174,11 +179,16 @@ def _table(p: dict) -> list[str]:
     if p.get("other_data"):
         return [f"`{p['a']}` vs `{p['b']}`: not compared (the two runs answered different builds of the data: "
                 "their identities' examples hashes differ).", ""]
+    if p["pending"] and "commands" in p:  # an ask pair names the runs it lacks (pfc.report.reference.ask)
+        return [f"`{p['a']}` vs `{p['b']}`: pending (a side has no rows yet; "
+                + ", ".join(f"`{c}`" for c in p["commands"]) + ").", ""]
     if p["pending"]:  # the commands of every run the pair reads (a personalization side reads two)
         runs = [p["a"], p["b"], *p.get("originals", ())]
         return [f"`{p['a']}` vs `{p['b']}`: pending (no rows in {'all four' if len(runs) > 2 else 'both'} runs yet; "
                 + ", ".join(f"`{_command(r)}`" for r in runs) + ").", ""]
     part = f", partial: {p['n']} of {p['planned']} planned" if p["partial"] else ""
+    if p.get("commands"):  # an ask pair with runs still to come
+        part += "; still to run: " + ", ".join(f"`{c}`" for c in p["commands"])
     what = WHAT[p["question"]]
     lines = [f"`{p['a']}` ({p.get('a_' + what)}) − `{p['b']}` ({p.get('b_' + what)}), n = {p['n']} paired "
              f"examples{part}.", "",
@@ -192,7 +202,8 @@ def _table(p: dict) -> list[str]:
         shown = users is None or users >= MIN_USERS
         few |= not shown
         cis = [_ci(m.get(f"{w}_lo"), m.get(f"{w}_hi")) + ("" if shown else " †") for w in ("paired", "unpaired")]
-        lines.append(f"| {m['key']} | {m['a']:.3f} | {m['b']:.3f} | {m['diff']:+.3f} | {cis[0]} | {cis[1]} "
+        a, b, d = ("–" if m[k] is None else format(m[k], f) for k, f in (("a", ".3f"), ("b", ".3f"), ("diff", "+.3f")))
+        lines.append(f"| {m['key']} | {a} | {b} | {d} | {cis[0]} | {cis[1]} "
                      f"| {'–' if users is None else users} | {only[0]} | {only[1]} | {mp} |")
     if few:
         lines += ["", f"† Intervals resample users: over fewer than {MIN_USERS} users they are rough (a handful of users "

@@ -30,6 +30,7 @@ from pfc.eval.bootstrap import estimates
 from pfc.eval.scoring import score
 from pfc.provenance import sha256_path
 from pfc.io import atomic
+from pfc.report.reference import ask as ask_report
 from pfc.report.reference.run import (ROOT, SPLIT_LABELS, _json, _label,  # noqa: F401  (re-exported)
                                       data_version, has_rows, history_examples, is_history, is_reference, is_run,
                                       plan_roots, planned_runs, present, run_key)
@@ -84,10 +85,12 @@ def score_run(run: Path, key: str | None = None) -> dict:
 
 
 def metrics(root: Path | None = None) -> dict:
-    """``{run name: entry}`` for every run present; empty when none is."""
+    """``{run name: entry}`` for every run present, then ``{"<folder>/ask": entry}`` of each model folder's
+    ask-or-infer runs (``pfc.report.reference.ask``); empty when none is."""
     with reading_once():  # the runs on one build read its examples once
         root = Path(root or ROOT)
-        return {run_key(run, root): score_run(run, run_key(run, root)) for run in run_dirs(root)}
+        return {**{run_key(run, root): score_run(run, run_key(run, root)) for run in run_dirs(root)},
+                **ask_report.entries(root)}  # each model folder's ask-or-infer runs, pooled (issue 64)
 
 
 def write(root: Path | None = None, out: Path | None = None) -> Path | None:
