@@ -1,4 +1,4 @@
-"""Command line ``pfc`` (also ``python -m pfc``): parse | score | simulate | preprocess | build | run | models | report | compare | sweep | perturb | export | personalize.
+"""Command line ``pfc`` (also ``python -m pfc``): parse | score | simulate | preprocess | build | run | models | report | compare | sweep | perturb | export | personalize | diff.
 
 Exit statuses: 0 done; 1 ``run`` had failed requests or wrote nothing (one-line summary on
 stderr) or a bug in pfc (a short traceback and "this is a bug in pfc"; ``PFC_DEBUG=1``: the full
@@ -9,8 +9,8 @@ This module assembles the command line and dispatches every command through that
 commands live with their group: ``parse``/``score`` in :mod:`pfc.cli_score`, ``simulate``/``preprocess``/
 ``build`` in :mod:`pfc.cli_build`, ``models`` in :mod:`pfc.cli_models`, ``report``/``compare`` in
 :mod:`pfc.report.runs`, ``sweep`` in :mod:`pfc.sweep.command`, ``export`` in :mod:`pfc.integrations.hf_datasets`,
-``perturb`` in :mod:`pfc.data.perturb_cli`, ``personalize`` in :mod:`pfc.report.personalize`; ``run`` is here
-(its flags: :data:`pfc.run.run_args.FLAGS`, one per field of ``RunConfig``).
+``perturb`` in :mod:`pfc.data.perturb_cli`, ``personalize`` in :mod:`pfc.report.personalize`; ``run`` and ``diff``
+(:mod:`pfc.report.diff`) are here (``run``'s flags: :data:`pfc.run.run_args.FLAGS`, one per field of ``RunConfig``).
 
     $ echo "Shop:[buy(n=2)]" | pfc parse --style ptbench
 """
@@ -20,8 +20,8 @@ import argparse
 import json
 import sys
 
-from pfc import cli_build, cli_models, cli_score
-from pfc.errors import EXIT_RUN_FAILED, UserError, entry, existing, out_dir
+from pfc import __version__, cli_build, cli_models, cli_score
+from pfc.errors import EXIT_RUN_FAILED, UserError, entry, existing, nonneg_int, out_dir
 
 
 def _run_cmd(args) -> int:
@@ -75,6 +75,7 @@ EXAMPLES = {  # `pfc <cmd> --help` ends with one of these (a test checks every c
     "perturb": "pfc perturb --benchmark tracebench --examples data/benchmarks/tracebench --kind swap-user "
                "--out data/benchmarks/tracebench-swap",
     "personalize": "pfc personalize data/runs/tb-history-prior data/runs/tb-swap-hp",
+    "diff": "pfc diff data/runs/hp data/runs/nh --out reports/diff --metric overall",
 }
 
 
@@ -92,8 +93,29 @@ def _add_run(sub) -> None:
     add_run_parser(sub).set_defaults(func=_run_cmd)
 
 
+def _diff_cmd(args) -> int:
+    from pfc.report import diff  # pandas and the scorer load when a diff is made, not when `pfc` builds its parser
+    result = diff.compute(existing(args.run_a, "RUN_A"), existing(args.run_b, "RUN_B"), args.metric, args.n_boot,
+                          args.seed)
+    print(diff.write(result, out_dir(args.out)))
+    return 0
+
+
+def _add_diff(sub) -> None:
+    """``pfc diff``: two runs' paired counts and discordant examples as a static page (:mod:`pfc.report.diff`)."""
+    p = sub.add_parser("diff", help="two runs compared in the browser: paired metrics with intervals and the "
+                       "examples only one of them got right (diff.html, diff.json)")
+    p.add_argument("run_a", help="run directory A (differences are A - B)")
+    p.add_argument("run_b", help="run directory B, on the same data build")
+    p.add_argument("--out", default="reports/diff", help="output directory (default: reports/diff)")
+    p.add_argument("--metric", action="append", help="a metric to list discordant examples of (repeatable; "
+                   "default: the benchmark's headline metrics)")
+    p.add_argument("--n-boot", type=nonneg_int, default=1000, help="bootstrap resamples over users")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_diff_cmd)
+
+
 def _parser() -> argparse.ArgumentParser:
-    from pfc import __version__
     ap = argparse.ArgumentParser(prog="pfc", description=__doc__.split("\n")[0])
     ap.add_argument("--version", action="version", version=f"pfc {__version__}")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -111,6 +133,7 @@ def _parser() -> argparse.ArgumentParser:
     add_perturb(sub)
     from pfc.report.personalize import add_command as add_personalize
     add_personalize(sub)
+    _add_diff(sub)
     _examples(sub)
     return ap
 
