@@ -172,6 +172,7 @@ def _command(run: str) -> str:
     return command(*_places().get(run, (run,)))
 
 
+DIFFABLE = ("layout", "history", "lora", "model", "engine", "ask-prompt")  # questions whose sides are two run directories
 MIN_USERS = 10  # fewer users than this: a user-clustered bootstrap interval is flagged as rough (it resamples a handful)
 
 
@@ -208,6 +209,9 @@ def _table(p: dict) -> list[str]:
     if few:
         lines += ["", f"† Intervals resample users: over fewer than {MIN_USERS} users they are rough (a handful of users "
                   "resampled), read the McNemar p instead. A run in progress covers few users: it answers user by user."]
+    if p["question"] in DIFFABLE:  # the discordant examples themselves, side by side (pfc.report.diff)
+        lines += ["", f"The examples behind A only / B only: `pfc diff {paths.relative(reference.ROOT / p['a'])} "
+                      f"{paths.relative(reference.ROOT / p['b'])}` (an HTML page)."]
     return lines + [""]
 
 
