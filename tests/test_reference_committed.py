@@ -4,7 +4,7 @@
 Slow tier (``make test``, not ``make test-fast``): each check needs the default-size builds the runs
 answered (TRACEBench with full histories, both PTBench syntheses, the swap-user variants), built once
 for the module (~45 s on an idle 2-core machine), then every committed run re-scored (~25 s).
-The report stage on small runs is tested in ``test_reference_report.py``.
+``pfc verify`` passes on every run of the tables. The report stage on small runs is tested in ``test_reference_report.py``.
 """
 import json
 
@@ -96,3 +96,13 @@ def test_the_committed_lora_pair_of_trained_users_has_a_narrower_paired_interval
     for key, (paired, unpaired) in width.items():
         assert paired <= 1.01 * unpaired, (key, paired, unpaired)
     assert width["overall"][0] < 0.98 * width["overall"][1], width["overall"]
+
+
+def test_every_committed_reference_run_verifies(committed_data, capsys):
+    """``pfc verify`` over every run of the tables: its examples, prompt template and sample hashes, and its
+    committed ``metrics.json`` entry (predictions hash, scores) re-derived from what it holds."""
+    from pfc.cli import main
+    runs = reference.run_dirs()
+    code = main(["verify", *map(str, runs)])
+    out = capsys.readouterr().out.splitlines()
+    assert (code, len(out)) == (0, len(runs)) and all(line.startswith("ok ") for line in out), out

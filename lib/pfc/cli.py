@@ -1,4 +1,4 @@
-"""Command line ``pfc`` (also ``python -m pfc``): parse | score | simulate | preprocess | build | run | models | report | compare | sweep | perturb | export | personalize | diff.
+"""Command line ``pfc`` (also ``python -m pfc``): parse | score | simulate | preprocess | build | run | models | report | compare | sweep | perturb | export | personalize | diff | verify.
 
 Exit statuses: 0 done; 1 ``run`` had failed requests or wrote nothing (one-line summary on
 stderr) or a bug in pfc (a short traceback and "this is a bug in pfc"; ``PFC_DEBUG=1``: the full
@@ -9,8 +9,9 @@ This module assembles the command line and dispatches every command through that
 commands live with their group: ``parse``/``score`` in :mod:`pfc.cli_score`, ``simulate``/``preprocess``/
 ``build`` in :mod:`pfc.cli_build`, ``models`` in :mod:`pfc.cli_models`, ``report``/``compare`` in
 :mod:`pfc.report.runs`, ``sweep`` in :mod:`pfc.sweep.command`, ``export`` in :mod:`pfc.integrations.hf_datasets`,
-``perturb`` in :mod:`pfc.data.perturb_cli`, ``personalize`` in :mod:`pfc.report.personalize`; ``run`` and ``diff``
-(:mod:`pfc.report.diff`) are here (``run``'s flags: :data:`pfc.run.run_args.FLAGS`, one per field of ``RunConfig``).
+``perturb`` in :mod:`pfc.data.perturb_cli`, ``personalize`` in :mod:`pfc.report.personalize`, ``verify``'s checks in
+:mod:`pfc.report.verify`; ``run``, ``diff`` (:mod:`pfc.report.diff`) and ``verify``'s flags are here (``run``'s
+flags: :data:`pfc.run.run_args.FLAGS`, one per field of ``RunConfig``).
 
     $ echo "Shop:[buy(n=2)]" | pfc parse --style ptbench
 """
@@ -19,13 +20,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 
 from pfc import __version__, cli_build, cli_models, cli_score
 from pfc.errors import EXIT_RUN_FAILED, UserError, entry, existing, nonneg_int, out_dir
 
 
 def _run_cmd(args) -> int:
-    from dataclasses import replace
     from pfc.models.registry import ModelError
     from pfc.run.checks import failure_summary
     from pfc.run.run_args import config_from_args
@@ -76,6 +77,7 @@ EXAMPLES = {  # `pfc <cmd> --help` ends with one of these (a test checks every c
                "--out data/benchmarks/tracebench-swap",
     "personalize": "pfc personalize data/runs/tb-history-prior data/runs/tb-swap-hp",
     "diff": "pfc diff data/runs/hp data/runs/nh --out reports/diff --metric overall",
+    "verify": "pfc verify reports/reference_runs/tracebench-last_k reports/reference_runs/toolspectrum",
 }
 
 
@@ -115,6 +117,22 @@ def _add_diff(sub) -> None:
     p.set_defaults(func=_diff_cmd)
 
 
+def _verify_cmd(args) -> int:
+    from pfc.report.verify import verify_cmd  # it loads the scorer: imported when run, not to build the parser
+    return verify_cmd(args)
+
+
+def _add_verify(sub) -> None:
+    """``pfc verify``: the checks are :mod:`pfc.report.verify`'s."""
+    p = sub.add_parser("verify", help="re-derive what run directories claim (examples, prompt template and sample "
+                       "hashes; a reference run's predictions hash and metrics) from what they hold; exit 1 on any "
+                       "difference")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="run directory (config.json, predictions.jsonl)")
+    p.add_argument("--skip-unbuilt", action="store_true", help="a run whose examples are not built is skipped, "
+                   "not a failure")
+    p.set_defaults(func=_verify_cmd)
+
+
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="pfc", description=__doc__.split("\n")[0])
     ap.add_argument("--version", action="version", version=f"pfc {__version__}")
@@ -134,6 +152,7 @@ def _parser() -> argparse.ArgumentParser:
     from pfc.report.personalize import add_command as add_personalize
     add_personalize(sub)
     _add_diff(sub)
+    _add_verify(sub)
     _examples(sub)
     return ap
 

@@ -1,0 +1,37 @@
+"""README's "What the evidence says" against the committed ``metrics.json`` and ``paired.json``: equal to what
+``python -m pfc.report.findings`` generates (no model, no build), a hand-changed number caught, and an interval
+that touches zero never said to exclude it."""
+import shutil
+
+from pfc import paths
+from pfc.report.findings import END, START, main, pair_line, side
+
+
+def test_the_readme_section_equals_the_committed_reports(capsys):
+    assert main(["--check"]) == 0, capsys.readouterr().err
+
+
+def test_a_hand_changed_number_in_the_readme_section_is_detected(tmp_path, capsys):
+    readme = shutil.copy(paths.ROOT / "README.md", tmp_path / "README.md")
+    head, body = readme.read_text().split(START)
+    assert "+0.087 [+0.040, +0.131]" in body.split(END)[0]  # TRACEBench last_k, app, 1.5B − 0.5B (paired.md)
+    changed = head + START + body.replace("+0.087 [+0.040, +0.131]", "+0.088 [+0.040, +0.131]", 1)
+    readme.write_text(changed)
+    assert main(["--check", "--readme", str(readme)]) == 1
+    assert "differs" in capsys.readouterr().err
+    assert readme.read_text() == changed  # --check writes nothing
+
+
+def test_an_interval_touching_zero_does_not_exclude_it():
+    assert side({"paired_lo": 0.0, "paired_hi": 0.014}) == 0
+    assert side({"paired_lo": 0.0004, "paired_hi": 0.014}) == 0  # printed [+0.000, +0.014]
+    assert side({"paired_lo": 0.0006, "paired_hi": 0.014}) == 1  # printed [+0.001, +0.014]
+    assert side({"paired_lo": -0.14, "paired_hi": -0.071}) == -1
+
+
+def test_a_pair_line_names_each_side_and_what_holds_zero():
+    m = [{"key": "app", "diff": 0.0875, "paired_lo": 0.039838, "paired_hi": 0.131399, "clusters": 10},
+         {"key": "format", "diff": 0.005, "paired_lo": 0.0, "paired_hi": 0.013785, "clusters": 10}]
+    line = pair_line({"n": 400, "planned": 400, "metrics": m}, "`tracebench-last_k`", "1.5B", "0.5B")
+    assert line == ("  - `tracebench-last_k` (n = 400, 10 users): 1.5B higher on app +0.087 [+0.040, +0.131]; "
+                    "the interval does not exclude zero on format +0.005 [+0.000, +0.014].")
