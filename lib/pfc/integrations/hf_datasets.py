@@ -8,7 +8,8 @@ as JSON strings, so any value (nested objects, mixed types) survives exactly:
 as is. ``README.md`` is the dataset card (generator, seed, statistics, license, how to score
 with ``pfc``). Only benchmarks this repository generates are exported: the ToolSpectrum
 release is third-party data and is refused. This module reads and writes files; it does not
-build benchmarks (``pfc.data``) or score (``pfc.eval``).
+build benchmarks (``pfc.data``) or score (``pfc.eval``). ``pfc export --inspect RUN...`` writes runs as
+inspect_ai logs instead (:mod:`pfc.integrations.inspect_logs`).
 
     >>> row = to_row(Example.from_dict({"id": "a", "benchmark": "ptbench", "query": "hi", "gold": None}))
     >>> to_examples([row])[0].to_dict() == Example.from_dict({"id": "a", "benchmark": "ptbench", "query": "hi", "gold": None}).to_dict()
@@ -23,7 +24,7 @@ import argparse
 import sys
 
 from pfc import benchmarks, paths, provenance
-from pfc.errors import UserError
+from pfc.errors import MissingDependency, UserError
 from pfc.schema import Example, load_examples
 from pfc.io import atomic
 from pfc.data.origin import origin
@@ -114,7 +115,7 @@ def export(benchmark: str, examples, out, license: str = "cc-by-4.0") -> dict:
         (tmp / "data").mkdir()
         for split, exs in loaded.items():
             with atomic.staged(tmp / "data" / f"{split}-00000-of-00001.parquet") as part:
-                pq.write_table(pa.Table.from_pylist([to_row(e) for e in exs], schema=SCHEMA()), part)
+                pq.write_table(pa.Table.from_pylist([to_row(e) for e in exs], schema=SCHEMA(pa)), part)
         if (src / "tools.json").exists():
             atomic.write_bytes(tmp / "tools.json", (src / "tools.json").read_bytes())
         atomic.write_text(tmp / "README.md", card(benchmark, counts, stats, license, where))
@@ -137,8 +138,8 @@ def _is_export(folder: Path) -> bool:
         return False
 
 
-def SCHEMA():
-    import pyarrow as pa
+def SCHEMA(pa):
+    """The Parquet schema of a split (``pa``: the ``pyarrow`` module, imported where it is written)."""
     cols = [("id", pa.string()), ("benchmark", pa.string()), ("user_id", pa.string()), ("query", pa.string()),
             ("is_refusal", pa.bool_()), ("n_history", pa.int64())]
     return pa.schema(cols + [(k, pa.string()) for k in JSON_FIELDS])
@@ -190,6 +191,22 @@ def build_command(template: str, stats: dict) -> str:
 
 
 def _export_cmd(args) -> int:
+    runs = (args.inspect or []) + args.runs
+    if args.format == "inspect" or args.inspect:
+        try:
+            from pfc.integrations import inspect_logs  # inspect_ai loads only here
+        except ModuleNotFoundError as e:
+            raise MissingDependency(f"--inspect needs inspect_ai ({e.name} is missing): "
+                                    "pip install -e .[inspect]") from None
+        if not runs:
+            raise UserError("expected one or more run directories (pfc export --inspect RUN...)")
+        inspect_logs.export(runs, args.out)
+        return 0
+    if runs:
+        raise UserError("run directories are exported as inspect_ai logs: pfc export --inspect RUN...")
+    for flag, value in (("--benchmark", args.benchmark), ("--examples", args.examples), ("--out", args.out)):
+        if not value:
+            raise UserError("required by the Parquet export (or export runs: --inspect RUN...)", field=flag)
     counts = export(args.benchmark, args.examples, args.out, args.license)
     print(json.dumps(counts))
     print(f"pfc export: wrote {paths.relative(Path(args.out))}/README.md and data/<split>-00000-of-00001.parquet "
@@ -198,14 +215,21 @@ def _export_cmd(args) -> int:
 
 
 def add_command(sub) -> None:
-    """``pfc export``: registered by ``pfc.cli``."""
-    p = sub.add_parser("export", help="a benchmark we build as Hugging Face Parquet splits + dataset card",
+    """``pfc export``: registered by ``pfc.cli``; ``--inspect RUN...`` (or ``--format inspect RUN...``) writes
+    inspect_ai logs of runs instead (:mod:`pfc.integrations.inspect_logs`)."""
+    p = sub.add_parser("export", help="a benchmark we build as Hugging Face Parquet splits + dataset card; "
+                                      "runs as inspect_ai logs (--inspect)",
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        epilog="example:\n  pfc export --benchmark tracebench --examples data/benchmarks/tracebench "
                               "--out hf/tracebench")
-    p.add_argument("--benchmark", required=True, help="tracebench or ptbench (the ToolSpectrum release is refused)")
-    p.add_argument("--examples", required=True, help="a benchmark directory (PTBench: its build directory, four "
-                                                     "splits) or an examples.jsonl (one 'test' split)")
-    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("runs", nargs="*", help="run directories, with --format inspect")
+    p.add_argument("--format", choices=("hf", "inspect"), default="hf",
+                   help="hf: Parquet splits + card (default); inspect: one inspect_ai .eval log per run directory")
+    p.add_argument("--inspect", nargs="+", metavar="RUN", help="run directories to write as inspect_ai .eval logs, "
+                   "e.g. pfc export --inspect data/runs/hp data/runs/nh (same as --format inspect RUN...)")
+    p.add_argument("--benchmark", help="tracebench or ptbench (the ToolSpectrum release is refused)")
+    p.add_argument("--examples", help="a benchmark directory (PTBench: its build directory, four "
+                                      "splits) or an examples.jsonl (one 'test' split)")
+    p.add_argument("--out", help="output directory (inspect logs: default reports/inspect_logs)")
     p.add_argument("--license", default="cc-by-4.0", help="license named in the dataset card (default cc-by-4.0)")
     p.set_defaults(func=_export_cmd)
