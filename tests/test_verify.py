@@ -86,3 +86,21 @@ def test_unbuilt_examples_are_a_finding_or_with_skip_unbuilt_skipped(run, capsys
 def test_a_directory_that_is_no_run_is_refused_with_exit_2(tmp_path, capsys):
     assert main(["verify", str(tmp_path)]) == 2
     assert "not a run directory" in capsys.readouterr().err
+
+
+
+def test_a_hand_edited_copy_elsewhere_is_checked_against_the_committed_entry_of_its_identity(run, tmp_path,
+                                                                                               monkeypatch, capsys):
+    from pfc.report import verify
+    monkeypatch.setattr(verify, "ROOT", tmp_path)  # tmp_path/metrics.json stands for the committed one
+    copy = shutil.copytree(run, tmp_path / "elsewhere" / "renamed")
+    (tmp_path / "elsewhere" / "metrics.json").write_text("{}")  # a metrics.json above it without its entry
+    assert _verify(capsys, copy) == (0, [f"ok {paths.relative(copy)}"])  # an unedited copy: clean, though renamed
+    pred = copy / "predictions.jsonl"
+    before = _sha(pred)
+    rows = [json.loads(line) for line in pred.read_text().splitlines()]
+    rows[0]["output"] = json.dumps({"name": "no_such_tool", "arguments": {}})
+    pred.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, out = _verify(capsys, copy)
+    assert code == 1 and out[0] == (f"{paths.relative(tmp_path / 'metrics.json')}: field run.predictions_sha256: "
+                                    f"claims {before}, holds {_sha(pred)}")

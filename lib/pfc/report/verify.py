@@ -20,6 +20,7 @@ built is a finding (``--skip-unbuilt``: skipped); a directory that is not a run 
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from pfc import benchmarks, paths
 from pfc.errors import UserError
 from pfc.io.reuse import reading_once
 from pfc.provenance import sha256_path
-from pfc.report.reference.run import _json, _object, has_rows, history_examples, identity, is_reference, is_run
+from pfc.report.reference.run import ROOT, _json, _object, has_rows, history_examples, identity, is_reference, is_run
 from pfc.report.reference.score import score_run
 from pfc.run.identity import examples_sha256, text_hash
 from pfc.run.requests import template_identity
@@ -73,23 +74,42 @@ def identity_findings(run: Path, ident: dict, config: dict, held_examples: str |
     return out
 
 
-def metrics_findings(file: Path, key: str, claims: dict, holds: dict) -> list[str]:
-    """A ``metrics.json`` entry (``claims``) against the run re-scored (``holds``), the predictions' hash first."""
+def metrics_findings(file: Path, key: str, claims: dict, holds: dict, skip: tuple = ()) -> list[str]:
+    """A ``metrics.json`` entry (``claims``) against the run re-scored (``holds``), the predictions' hash first;
+    ``skip``: fields not compared (a copy's name and label)."""
     first = finding(file, f"{key}.predictions_sha256", claims.get("predictions_sha256"), holds.get("predictions_sha256"))
-    rest = [{k: v for k, v in d.items() if k != "predictions_sha256"} for d in (claims, holds)]
+    rest = [{k: v for k, v in d.items() if k not in ("predictions_sha256", *skip)} for d in (claims, holds)]
     return first + diff(file, f"{key}.", *rest)
 
 
-def committed_entry(run: Path) -> tuple[Path, str, dict | None] | None:
+def committed_entry(run: Path, ident: dict | None = None) -> tuple[Path, str, dict | None] | None:
     """``(metrics.json, the run's key there, its entry or None)`` of the nearest ``metrics.json`` above ``run``;
-    None when there is none."""
+    for a run with no entry there (a copy moved elsewhere), the committed entry recording its run identity
+    (``identity_sha256``; :func:`copied_entry`); None when there is neither."""
     run = Path(run).absolute()
+    above = None
     for up in run.parents:
         if (up / "metrics.json").is_file():
             key = run.relative_to(up).as_posix()
             doc = _json(up / "metrics.json")
-            return up / "metrics.json", key, doc.get(key) if isinstance(doc, dict) else None
-    return None
+            above = up / "metrics.json", key, doc.get(key) if isinstance(doc, dict) else None
+            break
+    if (above is None or above[2] is None) and ident:
+        return copied_entry(ident) or above
+    return above
+
+
+def copied_entry(ident: dict) -> tuple[Path, str, dict] | None:
+    """The committed ``metrics.json`` entry (under ``ROOT``) whose ``identity_sha256`` is this run identity's,
+    None when none is: a copy of a committed run, wherever it is, still claims that entry's predictions and scores."""
+    committed = ROOT / "metrics.json"
+    if not committed.is_file():
+        return None
+    h = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()
+    doc = _json(committed)
+    found = [(k, e) for k, e in (doc.items() if isinstance(doc, dict) else ())
+             if isinstance(e, dict) and e.get("identity_sha256") == h]
+    return (committed, *found[0]) if found else None
 
 
 def built(config: dict) -> tuple[Path | None, Path]:
@@ -120,11 +140,13 @@ def findings(run: Path, skip_unbuilt: bool = False) -> list[str] | str:
         exs, tls = benchmarks.get(bench).scoring.load(examples, tools)
         held = examples_sha256(bench, examples, tools, exs, tls)
     out += identity_findings(run, ident, config, held)
-    entry = committed_entry(run)
+    entry = committed_entry(run, ident)
     if entry is not None and entry[2] is not None:
         file, key, claims = entry
+        copy = () if file.parent in run.absolute().parents else ("run", "label")  # a copy's name is its own
         if held is not None and ident.get("examples_sha256") in (None, held):  # re-scored on the examples it answered
-            out += metrics_findings(file, key, claims, json.loads(json.dumps(score_run(run, key), sort_keys=True)))
+            out += metrics_findings(file, key, claims, json.loads(json.dumps(score_run(run, key), sort_keys=True)),
+                                    copy)
         else:
             out += finding(file, f"{key}.predictions_sha256", claims.get("predictions_sha256"),
                            sha256_path(run / "predictions.jsonl"))
