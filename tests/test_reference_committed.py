@@ -4,7 +4,7 @@
 Slow tier (``make test``, not ``make test-fast``): each check needs the default-size builds the runs
 answered (TRACEBench with full histories, both PTBench syntheses, the swap-user variants), built once
 for the module (~45 s on an idle 2-core machine), then every committed run re-scored (~25 s).
-``pfc verify`` passes on every run of the tables. The report stage on small runs is tested in ``test_reference_report.py``.
+``pfc verify`` passes on every committed run. The report stage on small runs is tested in ``test_reference_report.py``.
 """
 import json
 
@@ -41,6 +41,10 @@ def committed_data(tmp_path_factory):
         from pfc.data.counterfactual import build_variants
         tb = tmp_path / "data" / "benchmarks" / "tracebench"
         build_variants(tb, tb.parent / f"{tb.name}_swap-user", "swap-user", seed=0)
+    from pfc.plans.reference import DOSE_RUN, STATED_RUN
+    if any((d / "predictions.jsonl").is_file() for r in (DOSE_RUN, STATED_RUN) for d in reference.ROOT.glob(f"*/{r}")):
+        from pfc.plans.evidence import build_evidence  # the dose and contradict-stated sets (pfc verify reads them)
+        build_evidence(tmp_path / "data" / "benchmarks" / "tracebench")
     from pfc.report.reference import ask as ask_report
     names, _ = ask_report.run_names()
     on_sets = [r for r in ask_report.runs() if r.endswith(tuple(n for s, n in names.items() if s != "originals"))]
@@ -99,10 +103,13 @@ def test_the_committed_lora_pair_of_trained_users_has_a_narrower_paired_interval
 
 
 def test_every_committed_reference_run_verifies(committed_data, capsys):
-    """``pfc verify`` over every run of the tables: its examples, prompt template and sample hashes, and its
+    """``pfc verify`` over every committed run of the plan (the tables' and the side runs: layout ablations,
+    variants, ask-or-infer): its examples, prompt template and sample hashes, and for a run of the tables its
     committed ``metrics.json`` entry (predictions hash, scores) re-derived from what it holds."""
     from pfc.cli import main
-    runs = reference.run_dirs()
+    from pfc.report.reference.run import planned_runs
+    runs = [d for d, _ in planned_runs(reference.ROOT)]
+    assert set(reference.run_dirs()) <= set(runs) and len(runs) > len(reference.run_dirs())
     code = main(["verify", *map(str, runs)])
     out = capsys.readouterr().out.splitlines()
     assert (code, len(out)) == (0, len(runs)) and all(line.startswith("ok ") for line in out), out
