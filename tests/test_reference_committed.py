@@ -113,3 +113,73 @@ def test_every_committed_reference_run_verifies(committed_data, capsys):
     code = main(["verify", *map(str, runs)])
     out = capsys.readouterr().out.splitlines()
     assert (code, len(out)) == (0, len(runs)) and all(line.startswith("ok ") for line in out), out
+
+
+@pytest.fixture(scope="module")
+def inspect_logs(committed_data, tmp_path_factory):
+    """Every committed run of the plan exported as an inspect log (``pfc export --inspect``): ``{run dir: log}``."""
+    from pfc.integrations.inspect_logs import export
+    from pfc.report.reference.run import planned_runs
+    runs = [d for d, _ in planned_runs(reference.ROOT)]
+    return dict(zip(runs, export(runs, tmp_path_factory.mktemp("inspect"))))
+
+
+def test_every_committed_run_exports_to_inspect_and_reads_back_with_its_committed_scores(inspect_logs):
+    """Issue 67: inspect_ai's own reader sees one sample per answered example, and the header's scores equal the
+    committed ``metrics.json`` entry of each run of the tables (the side runs: their samples' ``overall`` mean)."""
+    from inspect_ai.log import read_eval_log
+    from pfc.report.reference.run import run_key
+    committed = json.loads((reference.ROOT / "metrics.json").read_text())
+    compared = 0
+    for run, f in inspect_logs.items():
+        log = read_eval_log(str(f))
+        ids = {json.loads(line)["id"] for line in (run / "predictions.jsonl").read_text().splitlines() if line.strip()}
+        assert sorted(s.id for s in log.samples) == sorted(ids), run
+        header = {m.name: m.value for m in log.results.scores[0].metrics.values()}
+        per = [s.scores["pfc"].value for s in log.samples]
+        if "overall" in header:
+            assert header["overall"] == pytest.approx(sum(v["overall"] for v in per) / len(per)), run
+        entry = committed.get(run_key(run, reference.ROOT))
+        if entry is not None:
+            shared = [k for k in entry["robust"] if k in header]
+            assert shared, run
+            for k in shared:
+                assert header[k] == pytest.approx(entry["robust"][k][0], abs=1e-6), (run, k)
+            compared += 1
+    assert compared == len(reference.run_dirs())
+
+
+def test_inspect_view_lists_a_committed_reference_runs_samples(inspect_logs, tmp_path):
+    """``inspect view`` on the 1.5B's ``tracebench-last_k`` log, read in headless Chromium: its samples are listed."""
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    import os
+    from pathlib import Path
+    from inspect_ai.log import read_eval_log
+    from test_inspect_export import _free_port, _page_text  # the DevTools reader of the export tests
+    run = reference.ROOT / "qwen2.5-coder-1.5b-openvino" / "tracebench-last_k"
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    shutil.copy(inspect_logs[run], logs / inspect_logs[run].name)
+    first = [s.id for s in read_eval_log(str(inspect_logs[run])).samples[:3]]
+    port = _free_port()
+    view = subprocess.Popen([str(Path(sys.executable).parent / "inspect"), "view", "start", "--log-dir", str(logs),
+                             "--host", "127.0.0.1", "--port", str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        end = time.time() + 60
+        while time.time() < end:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/logs", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.3)
+        text = _page_text(f"http://127.0.0.1:{port}/#/logs/{inspect_logs[run].name}", first, tmp_path / "chromium")
+        assert all(i in text for i in first), text[:2000]
+    finally:
+        os.killpg(view.pid, signal.SIGTERM)
+        view.wait(30)

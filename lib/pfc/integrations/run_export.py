@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from pfc import benchmarks, paths
+from pfc.benchmarks.versions import history_examples
 from pfc.errors import UserError
 from pfc.eval.scoring import json_safe, score
 from pfc.jsonl import iter_jsonl
@@ -78,7 +79,15 @@ def read_run(run) -> dict:
                         "(build it with the run's seed, then export)")
     adapter = benchmarks.get(bench)
     every, tools = adapter.scoring.load(ex_path, tools_path)
-    check_answered(run, bench, ex_path, tools_path, every, tools)
+    try:
+        check_answered(run, bench, ex_path, tools_path, every, tools)
+    except UserError:  # a run made on an earlier data version (PTBench ptool-v1): read on that version's build
+        old = history_examples(config)
+        if old is None or not old.exists():
+            raise
+        ex_path = old
+        every, tools = adapter.scoring.load(ex_path, tools_path)
+        check_answered(run, bench, ex_path, tools_path, every, tools)
     outputs = adapter.scoring.load_predictions(pred, every)
     exs = [e for e in every if e.id in outputs]
     if not exs:
