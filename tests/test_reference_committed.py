@@ -183,3 +183,41 @@ def test_inspect_view_lists_a_committed_reference_runs_samples(inspect_logs, tmp
     finally:
         os.killpg(view.pid, signal.SIGTERM)
         view.wait(30)
+
+
+def test_every_committed_run_exports_to_every_eval_ever_and_reads_back_with_its_committed_scores(committed_data,
+                                                                                                  tmp_path):
+    """Issue 67: each committed run of the plan as an Every Eval Ever record, validated by the package's own
+    validator and read back by its record types (``.venv-eee``, Python 3.12: ``tests/test_eee_export.py``); the
+    aggregate of each run of the tables equals its committed ``metrics.json`` entry. One run at a time (an
+    instance file is a few KB an example)."""
+    import shutil
+    import subprocess
+    from pfc.integrations.eee import export
+    from pfc.report.reference.run import planned_runs, run_key
+    from test_eee_export import READ, eee_bin
+    committed = json.loads((reference.ROOT / "metrics.json").read_text())
+    compared = 0
+    for run in [d for d, _ in planned_runs(reference.ROOT)]:
+        out = tmp_path / "eee"
+        written = export([run], out)
+        targets = [str(p) for p in out.rglob("*") if p.is_file()]
+        assert len(targets) == 2 and written, run
+        p = subprocess.run([eee_bin("every_eval_ever"), "validate", "--format", "json", *targets], capture_output=True,
+                           text=True, timeout=600)
+        assert p.returncode == 0, (run, p.stdout[-2000:], p.stderr[-2000:])
+        p = subprocess.run([eee_bin("python"), "-c", READ, str(out)], capture_output=True, text=True, timeout=600)
+        assert p.returncode == 0, (run, p.stderr[-3000:])
+        ((_, back),) = json.loads(p.stdout).items()
+        ids = {json.loads(line)["id"] for line in (run / "predictions.jsonl").read_text().splitlines() if line.strip()}
+        assert set(back["samples"]) == ids, run
+        entry = committed.get(run_key(run, reference.ROOT))
+        if entry is not None:
+            got = {k.removeprefix("pfc:"): v for k, v in back["aggregate"].items()}
+            shared = [k for k in entry["robust"] if k in got]
+            assert shared, run
+            for k in shared:
+                assert got[k] == pytest.approx(entry["robust"][k][0], abs=1e-6), (run, k)
+            compared += 1
+        shutil.rmtree(out)
+    assert compared == len(reference.run_dirs())
