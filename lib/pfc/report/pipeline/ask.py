@@ -17,6 +17,7 @@ from pfc.io.reuse import reading_once
 from pfc.plans.ask import (ASK_BENCHMARK as BENCH, CANNOT_N, ORIGINALS_N, build_followup, run_baselines, run_dirs,
                            set_dir, study_sets)
 from pfc.report.pipeline.step import Step, rel, run_replacing
+from pfc.report.reference import ask as ask_report
 from pfc.report.reference import run as reference
 
 
@@ -70,6 +71,7 @@ def ask_steps(bench: Path, n_boot: int) -> list:
             run_baselines(bench, ids, paths.RUNS, lambda ex, b, d, i: run_replacing(BENCH, ex, b, d, ids=i,
                                                                                      prompt_variant="ask"))
     preds = [d / "predictions.jsonl" for sets in dirs.values() for d in sets.values()]
+    real = [reference.ROOT / r / "predictions.jsonl" for r in ask_report.runs()]  # committed rows: absent ones too
     sets = [set_dir(bench, s) / "perturb.json" for s in ("ask", "cannot")]
     out = paths.REPORTS / "ask_or_infer"
     return [Step("ask or infer: the ask and cannot sets and the three baselines' runs", None,
@@ -79,4 +81,4 @@ def ask_steps(bench: Path, n_boot: int) -> list:
                  {"originals": rel(bench), "out_dir": rel(out), "n_boot": n_boot, "seed": 0,
                   **dict(zip(("real_runs", "standard_runs"), real_runs())),
                   "baseline_runs": ",".join(f"{b}=" + ":".join(rel(d) for d in s.values()) for b, s in dirs.items())},
-                 [*sets, *preds], [out / "ask_or_infer.csv"], copy_name="10_ask_or_infer")]
+                 [*sets, *preds, *real], [out / "ask_or_infer.csv"], copy_name="10_ask_or_infer")]
