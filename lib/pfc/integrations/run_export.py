@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from pfc import benchmarks, paths
-from pfc.benchmarks.versions import history_examples
+from pfc.plans.versions import history_examples
 from pfc.errors import UserError
 from pfc.eval.scoring import json_safe, score
 from pfc.jsonl import iter_jsonl

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from pfc import benchmarks, paths
-from pfc.benchmarks.versions import data_version, history_builds, history_examples  # noqa: F401  (re-exported)
+from pfc.plans.versions import data_version, history_builds, history_examples  # noqa: F401  (re-exported)
 from pfc.errors import UserError
 from pfc.report.labels import run_label
 from pfc.run.identity import examples_sha256, plan_record
