@@ -42,7 +42,8 @@ def reference_labels(benchmark: str) -> set[str]:
     from pfc.report.reference.run import ROOT as COMMITTED  # the repository's runs (the tests point REPORTS elsewhere)
     f = COMMITTED / "metrics.json"
     runs = json.loads(f.read_text()) if f.exists() else {}
-    return {_run_name(r["label"]) for r in runs.values() if r["benchmark"] == benchmark}  # model folders too
+    # model folders too; an ask-or-infer entry (<folder>/ask: pooled runs, no label) is no table's row
+    return {_run_name(r["label"]) for r in runs.values() if r.get("benchmark") == benchmark and "label" in r}
 
 
 def _run_name(label: str) -> str:
