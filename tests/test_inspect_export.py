@@ -186,13 +186,13 @@ def _page_text(url: str, want: list[str], profile: Path, timeout: float = 60) ->
         browser.wait(30)
 
 
-@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="no Chromium at /usr/bin/chromium")
-def test_inspect_view_lists_the_exported_samples(runs, tmp_path):  # ~6 s: inspect view, then a headless browser
+def viewer_text(log_dir: Path, log_name: str, want: list[str], profile: Path) -> str:
+    """The text ``inspect view`` (started on a free loopback port over ``log_dir``) shows for the log ``log_name`` in
+    headless Chromium once every string of ``want`` is on it; both processes are stopped after."""
     inspect = Path(sys.executable).parent / "inspect"  # the inspect_ai installed beside this interpreter
-    if not inspect.exists():
-        pytest.skip(f"no inspect CLI at {inspect}")
+    assert inspect.exists(), f"no inspect CLI at {inspect}: make test installs the inspect extra"
     port = _free_port()
-    view = subprocess.Popen([str(inspect), "view", "start", "--log-dir", str(runs / "logs"), "--host", "127.0.0.1",
+    view = subprocess.Popen([str(inspect), "view", "start", "--log-dir", str(log_dir), "--host", "127.0.0.1",
                              "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     try:
@@ -203,14 +203,19 @@ def test_inspect_view_lists_the_exported_samples(runs, tmp_path):  # ~6 s: inspe
                 break
             except OSError:
                 time.sleep(0.3)
-        (name,) = [p.name for p in (runs / "logs").glob("*_oracle.eval")]
-        ids = [s.id for s in log_of(runs, "oracle").samples]
-        text = _page_text(f"http://127.0.0.1:{port}/#/logs/{name}", ids, tmp_path / "chromium")
-        assert all(i in text for i in ids), text[:2000]
-        assert "pfc/tracebench" in text and f"{N} rows" in text
+        return _page_text(f"http://127.0.0.1:{port}/#/logs/{log_name}", want, profile)
     finally:
         os.killpg(view.pid, signal.SIGTERM)
         view.wait(30)
+
+
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="no Chromium at /usr/bin/chromium")
+def test_inspect_view_lists_the_exported_samples(runs, tmp_path):  # ~6 s: inspect view, then a headless browser
+    (name,) = [p.name for p in (runs / "logs").glob("*_oracle.eval")]
+    ids = [s.id for s in log_of(runs, "oracle").samples]
+    text = viewer_text(runs / "logs", name, ids, tmp_path / "chromium")
+    assert all(i in text for i in ids), text[:2000]
+    assert "pfc/tracebench" in text and f"{N} rows" in text
 
 
 def test_a_hierarchical_run_shows_step_two_in_the_domain_step_one_chose(tiny_tracebench, tmp_path):
