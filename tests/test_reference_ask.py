@@ -15,6 +15,7 @@ import pytest
 from pfc import benchmarks
 from pfc.benchmarks.tracebench import plans as TP
 from pfc.plans import ask as A
+from pfc.plans import executor
 from pfc.plans.reference import MODEL_PAIRS, RunConfig, command, record, tracebench_ids
 from pfc.report.pipeline.ask import followup_sets
 from pfc.report.reference import ask as R
@@ -32,13 +33,9 @@ def _make(tmp_path, tiny_tracebench, monkeypatch, sides=SIDES, followup=True):
         (tb / f).write_bytes((tiny_tracebench / f).read_bytes())
     monkeypatch.setattr(A, "ORIGINALS_N", 6)
     monkeypatch.setattr(A, "CANNOT_N", 3)
-    exs, tools = benchmarks.get("tracebench").scoring.load(tb, None)
     root = tmp_path / "root"
     for model, backend in sides.items():
-        like = RunConfig("tracebench", tb, backend, root / f"{model}-{ENGINE}" / "tracebench-last_k", model=model,
-                         history="last_k", k=10, progress=False, use_cache=False)
-        steps = {p.name: p for p in TP.ask_runs(tb, exs, tools, tracebench_ids(exs, per_cell=2), like, 20)}
-        steps = {n: replace(p, config=replace(p.config, plan=record(n, model, ENGINE))) for n, p in steps.items()}
+        steps = _steps(tb, root, model, backend)
         for name in TP.FIRST_TURNS:
             p = steps[name]
             if p.build is not None and not (p.config.examples / "perturb.json").exists():
@@ -51,6 +48,15 @@ def _make(tmp_path, tiny_tracebench, monkeypatch, sides=SIDES, followup=True):
             known = {e.id for e in benchmarks.get("tracebench").scoring.load(fu.config.examples, None)[0]}
             execute(replace(fu.config, ids=tuple(i for i in fu.config.ids if i in known)))
     return root
+
+
+def _steps(tb, root, model, backend) -> dict:
+    """The plan's ask steps for one folder, by name."""
+    exs, tools = benchmarks.get("tracebench").scoring.load(tb, None)
+    like = RunConfig("tracebench", tb, backend, root / f"{model}-{ENGINE}" / "tracebench-last_k", model=model,
+                     history="last_k", k=10, progress=False, use_cache=False)
+    steps = {p.name: p for p in TP.ask_runs(tb, exs, tools, tracebench_ids(exs, per_cell=2), like, 20)}
+    return {n: replace(p, config=replace(p.config, plan=record(n, model, ENGINE))) for n, p in steps.items()}
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +104,23 @@ def test_a_folder_without_follow_up_turns_is_partial_and_names_the_run(tmp_path,
     assert one["action"]["two_turn_success"]["value"] is None  # no follow-up: NaN, never 0
 
 
+def test_an_answerer_that_never_asks_owes_no_follow_up_turn(both):
+    e = _entry(both, BIG)
+    assert e["runs"]["followup"] == {"run": f"{BIG}-{ENGINE}/{TP.FOLLOWUP_RUN}", "n": 0, "planned": 0}
+    assert not e["partial"] and e["missing"] == [] and e["n"] == 6 + 6 + 3
+    assert e["action"]["questions_per_item"]["value"] == 0.0 and e["action"]["questions_per_item"]["items"] == 15
+
+
+def test_the_plan_says_and_skips_a_follow_up_set_without_questions(tmp_path, tiny_tracebench, monkeypatch):
+    root = _make(tmp_path, tiny_tracebench, monkeypatch, sides={BIG: "always-call"}, followup=False)
+    said = []
+    usage = executor.run(_steps(tmp_path / "data" / "tracebench", root, BIG, "always-call")[TP.FOLLOWUP_RUN],
+                         label="reference", tell=said.append)
+    assert usage["written"] == 0 and usage["failures"] == 0 and not (root / f"{BIG}-{ENGINE}" / TP.FOLLOWUP_RUN).exists()
+    assert said == [f"[reference] {TP.FOLLOWUP_RUN}: 0 examples: {BIG}-always-call holds none of its 15 planned ids; "
+                    "nothing to run"]
+
+
 def test_the_model_pair_is_pending_while_a_model_has_no_run_and_names_its_commands(tmp_path, tiny_tracebench,
                                                                                     monkeypatch):
     root = _make(tmp_path, tiny_tracebench, monkeypatch, sides={SMALL: "always-ask"}, followup=False)
@@ -111,7 +134,7 @@ def test_the_model_pair_is_the_larger_model_minus_the_smaller_on_the_pooled_sets
     model = next(p for p in R.pairs(both, n_boot=50) if p["question"] == "ask-model")
     m = {r["key"]: r for r in model["metrics"]}
     assert not model["pending"] and (model["a_model"], model["b_model"]) == (BIG, SMALL)
-    assert model["partial"] and model["commands"] == [command(TP.FOLLOWUP_RUN, BIG, ENGINE)]  # it never asked
+    assert not model["partial"] and model["commands"] == []  # it never asked: no follow-up turn is due
     assert model["n"] == 6 + 6 + 3  # the first turns both answered
     assert (m["over_ask"]["a"], m["over_ask"]["b"], m["over_ask"]["diff"]) == (0.0, 1.0, -1.0)
     assert (m["guess_rate"]["a"], m["guess_rate"]["b"], m["guess_rate"]["diff"]) == (1.0, 0.0, 1.0)

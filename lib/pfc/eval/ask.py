@@ -101,9 +101,10 @@ def score_row(ex, output, row: dict, etype, tools_by_key: dict) -> tuple[dict, s
     return {**row, **cols}, etype
 
 
-def pairs(df: pd.DataFrame) -> pd.DataFrame:
+def pairs(df: pd.DataFrame, followed: bool | None = None) -> pd.DataFrame:
     """``df`` (rows of :func:`score_row`, several runs of one answerer pooled; unique ids) with the pair columns
-    of the module doc."""
+    of the module doc. ``followed``: whether the follow-up turns are in (default: ``df`` holds one); without
+    them the two-turn columns have no item (NaN, never 0)."""
     df = df.reset_index(drop=True).copy()
     first = df[df["first_turn"] == 1]
     pred = dict(zip(first["id"], first["pred_action"]))
@@ -116,7 +117,7 @@ def pairs(df: pd.DataFrame) -> pd.DataFrame:
     follow = {i: (int(o), p) for i, o, p in zip(second["first_id"], second["overall"], second["pred_action"])}
     base, hit, asked = [], [], []
     for f, i, g, p, o in zip(df["first_turn"], df["id"], df["gold_action"], df["pred_action"], df["overall"]):
-        b = int(bool(follow) and f == 1 and (p != "ask" or i in follow))
+        b = int((bool(follow) if followed is None else followed) and f == 1 and (p != "ask" or i in follow))
         after = follow.get(i, (0, None))
         base.append(b)
         hit.append(b * int(after[0] == 1 if p == "ask" else (p == g and (g != "call" or o == 1) and g != "ask")))
@@ -125,10 +126,11 @@ def pairs(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def table(df: pd.DataFrame, n_boot: int = 1000, seed: int = 0, names=ACTION_METRICS, **extra) -> list[dict]:
+def table(df: pd.DataFrame, n_boot: int = 1000, seed: int = 0, names=ACTION_METRICS, followed: bool | None = None,
+          **extra) -> list[dict]:
     """The action metrics over pooled rows (:func:`pairs` applied): value, user-clustered 95% interval, items,
     direction (``pfc.eval.dose.metric_rows``); a metric with no item of its kind is NaN, never 0."""
-    return metric_rows(pairs(df), names, n_boot, seed, **extra)
+    return metric_rows(pairs(df, followed), names, n_boot, seed, **extra)
 
 
 def risk_coverage(df: pd.DataFrame, evidence: dict, taus, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:

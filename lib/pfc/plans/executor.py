@@ -2,8 +2,8 @@
 
 ``pfc run``, the real-model and reference plans, the demo runs, ``make reproduce``'s baseline runs and the
 notebooks all go through :func:`execute` (:func:`run`, :func:`run_config` for one). A variant set is built first
-when unfinished (its manifest is written last), keeping the ids it holds; a run resumes (``pfc.run.runner``);
-``replacing``: a directory made by an older plan moves to ``attic/``. A step without a run goes to ``train``.
+when unfinished (its manifest is written last), keeping the ids it holds (none: nothing to run, said); a run
+resumes (``pfc.run.runner``); ``replacing``: a directory made by an older plan moves to ``attic/``. A step without a run goes to ``train``.
 One error path: a ``UserError`` names the step and goes to the command's ``pfc.errors.entry`` (one line, exit 2)
 unless ``refused`` takes it; Ctrl-C says the same command resumes (exit 130). It does not plan, score or report.
 """
@@ -43,6 +43,10 @@ def run(step: Planned, *, replacing: bool = False, label: str = "", tell=say) ->
     """One run step (see the module docstring); returns the run's usage. ``label``: announce the step as
     ``[label] name: N examples`` first; ``tell``: where a replaced run is said (None: silently)."""
     cfg = prepared(step)
+    if cfg.ids == () and step.build is not None:  # its built set holds none of the ids (no question to follow up)
+        tell(f"[{label or 'run'}] {step.name}: 0 examples: {Path(cfg.examples).name} holds none of its "
+             f"{len(step.config.ids)} planned ids; nothing to run")
+        return {"n_examples": 0, "todo": 0, "done": 0, "written": 0, "failures": 0}
     if label:
         tell(f"[{label}] {step.name}: {len(cfg.ids) if cfg.ids else 'all'} examples")
     if not replacing:

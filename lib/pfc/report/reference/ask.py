@@ -7,8 +7,8 @@ and the follow-up turns are pooled as one answerer (``pfc.eval.ask.pairs``):
 
 - :func:`entries`: ``{"<folder>/ask": entry}`` for ``metrics.json``: every action metric of ``pfc.eval.ask``
   with its user-clustered 95% interval, items and direction, and each set's rows and planned n (``partial``
-  when a set is missing or unfinished, ``missing`` naming those runs). A folder whose first turns have no row
-  has no entry.
+  when a set is missing or unfinished, ``missing`` naming those runs; complete first turns without a question
+  leave no follow-up turn due: its set has 0 rows planned). A folder whose first turns have no row has no entry.
 - :func:`pairs`: two paired questions, entries of ``paired.json`` in the layout of ``pfc.report.reference.pairs``
   — **ask-model**: the larger model − the smaller on the pooled sets (``pfc.plans.reference.MODEL_PAIRS``, one
   engine); **ask-prompt**: ask-allowed − standard prompt on the same originals, in each folder (what allowing a
@@ -72,9 +72,13 @@ def _pooled(root: Path, model: str, backend: str) -> tuple[pd.DataFrame | None, 
     got = {s: _rows(root, _at(model, backend, n)) for s, n in names.items()}
     runs = {s: None if r is None else {"run": _at(model, backend, names[s]), "n": len(r[0]), "planned": r[1]}
             for s, r in got.items()}
-    missing = [_at(model, backend, names[s]) for s, r in got.items() if r is None]
     if all(got[s] is None for s in SETS[:3]):  # no first turn answered: nothing to pool
-        return None, runs, missing
+        return None, runs, [_at(model, backend, names[s]) for s in SETS]
+    follow = SETS[3]
+    if got[follow] is None and all(runs[s] and runs[s]["n"] == runs[s]["planned"] for s in SETS[:3]) \
+            and not any((got[s][0]["pred_action"] == "ask").any() for s in SETS[:3]):
+        runs[follow] = {"run": _at(model, backend, names[follow]), "n": 0, "planned": 0}  # no question: none due
+    missing = [_at(model, backend, names[s]) for s in SETS if runs[s] is None]
     frame = pd.concat([r[0] for r in got.values() if r is not None], ignore_index=True).drop_duplicates("id")
     return frame, runs, missing
 
@@ -90,7 +94,7 @@ def entries(root: Path, n_boot: int = 1000, seed: int = 0) -> dict:
         frame, runs, missing = _pooled(root, model, backend)
         if frame is None:
             continue
-        rows = ask.table(frame, n_boot, seed)
+        rows = ask.table(frame, n_boot, seed, followed=runs[SETS[3]] is not None)
         partial = bool(missing) or any(r["n"] < r["planned"] for r in runs.values() if r)
         out[_at(model, backend, "ask")] = {
             "kind": "ask-or-infer", "model": model, "backend": backend, "partial": partial, "missing": missing,
@@ -111,20 +115,22 @@ def paired(a: pd.DataFrame, b: pd.DataFrame, n_boot: int = 1000, seed: int = 0) 
 
 
 def _pair(question: str, a: str, b: str, sides_: tuple, got: tuple, commands: list[str], n_boot: int,
-          seed: int, what: str, planned: int) -> dict:
+          seed: int, what: str, planned: int, unfinished: bool, followed=(None, None)) -> dict:
     """One pair's entry: pending when a side has no row (``commands``: those of the runs it lacks), else the
-    paired table on the ids both answered (partial when a run is still to come or unfinished)."""
+    paired table on the ids both answered (partial when a run is still to come or ``unfinished``);
+    ``followed``: each side's follow-up turns are in (``pfc.eval.ask.pairs``)."""
     entry = {"question": question, "a": a, "b": b, f"a_{what}": sides_[0], f"b_{what}": sides_[1],
              "commands": commands}
     if any(g is None for g in got):
         return {**entry, "pending": True}
-    fa, fb = (ask.pairs(g) for g in got)
+    fa, fb = (ask.pairs(g, f) for g, f in zip(got, followed))
     common = set(fa["id"]) & set(fb["id"])
     if not common:
         return {**entry, "pending": True}
     table = paired(fa, fb, n_boot, seed)
-    return {**entry, "pending": False, "benchmark": ASK_BENCHMARK, "n": len(common), "planned": planned,
-            "partial": len(common) < planned or bool(commands), "metrics": records(table)}
+    n = len(common & set(fa.loc[fa["first_turn"] == 1, "id"]))  # items (a follow-up turn is not one)
+    return {**entry, "pending": False, "benchmark": ASK_BENCHMARK, "n": n, "planned": planned,
+            "partial": unfinished or bool(commands), "metrics": records(table)}
 
 
 def pairs(root: Path, n_boot: int = 1000, seed: int = 0) -> list[dict]:
@@ -134,11 +140,13 @@ def pairs(root: Path, n_boot: int = 1000, seed: int = 0) -> list[dict]:
     out = []
     for big, small, eng in MODEL_PAIRS:
         (fa, ra, ma), (fb, rb, mb) = pooled[(big, eng)], pooled[(small, eng)]
-        planned = max(sum(r["planned"] for r in runs.values() if r) for runs in (ra, rb))
+        planned = max(sum(r["planned"] for s, r in runs.items() if r and s != SETS[3]) for runs in (ra, rb))
         cmds = [command(n, m, eng) for m, miss in ((big, ma), (small, mb)) for n in names.values()
                 if _at(m, eng, n) in miss]
+        unfinished = any(r["n"] < r["planned"] for runs in (ra, rb) for r in runs.values() if r)
         out.append(_pair("ask-model", _at(big, eng, "ask"), _at(small, eng, "ask"), (big, small), (fa, fb), cmds,
-                         n_boot, seed, "model", planned))
+                         n_boot, seed, "model", planned, unfinished,
+                         tuple(runs[SETS[3]] is not None for runs in (ra, rb))))
     for model, eng in sides():
         a, b = (_at(model, eng, n) for n in (names["originals"], standard))
         got = {r: _rows(root, r) for r in (a, b)}
@@ -146,5 +154,5 @@ def pairs(root: Path, n_boot: int = 1000, seed: int = 0) -> list[dict]:
         planned = max((g[1] for g in got.values() if g), default=0)
         out.append(_pair("ask-prompt", a, b, ("ask-allowed", "standard"),
                          tuple(None if g is None else g[0] for g in got.values()), cmds, n_boot, seed, "prompt",
-                         planned))
+                         planned, any(len(g[0]) < g[1] for g in got.values() if g)))
     return out
