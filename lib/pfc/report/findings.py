@@ -4,7 +4,9 @@
 ``python -m pfc.report.reference``) and says, pair by pair, A − B with its paired 95% interval and n, printed
 as ``paired.md`` prints them (``pfc.report.reference.pairs``: three decimals): which model is better where (the
 model-size pairs, the swap-user pair across models), what history retrieval does (the history pairs), what LoRA
-does on our PTBench's current synthesis (the LoRA pairs in the model folders), and what the evidence cannot say.
+does on our PTBench's current synthesis (the LoRA pairs in the model folders), where each model stands against the
+history-prior rule (the ``rule`` pairs, ``pfc.report.reference.rule``) and beside the papers' printed rows
+(``pfc.report.paper_results``: theirs, on their data, never paired), and what the evidence cannot say.
 A side is "higher" on a metric only when the printed interval lies wholly above or below zero: one that touches
 zero ([+0.000, +0.014]) does not exclude it. :func:`splice` puts the section between README's markers;
 ``--check`` exits 1 when README's section differs from what would be written. It scores and runs nothing.
@@ -22,9 +24,11 @@ from pathlib import Path
 from pfc import paths
 from pfc.errors import UserError, entry
 from pfc.io import atomic
+from pfc.report import paper_results
 from pfc.report.reference.pairs import _ci
 from pfc.report.reference.run import ROOT
 
+RULE_RUNS = ("tracebench-last_k", "tracebench-retrieved", "ptbench-trained", "ptbench-untrained", "toolspectrum")
 START, END = "<!-- findings:start -->", "<!-- findings:end -->"
 README = paths.ROOT / "README.md"
 CANNOT = (
@@ -87,8 +91,50 @@ def section(metrics: dict, paired: dict) -> str:
         version = (metrics.get(p["b"]) or {}).get("synthesis")
         label = f"{_size(folder.rsplit('-', 1)[0])} `{run}`" + (f", {version}" if version else "")
         lines.append(pair_line(p, label, "LoRA", "base"))
+    lines.append("- **Against the history-prior rule** (model − the built-in `history-prior` baseline on the same ids; "
+                 "no model, it reads the user's whole history where the models see the prompt's records):")
+    for p in (p for p in ps if p["question"] == "rule" and p["a"].rsplit("/", 1)[-1] in RULE_RUNS):
+        folder, run = p["a"].split("/", 1)
+        lines.append(pair_line(p, f"{_size(folder.rsplit('-', 1)[0])} `{run}`", _size(folder.rsplit('-', 1)[0]),
+                               "the rule"))
+    lines += papers(metrics)
     models = sorted({str(e.get("model")).split("+")[0] for e in metrics.values() if e.get("model")})
     return "\n".join(lines + [CANNOT.format(models=", ".join(models))]) + "\n"
+
+
+def _ours(metrics: dict, run: str, key: str, subset: str | None = None) -> str:
+    """Each model folder's committed value of ``key`` on ``run`` (with its 95% interval), e.g. ``0.5B 0.083
+    [0.060, 0.110]``; ``subset``: a ToolSpectrum subset's."""
+    out = []
+    for name, e in sorted(metrics.items()):
+        if name.endswith(f"-openvino/{run}") and not e.get("partial"):
+            v = (e["by_subset"][subset] if subset else e["robust"]).get(key)
+            if v:
+                out.append(f"{_size(e['model'])} {v[0]:.3f} [{v[1]:.3f}, {v[2]:.3f}]")
+    return ", ".join(out) or "no run yet"
+
+
+def papers(metrics: dict) -> list[str]:
+    """The papers' printed rows nearest ours (``data/paper_results/``, labelled theirs) beside our committed values:
+    the same family's printed row and the best printed one, on their data, so side by side, never paired."""
+    tb = paper_results.table("TRACEBench", "Table 4").query("metric == 'overall'").set_index("model")["value"]
+    pt = paper_results.table("PTBench", "Table 1").set_index(["model", "metric"])["value"] / 100
+    ts = paper_results.toolspectrum_table("Table 3")
+    qwen_pt = "Qwen2.5-7B-Inst"
+    return [
+        "- **Beside the papers' printed rows** (`data/paper_results/`: their models on their data — TRACEBench's private "
+        "queries, PTBench's test set, ToolSpectrum's released samples — so side by side, never paired; ours as "
+        "`metrics.json` holds them, 95% intervals):",
+        f"  - TRACEBench Table 4, overall: Qwen2.5-7B-Instruct {tb['Qwen2.5-7B-Instruct']:.4f}, the best printed "
+        f"{tb.idxmax()} {tb.max():.4f}; ours (`tracebench-last_k`, synthetic users) {_ours(metrics, 'tracebench-last_k', 'overall')}.",
+        f"  - PTBench Table 1, overall on trained / untrained users: {qwen_pt} {pt[qwen_pt, 'Overall: Trained']:.4f} / "
+        f"{pt[qwen_pt, 'Overall: Untrained']:.4f}; ours (our synthesis) trained {_ours(metrics, 'ptbench-trained', 'overall')}; "
+        f"untrained {_ours(metrics, 'ptbench-untrained', 'overall')}.",
+        "  - ToolSpectrum Table 3, APP F1 (profile / environment / both): Qwen2.5-3B-Instruct "
+        + " / ".join(f"{ts.loc['Qwen2.5-3B-Instruct', f'{s}/APP']:.2f}" for s in ("profile", "environment", "both"))
+        + "; ours on the same release (the paper's F1, `APP_paper`): "
+        + "; ".join(f"{s} {_ours(metrics, 'toolspectrum', 'APP_paper', s)}" for s in ("profile", "environment", "both"))
+        + "."]
 
 
 def splice(readme: str, body: str) -> str:

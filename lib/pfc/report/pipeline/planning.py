@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from pfc import benchmarks, paths
-from pfc.plans import sample_run
+from pfc.plans import rule, sample_run
 from pfc.plans.evidence import EVIDENCE_BENCHMARK
 from pfc.report.pipeline import grid as pipeline_grid
 from pfc.report.pipeline.ask import ask_steps, followup_sets  # notebook 10 (issue 64): baselines only, never a model
@@ -80,7 +80,7 @@ def _reference(planned: set[str]) -> tuple[list[Step], list[Path]]:
                           [p for d in refs + ablations + asks for p in (d / "predictions.jsonl", d / "config.json")],
                           [paths.REPORTS / "reference_runs" / n
                            for n in ("metrics.json", "paired.json", "paired.md")],
-                          fn=lambda: (followup_sets(), reading_once(reference.write, pairs_report.write))))
+                          fn=lambda: (followup_sets(), rule.make(), reading_once(reference.write, pairs_report.write))))
     return steps, [d for d in refs if d not in history]  # history: metrics.json and paired.md only, never the tables
 
 

@@ -39,6 +39,7 @@ from pfc.eval.paired import paired_table, records
 from pfc.eval.scoring import score
 from pfc.report.reference import ask as ask_report
 from pfc.report.reference import personalization as personalization_pairs
+from pfc.report.reference import rule as rule_pairs
 from pfc.report.reference import run as reference
 from pfc.report.reference.run import examples_hash, has_rows, present
 from pfc.io import atomic
@@ -135,7 +136,8 @@ def compute(root: Path | None = None, n_boot: int = N_BOOT, seed: int = 0) -> di
     root = Path(root or reference.ROOT)
     with reading_once():  # both runs of a pair, and every pair on one build, read and hash its examples once
         return {"pairs": [pair(root, *p, n_boot=n_boot, seed=seed) for p in pairs()]
-                + personalization_pairs.compute(root, n_boot, seed) + ask_report.pairs(root, n_boot, seed),
+                + personalization_pairs.compute(root, n_boot, seed) + ask_report.pairs(root, n_boot, seed)
+                + rule_pairs.pairs(root, pair, n_boot, seed),
                 LAYOUTS: tracebench_check(root)}
 
 
@@ -150,12 +152,14 @@ TITLES = {"layout": "Prompt layout (issue 18, item 2): the other layout − the 
           "model": "Model size: the larger model − the smaller, same engine and settings",
           "personalization": "Personalization under swapped users: one side − the other, on the same variants",
           "engine": "Engine: one model's rows on two engines, same prompts and settings",
+          "rule": "Against the history-prior rule: each model − the built-in `history-prior` baseline (no model; it "
+                  "reads the user's whole history) on the same ids (`pfc.report.reference.rule`)",
           "ask-model": "Ask or infer (issue 64), model size: the larger model − the smaller on the pooled ask-or-infer "
                        "sets (originals, ask and cannot variants, follow-up turns; the ask-allowed prompt)",
           "ask-prompt": "Ask or infer, prompt: ask-allowed − standard prompt on the same originals (what allowing a "
                         "question costs in accuracy)"}
 WHAT = {"layout": "layout", "history": "history", "lora": "model", "model": "model", "engine": "backend",
-        "personalization": "side", "ask-model": "model", "ask-prompt": "prompt"}
+        "personalization": "side", "rule": "model", "ask-model": "model", "ask-prompt": "prompt"}
 # what a section's tables measure, where their rows alone do not say
 NOTES = {"personalization": (
     "Each side is a model on an engine: its `tracebench-last_k` run on the originals and its swap-user run on their "
