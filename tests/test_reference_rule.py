@@ -5,6 +5,7 @@ Known answers by construction: a "model" run that *is* the rule (backend ``histo
 with no discordant example; the ``no-history`` baseline (the same rule with the history hidden) cannot beat it on
 the app, which only the history decides where the request does not name it."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -79,3 +80,19 @@ def test_paired_markdown_has_the_rule_section_with_each_model_minus_the_rule(roo
                      P.LAYOUTS: {"pending": True}})
     assert f"## {P.TITLES['rule']}" in md
     assert f"`{SMALL}-{ENGINE}/{RUN}` ({SMALL}) − `{plan.RULE}` ({plan.RULE}), n = 12 paired examples." in md
+
+
+def test_each_link_of_paired_markdown_opens_the_page_make_diffs_writes(root, tmp_path, monkeypatch):
+    import re
+
+    from pfc import paths
+    from pfc.report.reference import diffs
+    monkeypatch.setattr(paths, "RUNS", tmp_path / "runs")
+    plan.make(root)
+    P.write(root, root)
+    links = re.findall(r"\[diff page\]\(([^)]+)\)", (root / "paired.md").read_text())
+    assert len(links) == 3  # the model pair and both rule pairs: the only finished ones
+    written = diffs.write_all(root, tell=lambda line: None)
+    assert sorted(p.relative_to(root).as_posix() for p in written) == sorted(links)
+    page = json.loads((root / links[0]).with_name("diff.json").read_text())
+    assert not any(Path(r["dir"]).is_absolute() for r in page["runs"].values())

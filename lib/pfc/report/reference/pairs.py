@@ -38,6 +38,7 @@ from pfc.eval.bootstrap import N_BOOT
 from pfc.eval.paired import paired_table, records
 from pfc.eval.scoring import score
 from pfc.report.reference import ask as ask_report
+from pfc.report.reference import diffs
 from pfc.report.reference import personalization as personalization_pairs
 from pfc.report.reference import rule as rule_pairs
 from pfc.report.reference import run as reference
@@ -176,7 +177,7 @@ def _command(run: str) -> str:
     return command(*_places().get(run, (run,)))
 
 
-DIFFABLE = ("layout", "history", "lora", "model", "engine", "ask-prompt")  # questions whose sides are two run directories
+DIFFABLE = diffs.SIDED  # questions whose sides are two run directories
 MIN_USERS = 10  # fewer users than this: a user-clustered bootstrap interval is flagged as rough (it resamples a handful)
 
 
@@ -214,8 +215,9 @@ def _table(p: dict) -> list[str]:
         lines += ["", f"† Intervals resample users: over fewer than {MIN_USERS} users they are rough (a handful of users "
                   "resampled), read the McNemar p instead. A run in progress covers few users: it answers user by user."]
     if p["question"] in DIFFABLE:  # the discordant examples themselves, side by side (pfc.report.diff)
-        lines += ["", f"The examples behind A only / B only: `pfc diff {paths.relative(reference.ROOT / p['a'])} "
-                      f"{paths.relative(reference.ROOT / p['b'])}` (an HTML page)."]
+        a, b = (paths.relative(d) for d in diffs.sides(p, reference.ROOT))
+        lines += ["", f"The examples behind A only / B only: [diff page]({diffs.page_dir(p['a'], p['b'])}/diff.html) "
+                      f"(`make diffs` writes every pair's; this one alone: `pfc diff {a} {b}`)."]
     return lines + [""]
 
 
