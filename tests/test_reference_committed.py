@@ -54,7 +54,7 @@ def committed_data(tmp_path_factory):
         study_sets(tmp_path / "data" / "benchmarks" / "tracebench")  # the ask and cannot sets (make reproduce's)
         followup_sets()  # each committed follow-up run's set, from its committed first turns
     from pfc.plans import rule
-    rule.make()  # the history-prior rule on each model run's ids (paired.json's rule pairs; make reproduce's)
+    rule.make(reference.ROOT)  # the history-prior rule on each model run's ids (paired.json's rule pairs; make reproduce's)
     try:
         with reading_once():  # every test here reads the same builds: each is read and hashed once
             yield

@@ -96,3 +96,8 @@ def test_each_link_of_paired_markdown_opens_the_page_make_diffs_writes(root, tmp
     assert sorted(p.relative_to(root).as_posix() for p in written) == sorted(links)
     page = json.loads((root / links[0]).with_name("diff.json").read_text())
     assert not any(Path(r["dir"]).is_absolute() for r in page["runs"].values())
+
+
+def test_the_rule_answers_the_runs_the_report_reads_by_default():
+    from pfc.report.reference.run import ROOT
+    assert plan.COMMITTED == ROOT

@@ -17,11 +17,12 @@ from pathlib import Path
 from pfc import paths
 from pfc.errors import entry
 from pfc.plans import executor
-from pfc.plans.reference import MODEL_PAIRS, OUT, folder, paired_runs
+from pfc.plans.reference import MODEL_PAIRS, folder, paired_runs
 from pfc.run.config import RunConfig
 
 RULE = "history-prior"
 COMMAND = "python -m pfc.plans.rule"
+COMMITTED = paths.ROOT / "reports" / "reference_runs"  # the committed runs (in the checkout, whatever PFC_OUTPUT_ROOT)
 
 
 def model_runs() -> list[str]:
@@ -46,8 +47,9 @@ def rule_config(run_dir: Path, out: Path) -> RunConfig:
 
 
 def make(root: Path | None = None, runs: Path | None = None) -> list[Path]:
-    """Make (or resume) the rule's run of every model run under ``root`` with a config; returns their directories."""
-    root, made = Path(root or OUT), []
+    """Make (or resume) the rule's run of every model run under ``root`` (default: the committed runs, which
+    ``pfc.report.reference`` reads) with rows; returns their directories."""
+    root, made = Path(root or COMMITTED), []
     for name in model_runs():
         if (root / name / "config.json").is_file() and (root / name / "predictions.jsonl").is_file():
             executor.run_config(rule_config(root / name, rule_dir(name, runs)), replacing=True, tell=None)

@@ -80,7 +80,7 @@ def _reference(planned: set[str]) -> tuple[list[Step], list[Path]]:
                           [p for d in refs + ablations + asks for p in (d / "predictions.jsonl", d / "config.json")],
                           [paths.REPORTS / "reference_runs" / n
                            for n in ("metrics.json", "paired.json", "paired.md")],
-                          fn=lambda: (followup_sets(), rule.make(), reading_once(reference.write, pairs_report.write))))
+                          fn=lambda: (followup_sets(), rule.make(reference.ROOT), reading_once(reference.write, pairs_report.write))))
     return steps, [d for d in refs if d not in history]  # history: metrics.json and paired.md only, never the tables
 
 
