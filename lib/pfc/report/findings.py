@@ -24,11 +24,12 @@ from pathlib import Path
 from pfc import paths
 from pfc.errors import UserError, entry
 from pfc.io import atomic
-from pfc.report import paper_results
+from pfc import benchmarks
+from pfc.plans.reference import SWAP_RUN, paired_runs
 from pfc.report.reference.pairs import _ci
 from pfc.report.reference.run import ROOT
 
-RULE_RUNS = ("tracebench-last_k", "tracebench-retrieved", "ptbench-trained", "ptbench-untrained", "toolspectrum")
+RULE_RUNS = tuple(r for r in paired_runs() if r != SWAP_RUN)  # the headline runs (the swap-user variants aside)
 START, END = "<!-- findings:start -->", "<!-- findings:end -->"
 README = paths.ROOT / "README.md"
 CANNOT = (
@@ -115,26 +116,14 @@ def _ours(metrics: dict, run: str, key: str, subset: str | None = None) -> str:
 
 
 def papers(metrics: dict) -> list[str]:
-    """The papers' printed rows nearest ours (``data/paper_results/``, labelled theirs) beside our committed values:
-    the same family's printed row and the best printed one, on their data, so side by side, never paired."""
-    tb = paper_results.table("TRACEBench", "Table 4").query("metric == 'overall'").set_index("model")["value"]
-    pt = paper_results.table("PTBench", "Table 1").set_index(["model", "metric"])["value"] / 100
-    ts = paper_results.toolspectrum_table("Table 3")
-    qwen_pt = "Qwen2.5-7B-Inst"
-    return [
-        "- **Beside the papers' printed rows** (`data/paper_results/`: their models on their data — TRACEBench's private "
-        "queries, PTBench's test set, ToolSpectrum's released samples — so side by side, never paired; ours as "
-        "`metrics.json` holds them, 95% intervals):",
-        f"  - TRACEBench Table 4, overall: Qwen2.5-7B-Instruct {tb['Qwen2.5-7B-Instruct']:.4f}, the best printed "
-        f"{tb.idxmax()} {tb.max():.4f}; ours (`tracebench-last_k`, synthetic users) {_ours(metrics, 'tracebench-last_k', 'overall')}.",
-        f"  - PTBench Table 1, overall on trained / untrained users: {qwen_pt} {pt[qwen_pt, 'Overall: Trained']:.4f} / "
-        f"{pt[qwen_pt, 'Overall: Untrained']:.4f}; ours (our synthesis) trained {_ours(metrics, 'ptbench-trained', 'overall')}; "
-        f"untrained {_ours(metrics, 'ptbench-untrained', 'overall')}.",
-        "  - ToolSpectrum Table 3, APP F1 (profile / environment / both): Qwen2.5-3B-Instruct "
-        + " / ".join(f"{ts.loc['Qwen2.5-3B-Instruct', f'{s}/APP']:.2f}" for s in ("profile", "environment", "both"))
-        + "; ours on the same release (the paper's F1, `APP_paper`): "
-        + "; ".join(f"{s} {_ours(metrics, 'toolspectrum', 'APP_paper', s)}" for s in ("profile", "environment", "both"))
-        + "."]
+    """The papers' printed rows nearest ours beside our committed values, a line per benchmark whose report section
+    says which (its ``paper_row(ours)``; ``ours(run, key, subset=None)``: each model's value): on their data, so side
+    by side, never paired."""
+    rows = [f"  - {sec.paper_row(lambda run, key, subset=None: _ours(metrics, run, key, subset))}."
+            for sec in (benchmarks.get(n).part("section") for n in benchmarks.NAMES) if hasattr(sec, "paper_row")]
+    return ["- **Beside the papers' printed rows** (`data/paper_results/`: their models on their data — TRACEBench's "
+            "private queries, PTBench's test set, ToolSpectrum's released samples — so side by side, never paired; ours "
+            "as `metrics.json` holds them, 95% intervals):", *rows]
 
 
 def splice(readme: str, body: str) -> str:

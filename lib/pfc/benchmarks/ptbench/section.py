@@ -35,3 +35,13 @@ def write(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> None:
         w.figure("PTBench Fig. 4 counterpart: error classes (ours)", lambda: figures.pies(
             shares, w.out / "figures" / "ptbench_fig4", "Counterpart of PTBench Fig. 4: error classes (ours)"),
             part="taxonomy")
+
+
+def paper_row(ours) -> str:
+    """README's findings line beside the paper (``pfc.report.findings``): Table 1's overall on trained and untrained
+    users for the same family's printed row, and ``ours(run, key)``: each model's committed value."""
+    pt = P.table("PTBench", "Table 1").set_index(["model", "metric"])["value"] / 100
+    q = "Qwen2.5-7B-Inst"
+    return (f"PTBench Table 1, overall on trained / untrained users: {q} {pt[q, 'Overall: Trained']:.4f} / "
+            f"{pt[q, 'Overall: Untrained']:.4f}; ours (our synthesis) trained {ours('ptbench-trained', 'overall')}; "
+            f"untrained {ours('ptbench-untrained', 'overall')}")

@@ -78,3 +78,13 @@ def toolspectrum_error_shares(runs: list[T.Run]) -> pd.DataFrame:
     out = pd.DataFrame(rows, columns=["source", "run", "class", "count", "share"])
     out["count"] = out["count"].astype("Int64")  # the paper prints shares only
     return out
+
+
+def paper_row(ours) -> str:
+    """README's findings line beside the paper (``pfc.report.findings``): Table 3's APP F1 per subset for the same
+    family's printed row, and ``ours(run, key, subset)``: each model's committed value (the paper's F1)."""
+    ts, subsets = P.toolspectrum_table("Table 3"), ("profile", "environment", "both")
+    return ("ToolSpectrum Table 3, APP F1 (profile / environment / both): Qwen2.5-3B-Instruct "
+            + " / ".join(f"{ts.loc['Qwen2.5-3B-Instruct', f'{s}/APP']:.2f}" for s in subsets)
+            + "; ours on the same release (the paper's F1, `APP_paper`): "
+            + "; ".join(f"{s} {ours('toolspectrum', 'APP_paper', s)}" for s in subsets))

@@ -64,3 +64,11 @@ def write(w: Writer, runs: list[T.Run], n_boot: int, seed: int) -> None:
                 prov.set_index(["run", "source"]).round(4), prov,
                 "Where each unstated value should have come from, and how often it was right, wrong or missing.",
                 part="taxonomy")
+
+
+def paper_row(ours) -> str:
+    """README's findings line beside the paper (``pfc.report.findings``): Table 4's overall for the same family's
+    printed row and the best, and ``ours(run, key)``: each model's committed value."""
+    tb = P.table("TRACEBench", "Table 4").query("metric == 'overall'").set_index("model")["value"]
+    return (f"TRACEBench Table 4, overall: Qwen2.5-7B-Instruct {tb['Qwen2.5-7B-Instruct']:.4f}, the best printed "
+            f"{tb.idxmax()} {tb.max():.4f}; ours (`tracebench-last_k`, synthetic users) {ours('tracebench-last_k', 'overall')}")
