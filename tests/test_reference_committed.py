@@ -163,3 +163,53 @@ def test_inspect_view_lists_a_committed_reference_runs_samples(inspect_logs, tmp
     first = [s.id for s in read_eval_log(str(inspect_logs[run])).samples[:3]]
     text = viewer_text(logs, inspect_logs[run].name, first, tmp_path / "chromium")
     assert all(i in text for i in first), text[:2000]
+
+
+EEE_READ = r"""
+import json, sys
+from pathlib import Path
+from every_eval_ever.eval_types import EvaluationLog
+from every_eval_ever.instance_level_types import InstanceLevelEvaluationLog
+from every_eval_ever.validator import strict_json_loads
+root, out = Path(sys.argv[1]), {}
+for name in sys.argv[2:]:
+    log = EvaluationLog.model_validate(strict_json_loads((root / name).read_text(encoding="utf-8")))
+    lines = (root / log.detailed_evaluation_results.file_path).read_text(encoding="utf-8").splitlines()
+    rows = [InstanceLevelEvaluationLog.model_validate(strict_json_loads(line)) for line in lines if line.strip()]
+    overall = [r.evaluation.score for r in rows if r.evaluation_result_id == "pfc:overall"]
+    out[name] = {"aggregate": {r.evaluation_result_id: r.score_details.score for r in log.evaluation_results},
+                 "samples": sorted({r.sample_id for r in rows}), "overall_rows": overall}
+print(json.dumps(out))
+"""
+
+
+def test_every_committed_run_exports_to_eee_and_reads_back_with_its_committed_scores(committed_data, tmp_path):
+    """Issue 67: ``pfc export --format eee`` on every committed run of the plan; the ``every-eval-ever`` package's
+    own record types (``.venv-eee``) read each back: one sample per answered example, an aggregate ``overall`` that
+    is its rows' mean, and for each run of the tables the committed ``metrics.json`` scores."""
+    import subprocess
+    from pfc.integrations.eee import export
+    from pfc.report.reference.run import planned_runs, run_key
+    from test_eee_export import eee_bin
+    runs = [d for d, _ in planned_runs(reference.ROOT)]
+    files = {d: f.relative_to(tmp_path).as_posix() for d, f in zip(runs, export(runs, tmp_path, now=0))}
+    p = subprocess.run([eee_bin("python"), "-c", EEE_READ, str(tmp_path), *files.values()], capture_output=True,
+                       text=True, timeout=900)
+    assert p.returncode == 0, p.stderr[-3000:]
+    back = json.loads(p.stdout)
+    committed = json.loads((reference.ROOT / "metrics.json").read_text())
+    compared = 0
+    for run, name in files.items():
+        got = back[name]
+        ids = {json.loads(line)["id"] for line in (run / "predictions.jsonl").read_text().splitlines() if line.strip()}
+        assert got["samples"] == sorted(ids), run
+        if got["overall_rows"]:
+            assert got["aggregate"]["pfc:overall"] == pytest.approx(sum(got["overall_rows"]) / len(ids)), run
+        entry = committed.get(run_key(run, reference.ROOT))
+        if entry is not None:
+            shared = [k for k in entry["robust"] if f"pfc:{k}" in got["aggregate"]]
+            assert shared, run
+            for k in shared:
+                assert got["aggregate"][f"pfc:{k}"] == pytest.approx(entry["robust"][k][0], abs=1e-6), (run, k)
+            compared += 1
+    assert compared == len(reference.run_dirs())
