@@ -130,6 +130,26 @@ def test_default_out_is_inspect_logs_under_reports(runs, tmp_path, monkeypatch):
     assert len(list((tmp_path / "reports" / "inspect_logs").glob("*_oracle.eval"))) == 1
 
 
+def test_the_log_is_dated_by_the_runs_finish_not_by_when_its_files_were_copied(runs, tmp_path):
+    from pfc.integrations.run_export import read_run
+    run = shutil.copytree(runs / "oracle", tmp_path / "oracle")
+    usage = json.loads((run / "usage.json").read_text())
+    (run / "usage.json").write_text(json.dumps({**usage, "finished_at": "2026-01-02T03:04:05"}))
+    os.utime(run / "predictions.jsonl", (1e9, 1e9))  # 2001: a checkout's time, not the run's
+    assert read_run(run)["created"] == "2026-01-02T03:04:05+00:00"
+    assert main(["export", "--inspect", str(run), "--out", str(tmp_path / "logs")]) == 0
+    (f,) = (tmp_path / "logs").glob("*.eval")
+    assert inspect_log.read_eval_log(str(f)).eval.created.startswith("2026-01-02T03:04:05")
+
+
+def test_a_run_without_a_finish_time_is_dated_by_its_last_row(runs, tmp_path):
+    from pfc.integrations.run_export import read_run
+    run = shutil.copytree(runs / "oracle", tmp_path / "oracle")
+    (run / "usage.json").unlink()
+    os.utime(run / "predictions.jsonl", (1e9, 1e9))  # 2001-09-09T01:46:40 UTC
+    assert read_run(run)["created"] == "2001-09-09T01:46:40+00:00"
+
+
 def refusal(capsys, *argv) -> str:
     assert main(["export", *argv]) == 2
     lines = capsys.readouterr().err.strip().splitlines()

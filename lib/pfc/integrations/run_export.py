@@ -63,7 +63,8 @@ def example_fields(ex, per_example: dict, groups) -> dict:
 
 def read_run(run) -> dict:
     """``{"run", "config", "run_json", "metrics", "planned", "created", "samples": [...]}`` of one run directory
-    (``created``: when its last row was written, UTC)."""
+    (``created``: when the run finished, UTC: ``usage.json``'s ``finished_at``, which a checkout keeps, else
+    ``predictions.jsonl``'s modification time)."""
     run = Path(run)
     cfg, pred = run / "config.json", run / "predictions.jsonl"
     for f in (cfg, pred):
@@ -107,4 +108,16 @@ def read_run(run) -> dict:
     return {"run": paths.relative(run), "config": config, "metrics": metrics, "samples": samples,
             "run_json": _object(run / "run.json") if (run / "run.json").is_file() else {},
             "planned": int(config.get("n_examples") or len(exs)),
-            "created": datetime.fromtimestamp(pred.stat().st_mtime, timezone.utc).isoformat()}
+            "created": created(run, pred)}
+
+
+def created(run: Path, pred: Path) -> str:
+    """When ``run`` finished, UTC ISO 8601: ``usage.json``'s ``finished_at`` (``pfc.run.writer`` writes it in UTC
+    without an offset), else the modification time of ``pred`` (a clone's checkout time)."""
+    usage = run / "usage.json"
+    doc = _object(usage) if usage.is_file() else {}
+    try:
+        when = datetime.fromisoformat(str(doc["finished_at"]))
+    except (KeyError, ValueError):
+        return datetime.fromtimestamp(pred.stat().st_mtime, timezone.utc).isoformat()
+    return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).isoformat()

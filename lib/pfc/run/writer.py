@@ -112,7 +112,7 @@ class RunWriter:
             raise atomic.write_failed(self.failures, e, APPEND_KEPT) from None
 
     def write_usage(self, usage: dict) -> None:
-        usage["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+        usage["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())  # UTC, no offset
         atomic.write_json(self.out / "usage.json", usage)
 
     def usage_done(self) -> int | None:
