@@ -10,6 +10,7 @@ the model. ``make reproduce`` makes them before the reference report pairs them
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -58,6 +59,8 @@ def make(root: Path | None = None, runs: Path | None = None) -> list[Path]:
 
 
 def _main(argv=None) -> int:
+    argparse.ArgumentParser(prog=COMMAND, description="the history-prior rule's runs on every committed model run's "
+                            "examples and settings (data/runs/reference-rule/; resumed; no model)").parse_args(argv)
     made = make()
     print(f"the {RULE} rule answered {len(made)} model runs' examples under {paths.relative(rule_dir(''))}",
           file=sys.stderr)
