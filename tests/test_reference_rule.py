@@ -101,3 +101,11 @@ def test_each_link_of_paired_markdown_opens_the_page_make_diffs_writes(root, tmp
 def test_the_rule_answers_the_runs_the_report_reads_by_default():
     from pfc.report.reference.run import ROOT
     assert plan.COMMITTED == ROOT
+
+
+@pytest.mark.parametrize("module", ["pfc.plans.rule", "pfc.report.reference.diffs"])
+def test_the_rule_and_diff_commands_refuse_an_unknown_argument_before_doing_anything(module, capsys):
+    import importlib
+    with pytest.raises(SystemExit) as stop:
+        importlib.import_module(module).main(["--bogus"])
+    assert stop.value.code == 2 and "unrecognized arguments: --bogus" in capsys.readouterr().err

@@ -10,6 +10,7 @@ not committed (about 2 MB each, rebuilt in about 20 s each from the committed ru
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -21,6 +22,7 @@ from pfc.report import diff
 from pfc.report.reference.run import ROOT
 
 DIRS = "diffs"
+COMMAND = "python -m pfc.report.reference.diffs"
 SIDED = ("layout", "history", "lora", "model", "engine", "ask-prompt", "rule")  # both sides are run directories
 
 
@@ -55,13 +57,15 @@ def write_all(root: Path | None = None, runs: Path | None = None, tell=print) ->
 
 
 def _main(argv=None) -> int:
+    argparse.ArgumentParser(prog=COMMAND, description="the diff page of every finished run pair of the committed "
+                            "reference runs' paired.json, beside it (diffs/<A>--<B>/diff.html)").parse_args(argv)
     write_all(tell=lambda line: print(line, file=sys.stderr))
     return 0
 
 
 def main(argv=None) -> int:
     """The command line through the one error path (``pfc.errors.entry``)."""
-    return entry("python -m pfc.report.reference.diffs", _main, argv)
+    return entry(COMMAND, _main, argv)
 
 
 if __name__ == "__main__":
