@@ -35,3 +35,15 @@ def test_a_pair_line_names_each_side_and_what_holds_zero():
     line = pair_line({"n": 400, "planned": 400, "metrics": m}, "`tracebench-last_k`", "1.5B", "0.5B")
     assert line == ("  - `tracebench-last_k` (n = 400, 10 users): 1.5B higher on app +0.087 [+0.040, +0.131]; "
                     "the interval does not exclude zero on format +0.005 [+0.000, +0.014].")
+
+
+def test_an_ask_line_gives_each_rate_with_its_interval_and_items_and_names_the_runs_to_come():
+    from pfc.report.findings import ask_line
+    m = lambda v, lo, hi, n: {"value": v, "lo": lo, "hi": hi, "items": n}  # noqa: E731
+    e = {"model": "qwen2.5-coder-0.5b", "n": 500, "partial": True,
+         "runs": {"originals": {"n": 200, "planned": 200}, "ask": {"n": 150, "planned": 200}, "followup": None},
+         "action": {"guess_rate": m(0.985, 0.965, 1.0, 200), "over_ask": m(0.015, 0.0, 0.029, 200),
+                    "two_turn_success": {"value": None, "lo": None, "hi": None, "items": 0}}}
+    assert ask_line("q/ask", e) == ("  - 0.5B (`q/ask`, 500 first-turn items, partial: ask, followup to come): "
+                                    "guess rate 0.985 [0.965, 1.000] (200 ask items), "
+                                    "over-ask 0.015 [0.000, 0.029] (200 originals).")

@@ -5,7 +5,8 @@
 as ``paired.md`` prints them (``pfc.report.reference.pairs``: three decimals): which model is better where (the
 model-size pairs, the swap-user pair across models), what history retrieval does (the history pairs), what LoRA
 does on our PTBench's current synthesis (the LoRA pairs in the model folders), where each model stands against the
-history-prior rule (the ``rule`` pairs, ``pfc.report.reference.rule``) and beside the papers' printed rows
+history-prior rule (the ``rule`` pairs, ``pfc.report.reference.rule``), when each asks or infers (the ask-or-infer
+entries and the ask-model / ask-prompt pairs, ``pfc.report.reference.ask``) and beside the papers' printed rows
 (``pfc.report.paper_results``: theirs, on their data, never paired), and what the evidence cannot say.
 A side is "higher" on a metric only when the printed interval lies wholly above or below zero: one that touches
 zero ([+0.000, +0.014]) does not exclude it. :func:`splice` puts the section between README's markers;
@@ -98,9 +99,42 @@ def section(metrics: dict, paired: dict) -> str:
         folder, run = p["a"].split("/", 1)
         lines.append(pair_line(p, f"{_size(folder.rsplit('-', 1)[0])} `{run}`", _size(folder.rsplit('-', 1)[0]),
                                "the rule"))
-    lines += papers(metrics)
+    lines += asks(metrics, ps) + papers(metrics)
     models = sorted({str(e.get("model")).split("+")[0] for e in metrics.values() if e.get("model")})
     return "\n".join(lines + [CANNOT.format(models=", ".join(models))]) + "\n"
+
+
+ASK_SAID = (("guess_rate", "guess rate", "ask items"), ("over_ask", "over-ask", "originals"),
+            ("tool_hallucination", "tool hallucination", "cannot items"), ("discrimination", "discrimination", "ask items"),
+            ("action_accuracy", "action accuracy", "first-turn items"))
+
+
+def ask_line(name: str, e: dict) -> str:
+    """One model folder's ask-or-infer entry of ``metrics.json`` (``pfc.report.reference.ask``) as a bullet."""
+    runs = e.get("runs") or {}
+    due = [s for s, r in runs.items() if r is None or r["n"] < r["planned"]]
+    state = f", partial: {', '.join(due)} to come" if e.get("partial") and due else ", partial" if e.get("partial") else ""
+    cells = []
+    for key, label, on in ASK_SAID:
+        m = (e.get("action") or {}).get(key) or {}
+        if m.get("value") is not None:
+            ci = "" if m.get("lo") is None else f" [{m['lo']:.3f}, {m['hi']:.3f}]"
+            cells.append(f"{label} {m['value']:.3f}{ci} ({m['items']} {on})")
+    return f"  - {_size(e['model'])} (`{name}`, {e['n']} first-turn items{state}): " + ", ".join(cells) + "."
+
+
+def asks(metrics: dict, ps: list[dict]) -> list[str]:
+    """The ask-or-infer section: each model folder's entry, then the ask-model and ask-prompt pairs."""
+    lines = ["- **When to ask or infer** (TRACEBench's ask-or-infer items, the ask-allowed prompt: an ask item's value "
+             "was removed from the request and the history cannot supply it, so a call guesses it; a cannot item no "
+             "offered tool serves; guess rate, over-ask and tool hallucination are lower-is-better):"]
+    lines += [ask_line(k, e) for k, e in sorted(metrics.items()) if e.get("kind") == "ask-or-infer"]
+    for p in (p for p in ps if p["question"] == "ask-model"):
+        lines.append(pair_line(p, "larger − smaller, pooled items", _size(p["a_model"]), _size(p["b_model"])))
+    for p in (p for p in ps if p["question"] == "ask-prompt"):
+        size = _size(p["a"].split("/", 1)[0].rsplit("-", 1)[0])
+        lines.append(pair_line(p, f"{size}, ask-allowed − standard prompt on the originals", "ask-allowed", "standard"))
+    return lines
 
 
 def _ours(metrics: dict, run: str, key: str, subset: str | None = None) -> str:
