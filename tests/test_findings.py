@@ -44,6 +44,14 @@ def test_an_ask_line_gives_each_rate_with_its_interval_and_items_and_names_the_r
          "runs": {"originals": {"n": 200, "planned": 200}, "ask": {"n": 150, "planned": 200}, "followup": None},
          "action": {"guess_rate": m(0.985, 0.965, 1.0, 200), "over_ask": m(0.015, 0.0, 0.029, 200),
                     "two_turn_success": {"value": None, "lo": None, "hi": None, "items": 0}}}
-    assert ask_line("q/ask", e) == ("  - 0.5B (`q/ask`, 500 first-turn items, partial: ask, followup to come): "
+    assert ask_line("q/ask", e) == ("  - 0.5B (`q/ask`, 350 first-turn items, partial: ask, followup to come): "
                                     "guess rate 0.985 [0.965, 1.000] (200 ask items), "
                                     "over-ask 0.015 [0.000, 0.029] (200 originals).")
+
+
+def test_an_ask_line_counts_follow_up_turns_apart_from_first_turn_items():
+    from pfc.report.findings import ask_line
+    e = {"model": "qwen2.5-coder-1.5b", "n": 508, "partial": False, "action": {},
+         "runs": {"originals": {"n": 200, "planned": 200}, "ask": {"n": 200, "planned": 200},
+                  "cannot": {"n": 100, "planned": 100}, "followup": {"n": 8, "planned": 8}}}
+    assert ask_line("q/ask", e).startswith("  - 1.5B (`q/ask`, 500 first-turn items, 8 follow-up turns): ")

@@ -106,7 +106,8 @@ def section(metrics: dict, paired: dict) -> str:
 
 ASK_SAID = (("guess_rate", "guess rate", "ask items"), ("over_ask", "over-ask", "originals"),
             ("tool_hallucination", "tool hallucination", "cannot items"), ("discrimination", "discrimination", "ask items"),
-            ("action_accuracy", "action accuracy", "first-turn items"))
+            ("action_accuracy", "action accuracy", "first-turn items"),
+            ("two_turn_success", "two-turn success", "first-turn items"))
 
 
 def ask_line(name: str, e: dict) -> str:
@@ -120,7 +121,9 @@ def ask_line(name: str, e: dict) -> str:
         if m.get("value") is not None:
             ci = "" if m.get("lo") is None else f" [{m['lo']:.3f}, {m['hi']:.3f}]"
             cells.append(f"{label} {m['value']:.3f}{ci} ({m['items']} {on})")
-    return f"  - {_size(e['model'])} (`{name}`, {e['n']} first-turn items{state}): " + ", ".join(cells) + "."
+    first = sum(r["n"] for s, r in runs.items() if r and s != "followup")  # e["n"] counts the follow-up turns too
+    follow = f", {runs['followup']['n']} follow-up turns" if runs.get("followup") else ""
+    return f"  - {_size(e['model'])} (`{name}`, {first} first-turn items{follow}{state}): " + ", ".join(cells) + "."
 
 
 def asks(metrics: dict, ps: list[dict]) -> list[str]:
