@@ -109,3 +109,20 @@ def test_the_rule_and_diff_commands_refuse_an_unknown_argument_before_doing_anyt
     with pytest.raises(SystemExit) as stop:
         importlib.import_module(module).main(["--bogus"])
     assert stop.value.code == 2 and "unrecognized arguments: --bogus" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", [b"\xff\xfe not utf-8", b"[1, 2", b"[]", b'{"benchmark": 3}'])
+def test_a_broken_model_run_config_is_one_user_error_naming_it(root, text, tmp_path):
+    from pfc.errors import UserError
+    (root / f"{SMALL}-{ENGINE}" / RUN / "config.json").write_bytes(text)
+    with pytest.raises(UserError, match="config.json"):
+        plan.make(root, tmp_path / "runs")
+
+
+@pytest.mark.parametrize("text", [b"\xff\xfe not utf-8", b"", b'{"pairs": 1}'])
+def test_a_broken_paired_json_is_one_user_error_naming_it(text, tmp_path):
+    from pfc.errors import UserError
+    from pfc.report.reference import diffs
+    (tmp_path / "paired.json").write_bytes(text)
+    with pytest.raises(UserError, match="paired.json"):
+        diffs.write_all(tmp_path, tell=lambda line: None)

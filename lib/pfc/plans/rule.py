@@ -11,12 +11,11 @@ the model. ``make reproduce`` makes them before the reference report pairs them
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from pfc import paths
-from pfc.errors import entry
+from pfc.errors import UserError, entry, read_json
 from pfc.plans import executor
 from pfc.plans.reference import MODEL_PAIRS, folder, paired_runs
 from pfc.run.config import RunConfig
@@ -39,7 +38,11 @@ def rule_dir(name: str, runs: Path | None = None) -> Path:
 
 def rule_config(run_dir: Path, out: Path) -> RunConfig:
     """The rule's run of a committed model run: its benchmark, examples, tools, planned ids and settings."""
-    c = json.loads((Path(run_dir) / "config.json").read_text(encoding="utf-8"))
+    f = Path(run_dir) / "config.json"
+    c = read_json(f)
+    for k in ("benchmark", "examples"):
+        if not isinstance(c, dict) or not isinstance(c.get(k), str):
+            raise UserError("not a run's config: expected an object naming it as a string", file=str(f), field=k)
     examples, tools = (paths.source(c[k]) if c.get(k) else None for k in ("examples", "tools"))
     return RunConfig(c["benchmark"], examples, RULE, out, tools=tools, ids=tuple(c["ids"]) if c.get("ids") else None,
                      strategy=c.get("strategy") or "zero_shot", history=c.get("history") or "full", k=c.get("k") or 10,

@@ -22,10 +22,9 @@ import json
 import sys
 from pathlib import Path
 
-from pfc import paths
+from pfc import benchmarks, paths
 from pfc.errors import UserError, entry
 from pfc.io import atomic
-from pfc import benchmarks
 from pfc.plans.reference import SWAP_RUN, paired_runs
 from pfc.report.reference.pairs import _ci
 from pfc.report.reference.run import ROOT
@@ -97,8 +96,8 @@ def section(metrics: dict, paired: dict) -> str:
                  "no model, it reads the user's whole history where the models see the prompt's records):")
     for p in (p for p in ps if p["question"] == "rule" and p["a"].rsplit("/", 1)[-1] in RULE_RUNS):
         folder, run = p["a"].split("/", 1)
-        lines.append(pair_line(p, f"{_size(folder.rsplit('-', 1)[0])} `{run}`", _size(folder.rsplit('-', 1)[0]),
-                               "the rule"))
+        size = _size(folder.rsplit("-", 1)[0])
+        lines.append(pair_line(p, f"{size} `{run}`", size, "the rule"))
     lines += asks(metrics, ps) + papers(metrics)
     models = sorted({str(e.get("model")).split("+")[0] for e in metrics.values() if e.get("model")})
     return "\n".join(lines + [CANNOT.format(models=", ".join(models))]) + "\n"

@@ -11,12 +11,11 @@ not committed (about 2 MB each, rebuilt in about 20 s each from the committed ru
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from pfc import paths
-from pfc.errors import entry
+from pfc.errors import UserError, entry, read_json
 from pfc.plans.rule import rule_dir
 from pfc.report import diff
 from pfc.report.reference.run import ROOT
@@ -43,7 +42,12 @@ def sides(p: dict, root: Path, runs: Path | None = None) -> tuple[Path, Path]:
 def write_all(root: Path | None = None, runs: Path | None = None, tell=print) -> list[Path]:
     """Every finished pair's page under ``root`` (default: the committed runs'), from its ``paired.json``."""
     root = Path(root or ROOT)
-    pairs = json.loads((root / "paired.json").read_text(encoding="utf-8"))["pairs"]
+    f = root / "paired.json"
+    doc = read_json(f)
+    if not isinstance(doc, dict) or not isinstance(doc.get("pairs"), list):
+        raise UserError("expected the reference report's object with a list of pairs: run python -m "
+                        "pfc.report.reference", file=str(f), field="pairs")
+    pairs = doc["pairs"]
     done = [p for p in pairs if p["question"] in SIDED and not p.get("pending") and not p.get("other_data")]
     out = []
     for k, p in enumerate(done, 1):
