@@ -46,6 +46,8 @@ OPTIONS = {
     "kv-u8": ({"kv_precision": "u8"}, "KV cache u8 (OpenVINO's CPU default)"),
     "no-split-fuse": ({"split_fuse": False, "max_batched_tokens": 32768}, "prompts prefilled whole, not in 2048-token "
                       "chunks beside the decoding rows (OpenVINO's dynamic_split_fuse off; a step of 32768 tokens)"),
+    "prefill-first": ({"prefill_first": True}, "every whole prompt prefilled (max_tokens 1, so cached) before the "
+                      "answers are decoded together: two pipeline calls a batch"),
     "int8": ({"ir": "int8"}, "weights compressed to int8 (NNCF INT8_ASYM), compute bf16"),
 }
 EXPORT_PY = ROOT / ".venv-openvino" / "bin" / "python"
