@@ -53,3 +53,20 @@ def test_the_report_gives_each_option_its_ratio_to_the_first_default_and_keeps_a
     md = (tmp_path / "o.md").read_text()
     assert "| 2 | batched-8192 |" in md and "| 3.0 | 0.75× |" in md          # 3.0 / 4.0
     assert "| 3 | int8 |" in md and "not run: the child exited with status 2" in md
+
+
+def test_prefill_first_prefills_a_batch_whole_then_decodes_it(bench_script):
+    """The option's wrapper: a call of several prompts goes twice to the pipeline, first with the one-token
+    config for every prompt, then as asked; a one-prompt call (a warm prefix) goes once."""
+    bo = bench_script("bench_openvino_options")
+    calls = []
+
+    class Pipe:
+        def generate(self, prompts, configs):
+            calls.append((list(prompts), list(configs)))
+            return ["out"] * len(prompts)
+
+    pf = bo.PrefillFirst(Pipe(), "one")
+    assert pf.generate(["p"], ["c"]) == ["out"]
+    assert pf.generate(["a", "b"], ["c1", "c2"]) == ["out", "out"]
+    assert calls == [(["p"], ["c"]), (["a", "b"], ["one", "one"]), (["a", "b"], ["c1", "c2"])]

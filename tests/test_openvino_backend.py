@@ -79,18 +79,6 @@ def test_openvino_identity_names_whole_prompt_prefill_and_answers_with_it():
 
 
 @pytest.mark.model
-def test_openvino_prefill_first_is_named_and_answers_as_hf_in_float32():
-    """Prompts prefilled (and cached) before any answer is decoded: a setting of its own in the identity, and in
-    f32 the same greedy answers as hf's own forward pass."""
-    _ir_ready()
-    be = get("openvino", SMOL, precision="f32", kv_precision="f32", prefill_first=True)
-    assert be.identity().endswith(":kv-f32:prefill-first")
-    reqs = [Request(m, None, _greedy()) for m in MESSAGES]
-    hf = get("hf", SMOL, engine="single", dtype="float32").generate(reqs)
-    assert [r.text for r in be.generate(reqs)] == [r.text for r in hf]
-
-
-@pytest.mark.model
 @pytest.mark.parametrize("kw, word", [({"model": "no-such-model"}, "neither a registered model"),
                                       ({"model": SMOL, "kv_precision": "u4"}, "kv_precision"),
                                       ({"model": SMOL, "max_batched_tokens": 16}, "max_batched_tokens"),

@@ -83,8 +83,7 @@ class OpenVINOBackend(Backend):
     name = "openvino"
 
     def __init__(self, model: str = "", kv_precision: str = "bf16", precision: str = "", cache_gb: int = 4,
-                 max_batched_tokens: int = STEP, split_fuse: bool = True, prefill_first: bool = False,
-                 adapter: str = "", **_):
+                 max_batched_tokens: int = STEP, split_fuse: bool = True, adapter: str = "", **_):
         if not model:
             raise UserError("the openvino backend needs --model: a registry name (`python -m pfc models`) or an "
                             "OpenVINO IR directory")
@@ -116,7 +115,6 @@ class OpenVINOBackend(Backend):
             raise UserError(f"openvino max_batched_tokens must be a whole number of at least {BLOCK}, "
                             f"got {max_batched_tokens!r}")
         self.model, self.kv_precision, self.step, self.split_fuse = model, kv_precision, step, bool(split_fuse)
-        self.prefill_first = bool(prefill_first)
         self.engine = "openvino-cb"
         self.fingerprint = openvino_ir.fingerprint(ir)
         self.ov_version = openvino.__version__.split("-")[0]
@@ -139,11 +137,10 @@ class OpenVINOBackend(Backend):
     def identity(self) -> str:
         # prefill-b32: warm prefixes end on whole cache blocks (rows made before that carried no such part);
         # step-N only when the scheduler step is not the default (every run made before issue 63 used 2048);
-        # no-split-fuse only when prompts are prefilled whole rather than in chunks beside the decoding rows;
-        # prefill-first only when every whole prompt is prefilled (and cached) before any answer is decoded
+        # no-split-fuse only when prompts are prefilled whole rather than in chunks beside the decoding rows
         return (f"{self.model}@{self.fingerprint}:openvino-{self.ov_version}:{self.precision}:prefill-b{BLOCK}"
                 f":kv-{self.kv_precision}" + (f":step-{self.step}" if self.step != STEP else "")
-                + ("" if self.split_fuse else ":no-split-fuse") + (":prefill-first" if self.prefill_first else ""))
+                + ("" if self.split_fuse else ":no-split-fuse"))
 
     def _config(self, sampling: dict):
         c = self._genai.GenerationConfig()
@@ -179,9 +176,6 @@ class OpenVINOBackend(Backend):
         try:
             for prefix in warm_prefixes([ids[i] for i in order]):  # each shared prefix prefilled once, in order
                 self.pipe.generate([self._tensor(prefix)], [self._config({"temperature": 0, "max_tokens": 1})])
-            if self.prefill_first:  # every whole prompt into the prefix cache, then the answers decoded together
-                self.pipe.generate([self._tensor(ids[i]) for i in order],
-                                   [self._config({"temperature": 0, "max_tokens": 1}) for _ in order])
             res = self.pipe.generate([self._tensor(ids[i]) for i in order],
                                      [self._config(requests[i].sampling) for i in order])
             secs = time.perf_counter() - t0
