@@ -117,7 +117,8 @@ def test_benchmark_script_refuses_an_out_in_a_missing_folder_in_one_line(script,
     import sys
     flag = "--report" if script == "bench_finetune" else "--out"
     target = tmp_path / "missing" / "perf.md"
-    required = ["--model", "m", "--bench", "b"] if script == "bench_gpu" else []
+    required = {"bench_gpu": ["--model", "m", "--bench", "b"],
+                "bench_floor_recheck": ["--measured", str(tmp_path / "none.json")]}.get(script, [])
     p = subprocess.run([sys.executable, str(BENCH / f"{script}.py"), flag, str(target), *required],
                        capture_output=True, text=True, timeout=300)
     err = p.stderr.strip().splitlines()
