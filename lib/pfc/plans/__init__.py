@@ -18,10 +18,8 @@ from typing import Callable
 
 from pfc.run.config import RunConfig
 
-# The engine of the long runs (every model's reference plan after the first 0.5B ``hf`` runs, the ask-or-infer and
-# format-grid runs): in every cell of ``reports/perf_engines.json`` the fastest engine the core stack runs whose
-# right/wrong verdicts do not differ from ``hf``'s and whose runs replay byte for byte: on an AMX host vLLM-CPU is
-# faster but gives 79 % of answers again (``reports/perf_replay_amx.md``; issue 63; ``tests/test_engine_choice.py``).
+# The long runs' engine: the fastest core engine whose verdicts match ``hf``'s in every cell of perf_engines.json and
+# whose runs replay (perf_replay_amx.md: vLLM-CPU does not; docs/models.md; ``tests/test_engine_choice.py``).
 LONG_RUN_ENGINE = "openvino"
 
 
