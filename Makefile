@@ -77,8 +77,9 @@ models-openvino: $(STAMP_OV) $(OVENV)/.installed models ## export the installed 
 diffs: $(STAMP) ## the diff page of every finished pair in reports/reference_runs/paired.md (the links there; ~20 s a pair)
 	$(BIN)/python -m pfc.report.reference.diffs
 
+BENCH_DOCTESTS := benchmarks/ptbench_synth.py benchmarks/tiny_model.py  # the benchmark helpers' doctests
 test: $(STAMP) $(STAMP_MODELS) $(STAMP_RAY) $(STAMP_INSPECT) $(EVENV)/.installed models models-openvino chromium ## run every test: unit, doctests, property, golden, real release, tiny + real model, notebooks (every-eval-ever in .venv-eee, Python 3.12)
-	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest lib/pfc --doctest-modules -p no:cacheprovider
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest lib/pfc $(BENCH_DOCTESTS) --doctest-modules -p no:cacheprovider
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests notebooks --nbval-lax -p no:cacheprovider
 
 chromium: ## the headless browser the report-page test opens reports/index.html in (Debian's package; installed when missing)
@@ -102,7 +103,7 @@ test-vllm: $(VVENV)/.installed models ## optional: vllm backend + vLLM server on
 FAST := not slow and not model and not notebook
 JOBS ?= auto  # pytest-xdist workers for the fast tier (one per core; JOBS=0: one process)
 test-fast: $(STAMP) ## the fast tier on the core stack (requirements.txt + pfc): tests and doctests not marked slow, model or notebook (no torch, no inspect extra, no make models, no chromium)
-	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest lib/pfc --doctest-modules -m "$(FAST)" -p no:cacheprovider
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest lib/pfc benchmarks/ptbench_synth.py --doctest-modules -m "$(FAST)" -p no:cacheprovider
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest tests -m "$(FAST)" -p no:cacheprovider -n $(JOBS)
 
 REPRO_DEPS := $(STAMP) $(if $(filter none,$(REAL_MODEL)),,$(STAMP_MODELS) models)

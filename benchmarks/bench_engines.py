@@ -136,7 +136,7 @@ def open_engine(engine: str, model: str, n: int, log: Path):
     if engine in ("vllm", "vllm-seeded"):
         from pfc.models import registry
         from pfc.run.backends import get
-        from pfc.run.vllm_server import serve
+        from vllm_server import serve
         os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "4")
         # vLLM-CPU reserves one core of two for its scheduler by default, leaving one for the model; its
         # scheduler sleeps while the model runs, so both cores go to the model's OpenMP threads, as ours get both

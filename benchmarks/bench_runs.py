@@ -26,6 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from pfc.io import atomic  # noqa: E402
 from pfc import paths  # noqa: E402
@@ -33,7 +34,7 @@ from pfc.errors import script_main, out_file  # noqa: E402
 
 
 def tiny_model() -> Path:
-    from pfc.run.backends.tiny import build_tiny_model
+    from tiny_model import build_tiny_model
     d = paths.ROOT / ".cache" / "tiny-model-v1"
     if not (d / "model.safetensors").exists():
         build_tiny_model(d)
@@ -93,7 +94,7 @@ def main(argv=None) -> int:
     lines = ["# Run-path performance", "",
              f"Measured by `benchmarks/bench_runs.py` on {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, "
              f"Python {platform.python_version()}; the embedded TRACEBench build; the locally built tiny model "
-             "(`pfc.run.backends.tiny`) behind `transformers serve` on 127.0.0.1.", ""]
+             "(`benchmarks/tiny_model.py`) behind `transformers serve` on 127.0.0.1.", ""]
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

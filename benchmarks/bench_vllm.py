@@ -3,7 +3,7 @@
     .venv-vllm/bin/python benchmarks/bench_vllm.py [--model qwen2.5-coder-0.5b] [--examples 12 --position 0.1]
 
 The same measurements as ``bench_models.py`` (the ``hf`` runtime), on a local vLLM OpenAI server
-(``pfc.run.vllm_server``, prefix caching on): server start seconds (load + warm-up), resident
+(``benchmarks/vllm_server.py``, prefix caching on): server start seconds (load + warm-up), resident
 memory of the server's processes, prefill and decode tokens/s at 1k and 4k prompt tokens, and the
 same consecutive TRACEBench examples of one user (full history, native tools) with and without
 prefix reuse. "Without" salts each request's prefix cache with its own ``cache_salt`` (vLLM's
@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from pfc.io import atomic  # noqa: E402
 from pfc import paths  # noqa: E402
 from pfc.models import registry  # noqa: E402
-from pfc.run.vllm_server import prefix_cache_stats, read_metrics, serve  # noqa: E402
+from vllm_server import prefix_cache_stats, read_metrics, serve  # noqa: E402
 from pfc.errors import out_file, script_main  # noqa: E402
 from bench_models import VLLM_MARK as MARK, user_examples  # noqa: E402
 

@@ -14,6 +14,8 @@ import pytest
 from pfc import paths
 from pfc.benchmarks.toolspectrum import release_dir
 
+sys.path.insert(0, str(paths.ROOT / "benchmarks"))  # the scripts' helper modules (tiny_model, vllm_server, …)
+
 TINY_TRACEBENCH = {"users": 2, "seed": 1, "records": 150}   # 190 examples over 2 users
 HEAVY = ("torch", "transformers")
 
@@ -47,9 +49,9 @@ def release() -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory):
-    """The tiny local chat model (pfc.run.backends.tiny), built once per session in a temporary directory
+    """The tiny local chat model (``benchmarks/tiny_model.py``), built once per session in a temporary directory
     (~30 s idle, minutes on a loaded machine): tests write nothing into the repository."""
-    from pfc.run.backends.tiny import build_tiny_model
+    from tiny_model import build_tiny_model
     return build_tiny_model(tmp_path_factory.mktemp("tiny-model-v1"))
 
 

@@ -18,7 +18,6 @@ from pfc.io import atomic
 
 LIB = Path(__file__).resolve().parents[1] / "lib"
 EXEMPT = {
-    "pfc/run/vllm_server.py": "the server's log, streamed while the server runs (not a whole file)",
     "pfc/plans/reference.py": "the LoRA adapter folder is copied into a temporary directory that is renamed whole",
 }
 METHODS = {"write_text", "write_bytes", "to_parquet", "savefig", "write_table"}

@@ -94,7 +94,8 @@ def test_every_benchmark_script_writes_through_atomic():
     """A killed benchmark leaves the previous report or the new one, never half of one."""
     bad = {f.name: found for f in sorted(BENCH.glob("*.py"))
            if (found := _plain_writes(f.read_text(encoding="utf-8")))}
-    assert bad == {}
+    assert set(bad) <= {"vllm_server.py"}  # its server's log is streamed while the server runs (not a whole file)
+    assert all(len(lines) == 1 for lines in bad.values())
 
 
 def test_agreement_report_lists_only_the_runs_whose_rows_it_keeps(bench_script):

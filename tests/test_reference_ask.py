@@ -130,6 +130,18 @@ def test_the_model_pair_is_pending_while_a_model_has_no_run_and_names_its_comman
     assert "pending (a side has no rows yet" in md and f"`{command(TP.CANNOT_RUN, BIG, ENGINE)}`" in md
 
 
+def test_the_model_pair_names_the_resume_command_of_an_unfinished_run(tmp_path, tiny_tracebench, monkeypatch):
+    root = _make(tmp_path, tiny_tracebench, monkeypatch)
+    run = root / f"{BIG}-{ENGINE}" / TP.ASK_RUN
+    preds = run / "predictions.jsonl"
+    preds.write_text("".join(preds.read_text().splitlines(keepends=True)[:2]))  # stopped after 2 of its 6 items
+    (run / "usage.json").unlink(missing_ok=True)
+    model = next(p for p in R.pairs(root, n_boot=0) if p["question"] == "ask-model")
+    assert not model["pending"] and model["partial"]
+    # the run to resume; its follow-up turns are owed until the first turns show whether it asked
+    assert model["commands"] == [command(TP.ASK_RUN, BIG, ENGINE), command(TP.FOLLOWUP_RUN, BIG, ENGINE)]
+
+
 def test_the_model_pair_is_the_larger_model_minus_the_smaller_on_the_pooled_sets(both):
     model = next(p for p in R.pairs(both, n_boot=50) if p["question"] == "ask-model")
     m = {r["key"]: r for r in model["metrics"]}

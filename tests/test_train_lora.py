@@ -56,7 +56,7 @@ def format_accuracy(be, held) -> float:
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    from pfc.run.backends.tiny import build_tiny_model
+    from tiny_model import build_tiny_model  # benchmarks/ (tests/conftest.py puts it on the path)
     return build_tiny_model(tmp_path_factory.mktemp("tiny"), steps=0)
 
 

@@ -1,5 +1,5 @@
-"""Reading vLLM's prefix-cache counters from Prometheus text (pfc.run.vllm_server); no vLLM needed."""
-from pfc.run.vllm_server import parse_metrics, prefix_cache_stats
+"""Reading vLLM's prefix-cache counters from Prometheus text (benchmarks/vllm_server.py); no vLLM needed."""
+from vllm_server import parse_metrics, prefix_cache_stats
 
 # Shape of vLLM V1's /metrics (hand-written; the counters count tokens, one sample per engine label set)
 V1 = """# HELP vllm:prefix_cache_queries_total Prefix cache queries, in terms of number of queried tokens.

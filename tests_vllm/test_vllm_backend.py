@@ -15,10 +15,12 @@ import urllib.request
 import pytest
 
 from pfc import paths
+
+sys.path.insert(0, str(paths.ROOT / "benchmarks"))  # tiny_model, vllm_server
 from pfc.run.backends import Request, get
 from pfc.data.build import build_tracebench
 from pfc.eval.parsing import parse
-from pfc.run.prompts.tracebench import build
+from pfc.benchmarks.tracebench.prompts import build
 from pfc.run.config import RunConfig
 from pfc.run.runner import execute
 from pfc.schema import load_examples, load_tools
@@ -31,7 +33,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 
 @pytest.fixture(scope="session")
 def tiny(tmp_path_factory):
-    from pfc.run.backends.tiny import build_tiny_model
+    from tiny_model import build_tiny_model
     d = paths.ROOT / ".cache" / "tiny-model-vllm"
     if not (d / "config.json").exists():
         build_tiny_model(d)
@@ -96,7 +98,7 @@ def test_real_packaged_model_on_a_vllm_server_reuses_the_shared_history_prefix(b
     consecutive requests of one user share the history prefix, so most prompt tokens hit the cache.
     Prints the hit rate read from /metrics (run with -s, as `make test-vllm` does)."""
     from pfc.models import registry
-    from pfc.run.vllm_server import prefix_cache, serve
+    from vllm_server import prefix_cache, serve
     if registry.installed("qwen2.5-coder-0.5b") is None:  # a failure, not a skip: make test-vllm installs it
         pytest.fail("qwen2.5-coder-0.5b is not installed: run `make models`")
     with serve(registry.model_dir("qwen2.5-coder-0.5b"), "qwen", tmp_path / "server.log", dtype="bfloat16") as url:

@@ -116,7 +116,7 @@ def paired(a: pd.DataFrame, b: pd.DataFrame, n_boot: int = 1000, seed: int = 0) 
 
 def _pair(question: str, a: str, b: str, sides_: tuple, got: tuple, commands: list[str], n_boot: int,
           seed: int, what: str, planned: int, unfinished: bool, followed=(None, None)) -> dict:
-    """One pair's entry: pending when a side has no row (``commands``: those of the runs it lacks), else the
+    """One pair's entry: pending when a side has no row (``commands``: the runs still to make or resume), else the
     paired table on the ids both answered (partial when a run is still to come or ``unfinished``);
     ``followed``: each side's follow-up turns are in (``pfc.eval.ask.pairs``)."""
     entry = {"question": question, "a": a, "b": b, f"a_{what}": sides_[0], f"b_{what}": sides_[1],
@@ -139,10 +139,10 @@ def pairs(root: Path, n_boot: int = 1000, seed: int = 0) -> list[dict]:
     pooled = {s: _pooled(root, *s) for s in sides()}
     out = []
     for big, small, eng in MODEL_PAIRS:
-        (fa, ra, ma), (fb, rb, mb) = pooled[(big, eng)], pooled[(small, eng)]
+        (fa, ra, _), (fb, rb, _) = pooled[(big, eng)], pooled[(small, eng)]
         planned = max(sum(r["planned"] for s, r in runs.items() if r and s != SETS[3]) for runs in (ra, rb))
-        cmds = [command(n, m, eng) for m, miss in ((big, ma), (small, mb)) for n in names.values()
-                if _at(m, eng, n) in miss]
+        cmds = [command(names[s], m, eng) for m, runs in ((big, ra), (small, rb)) for s in SETS
+                if runs[s] is None or runs[s]["n"] < runs[s]["planned"]]  # missing or unfinished: run (resume) it
         unfinished = any(r["n"] < r["planned"] for runs in (ra, rb) for r in runs.values() if r)
         out.append(_pair("ask-model", _at(big, eng, "ask"), _at(small, eng, "ask"), (big, small), (fa, fb), cmds,
                          n_boot, seed, "model", planned, unfinished,
@@ -150,7 +150,8 @@ def pairs(root: Path, n_boot: int = 1000, seed: int = 0) -> list[dict]:
     for model, eng in sides():
         a, b = (_at(model, eng, n) for n in (names["originals"], standard))
         got = {r: _rows(root, r) for r in (a, b)}
-        cmds = [command(n, model, eng) for n, r in ((names["originals"], a), (standard, b)) if got[r] is None]
+        cmds = [command(n, model, eng) for n, r in ((names["originals"], a), (standard, b))
+                if got[r] is None or len(got[r][0]) < got[r][1]]
         planned = max((g[1] for g in got.values() if g), default=0)
         out.append(_pair("ask-prompt", a, b, ("ask-allowed", "standard"),
                          tuple(None if g is None else g[0] for g in got.values()), cmds, n_boot, seed, "prompt",
