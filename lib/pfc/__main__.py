@@ -1,10 +1,10 @@
 """``python -m pfc`` and the ``pfc`` command (``pfc.cli``): Ctrl-C while the command line is still loading
 is one line and exit 130, like Ctrl-C in a command (``pfc.errors.entry``).
 
-From the moment this module is imported until the command line has loaded, SIGINT ends the process at
-once with that line (a handler, not an exception: a KeyboardInterrupt raised on the first instruction
-of :func:`main`, before its ``try``, would escape as a traceback and a death by SIGINT). Where SIGINT
-was not Python's default (ignored by a background shell, or set by an embedding program), nothing changes.
+From the moment this module is imported until the command line has loaded, SIGINT ends the process at once with that
+line (a handler, not an exception: a KeyboardInterrupt raised on the first instruction of :func:`main`, before its
+``try``, would escape as a traceback and a death by SIGINT). Where SIGINT was not Python's default (ignored by a
+background shell, or set by an embedding program), nothing changes.
 """
 import os
 import signal

@@ -1,11 +1,11 @@
 """The gold action of an example (issue 64): ``call`` (every benchmark item so far), ``ask`` or ``cannot``.
 
-An example's ``meta.action`` names it; absent means ``call``, so every examples file written before
-actions existed loads unchanged and keeps its bytes (and its runs' content hashes). ``ask`` items keep the
-gold call (a follow-up turn is scored against it) and name the slot(s) a question should ask about in
-``meta.ask_slots`` (``[{"call": i, "argument": name}]``, each a gold argument); ``cannot`` items have
-``null`` gold. :func:`check` validates both keys for ``pfc.schema``; the items are made by
-``pfc.data.counterfactual_ask``, replies are read by ``pfc.eval.action``. It runs and scores nothing.
+An example's ``meta.action`` names it; absent means ``call``, so every examples file written before actions existed
+loads unchanged and keeps its bytes (and its runs' content hashes). ``ask`` items keep the gold call (a follow-up turn
+is scored against it) and name the slot(s) a question should ask about in ``meta.ask_slots`` (``[{"call": i, "argument":
+name}]``, each a gold argument); ``cannot`` items have ``null`` gold. :func:`check` validates both keys for
+``pfc.schema``; the items are made by ``pfc.data.counterfactual_ask``, replies are read by ``pfc.eval.action``. It runs
+and scores nothing.
 
     >>> action_of({}), action_of({"action": "ask"})
     ('call', 'ask')

@@ -1,9 +1,9 @@
 """Command line ``pfc`` (also ``python -m pfc``): parse | score | simulate | preprocess | build | run | models | report | compare | sweep | perturb | export | personalize | diff | verify.
 
-Exit statuses: 0 done; 1 ``run`` had failed requests or wrote nothing (one-line summary on
-stderr) or a bug in pfc (a short traceback and "this is a bug in pfc"; ``PFC_DEBUG=1``: the full
-one); 2 a user error — one line ``pfc <cmd>: <file>:<line>: field '<f>': <message>``,
-never a traceback (``pfc.errors``); 130 interrupted (Ctrl-C; a run resumes on re-running).
+Exit statuses: 0 done; 1 ``run`` had failed requests or wrote nothing (one-line summary on stderr) or a bug in pfc (a
+short traceback and "this is a bug in pfc"; ``PFC_DEBUG=1``: the full one); 2 a user error — one line ``pfc <cmd>:
+<file>:<line>: field '<f>': <message>``, never a traceback (``pfc.errors``); 130 interrupted (Ctrl-C; a run resumes on
+re-running).
 
 This module assembles the command line and dispatches every command through that one error path. The
 commands live with their group: ``parse``/``score`` in :mod:`pfc.cli_score`, ``simulate``/``preprocess``/

@@ -1,11 +1,11 @@
 """``pfc simulate``, ``pfc preprocess`` and ``pfc build``: make benchmark data.
 
-``simulate`` writes seeded raw phone logs (:mod:`pfc.data.simulate`), ``preprocess`` anonymizes,
-validates and standardizes raw logs (:mod:`pfc.data.preprocess`), and ``build <benchmark>`` builds a
-benchmark end to end through its package's ``build`` module (:func:`builders`; TRACEBench from simulated or
-given logs, PTBench by PTool synthesis), with an LLM for screening, role-play or agents when
-``--llm-backend`` is given. This module defines the commands' arguments and hands the parsed values to those
-modules; it builds nothing itself, and ``pfc.cli`` assembles and dispatches the command line.
+``simulate`` writes seeded raw phone logs (:mod:`pfc.data.simulate`), ``preprocess`` anonymizes, validates and
+standardizes raw logs (:mod:`pfc.data.preprocess`), and ``build <benchmark>`` builds a benchmark end to end through its
+package's ``build`` module (:func:`builders`; TRACEBench from simulated or given logs, PTBench by PTool synthesis), with
+an LLM for screening, role-play or agents when ``--llm-backend`` is given. This module defines the commands' arguments
+and hands the parsed values to those modules; it builds nothing itself, and ``pfc.cli`` assembles and dispatches the
+command line.
 
     >>> builders()[:2]
     ['tracebench', 'ptbench']

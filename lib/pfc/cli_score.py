@@ -1,11 +1,10 @@
 """``pfc parse`` and ``pfc score``: read model outputs, and score predictions against a benchmark's examples.
 
-``parse`` reads one model output on stdin and prints ``{"ok", "calls", "refusal", "error"}``
-(exit 0 when it parsed, 1 when not). ``score`` writes ``metrics.json``, ``score.json``,
-``per_example.csv`` and ``errors.csv`` to ``--out`` and prints strict JSON (or ``--table``).
-Both are light: they load no plotting or scipy stack (``tests/test_cli_startup.py``). This module
-defines the two commands' arguments and handlers; the parser is :mod:`pfc.eval.parsing`, the
-scorer :mod:`pfc.eval.scoring`, and ``pfc.cli`` assembles and dispatches the command line.
+``parse`` reads one model output on stdin and prints ``{"ok", "calls", "refusal", "error"}`` (exit 0 when it parsed, 1
+when not). ``score`` writes ``metrics.json``, ``score.json``, ``per_example.csv`` and ``errors.csv`` to ``--out`` and
+prints strict JSON (or ``--table``). Both are light: they load no plotting or scipy stack
+(``tests/test_cli_startup.py``). This module defines the two commands' arguments and handlers; the parser is
+:mod:`pfc.eval.parsing`, the scorer :mod:`pfc.eval.scoring`, and ``pfc.cli`` assembles and dispatches the command line.
 
     $ echo "Shop:[buy(n=2)]" | pfc parse --style ptbench
 """

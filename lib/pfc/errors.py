@@ -1,14 +1,12 @@
 """User errors: one exception type for a mistake the user can fix, and the checks that raise it.
 
-A :class:`UserError` names the file, the line (or record) and the field it is about; the
-command line prints it as one line, ``pfc <cmd>: <file>:<line>: field '<field>': <message>``,
-and exits 2 — never a traceback. Only this type (and an ``OSError`` on a user's path) is a
-user error: it subclasses ``Exception``, not ``ValueError``, so a ``ValueError`` or
-``ImportError`` raised by a bug is not mistaken for one. Anything else that escapes a
-command is a bug in pfc: :func:`report_bug` prints a short traceback and says so, exit 1
-(``PFC_DEBUG=1``: the full traceback). This module also holds the small input checks every
-command shares (a file where a file is expected, an output directory that is not a file,
-text that decodes as UTF-8, numbers in range). It does not know any benchmark format.
+A :class:`UserError` names the file, the line (or record) and the field it is about; the command line prints it as one
+line, ``pfc <cmd>: <file>:<line>: field '<field>': <message>``, and exits 2 — never a traceback. Only this type (and an
+``OSError`` on a user's path) is a user error: it subclasses ``Exception``, not ``ValueError``, so a ``ValueError`` or
+``ImportError`` raised by a bug is not mistaken for one. Anything else that escapes a command is a bug in pfc:
+:func:`report_bug` prints a short traceback and says so, exit 1 (``PFC_DEBUG=1``: the full traceback). This module also
+holds the small input checks every command shares (a file where a file is expected, an output directory that is not a
+file, text that decodes as UTF-8, numbers in range). It does not know any benchmark format.
 
     >>> str(UserError("expected a string", file="p.jsonl", line=3, field="output"))
     "p.jsonl:3: field 'output': expected a string"
@@ -61,10 +59,10 @@ INTERRUPTED = "interrupted; files it had finished are kept (each is replaced who
 def entry(name: str, main, *args, bugs: bool = True, interrupted: str = INTERRUPTED) -> int:
     """The one error path of every command and ``main()``: ``main(*args)``'s exit code (None: 0).
 
-    A :class:`UserError` or an ``OSError`` is one line ``<name>: <message>`` on stderr and exit 2; Ctrl-C
-    is one line (the interrupt's own text, else ``interrupted``) and exit 130; any other exception is a bug:
-    a short traceback and exit 1 (:func:`report_bug`), or, with ``bugs=False`` (scripts outside ``pfc``),
-    its full traceback. ``PFC_DEBUG=1`` re-raises every one of them with its full traceback.
+    A :class:`UserError` or an ``OSError`` is one line ``<name>: <message>`` on stderr and exit 2; Ctrl-C is one line
+    (the interrupt's own text, else ``interrupted``) and exit 130; any other exception is a bug: a short traceback and
+    exit 1 (:func:`report_bug`), or, with ``bugs=False`` (scripts outside ``pfc``), its full traceback. ``PFC_DEBUG=1``
+    re-raises every one of them with its full traceback.
     """
     try:
         code = main(*args)

@@ -22,9 +22,8 @@ class SchemaError(UserError):
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
     """(line number, decoded object) for each non-blank line; bad JSON names file and line.
 
-    UTF-8 with or without a BOM, LF or CRLF line ends. A line that is not UTF-8 (or holds a
-    NUL byte) raises naming file and line; a file that is one JSON array is told apart from
-    JSONL.
+    UTF-8 with or without a BOM, LF or CRLF line ends. A line that is not UTF-8 (or holds a NUL byte) raises naming file
+    and line; a file that is one JSON array is told apart from JSONL.
     """
     path = regular(path)  # a FIFO or /dev/zero is refused, never read
     with path.open("rb") as fh:

@@ -1,11 +1,10 @@
 """Validate a notebook's papermill parameters in its first cell after the parameters cell.
 
-papermill injects ``-p limit five`` as the string ``"five"``; without a check the notebook
-fails many cells later with a traceback about something else. :func:`check` takes the
-notebook's namespace and one spec per parameter and raises :class:`ParameterError` naming
-the parameter, what it expected and what it got. Specs: a type (``str``, ``int``,
-``float``, ``bool``; ``int`` refuses booleans, ``float`` accepts integers), ``(int, low)``
-for an integer at least ``low``, or a list of allowed strings. It validates nothing else.
+papermill injects ``-p limit five`` as the string ``"five"``; without a check the notebook fails many cells later with a
+traceback about something else. :func:`check` takes the notebook's namespace and one spec per parameter and raises
+:class:`ParameterError` naming the parameter, what it expected and what it got. Specs: a type (``str``, ``int``,
+``float``, ``bool``; ``int`` refuses booleans, ``float`` accepts integers), ``(int, low)`` for an integer at least
+``low``, or a list of allowed strings. It validates nothing else.
 
     >>> check({"limit": 5, "history": "full"}, limit=(int, 0), history=["full", "last_k"])
     >>> check({"limit": "five"}, limit=(int, 0))

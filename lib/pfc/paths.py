@@ -1,15 +1,14 @@
 """Every path the project uses, built from the repository root (no absolute paths elsewhere).
 
-External, third-party data directories are configured by environment variables and are
-never copied into the repository:
+External, third-party data directories are configured by environment variables and are never copied into the repository:
 
-- ``PFC_TOOLSPECTRUM_DIR``: the ToolSpectrum public release (default: ``<root>/../shared/data/toolspectrum``;
-  its package's ``release_dir``, on :func:`env_dir` and :data:`SHARED_DATA`).
+- ``PFC_TOOLSPECTRUM_DIR``: the ToolSpectrum public release (default: ``<root>/../shared/data/toolspectrum``; its
+  package's ``release_dir``, on :func:`env_dir` and :data:`SHARED_DATA`).
 - ``PFC_MODELS_DIR``: converted real-model weights (default ``~/.cache/pfc/models``; see ``pfc.models.registry``).
 - ``PFC_PTBENCH_DIR``: a hyfshadow/PTBench checkout (official prompt and test data; no default).
-- ``PFC_SCRATCH_DIR``: where :func:`scratch_dir` makes a notebook's throw-away output folder when its
-  ``out_dir`` parameter is empty (default: the system's temporary directory; the tests point it inside
-  their own output root, which they remove, so ``make test`` leaves nothing in ``/tmp``).
+- ``PFC_SCRATCH_DIR``: where :func:`scratch_dir` makes a notebook's throw-away output folder when its ``out_dir``
+  parameter is empty (default: the system's temporary directory; the tests point it inside their own output root, which
+  they remove, so ``make test`` leaves nothing in ``/tmp``).
 
     >>> from pfc import paths; paths.REPORTS.name
     'reports'
@@ -67,8 +66,8 @@ def env_dir(var: str, default: Path | None) -> Path | None:
 
 def scratch_dir(prefix: str = "pfc-") -> Path:
     """A new, empty temporary directory for output nobody asked to keep (a notebook run with an empty
-    ``out_dir``): under ``PFC_SCRATCH_DIR`` when set (made if missing), else the system's temporary directory.
-    The caller owns it; nothing removes it.
+    ``out_dir``): under ``PFC_SCRATCH_DIR`` when set (made if missing), else the system's temporary directory. The
+    caller owns it; nothing removes it.
 
     >>> import os, tempfile; os.environ["PFC_SCRATCH_DIR"] = root = tempfile.mkdtemp()
     >>> d = scratch_dir("nb-"); (d.parent == Path(root), d.name.startswith("nb-"), list(d.iterdir()))

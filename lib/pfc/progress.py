@@ -1,11 +1,10 @@
 """Where progress bars go: the terminal, never a notebook's saved outputs; in a log file, whole lines.
 
-``make reproduce`` runs notebooks under papermill, which saves whatever a cell writes to
-``sys.stderr`` — progress bars included. It sets ``PFC_PROGRESS=terminal`` in the kernel's
-environment; then :func:`stream` is the kernel process's own standard error (the terminal
-``make`` runs in, which ipykernel keeps as ``sys.stderr._original_stdstream_copy``) instead
-of the captured stream (or ``sys.__stderr__`` where ipykernel does not capture file descriptors,
-as under pytest). Anywhere else (the CLI, a notebook opened by hand) it is ``sys.stderr``.
+``make reproduce`` runs notebooks under papermill, which saves whatever a cell writes to ``sys.stderr`` — progress bars
+included. It sets ``PFC_PROGRESS=terminal`` in the kernel's environment; then :func:`stream` is the kernel process's own
+standard error (the terminal ``make`` runs in, which ipykernel keeps as ``sys.stderr._original_stdstream_copy``) instead
+of the captured stream (or ``sys.__stderr__`` where ipykernel does not capture file descriptors, as under pytest).
+Anywhere else (the CLI, a notebook opened by hand) it is ``sys.stderr``.
 
 A bar redraws itself with carriage returns. On a terminal that is what a reader wants; in a file
 (``make reproduce > log``, CI, a ``nohup`` run) every redraw piles onto one ever longer line, and a
@@ -36,8 +35,8 @@ INTERVAL = 30.0  # seconds between two lines of one bar in a log file (PFC_PROGR
 
 class LineStream:
     """A file for tqdm's ``file=`` that turns carriage-return redraws into whole lines, throttled: the first
-    redraw, then the latest one once ``interval`` seconds have passed since the last line, and the final one
-    (tqdm ends a finished bar with a newline); a redraw of the count the last line showed is not repeated."""
+    redraw, then the latest one once ``interval`` seconds have passed since the last line, and the final one (tqdm ends
+    a finished bar with a newline); a redraw of the count the last line showed is not repeated."""
 
     def __init__(self, fp, interval: float = INTERVAL, clock=time.monotonic):
         self.fp, self.interval, self.clock = fp, interval, clock

@@ -1,9 +1,8 @@
 """Provenance of results: content hashes, paths as shown, git commit, package versions.
 
-Everything here describes *what produced a file* without absolute paths or secrets:
-paths are kept as the user gave them when relative, else shown relative to the repository
-root (``pfc.paths.relative``); a directory's hash covers its files' relative names and
-bytes. It does not decide whether two runs match (``pfc.run.identity``).
+Everything here describes *what produced a file* without absolute paths or secrets: paths are kept as the user gave them
+when relative, else shown relative to the repository root (``pfc.paths.relative``); a directory's hash covers its files'
+relative names and bytes. It does not decide whether two runs match (``pfc.run.identity``).
 
     >>> sha256_path("no-such-file") is None
     True

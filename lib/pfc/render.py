@@ -1,10 +1,9 @@
 """Render calls the way a model would write them, in each output style (the parser's inverse).
 
-Used by every stage: gold answers in synthesized data (``pfc.data.ptool``), few-shot
-demonstrations, native tool names and the built-in baselines' answers (``pfc.run``), and
-round-trip tests; so it sits below the stages, beside ``pfc.schema``, and owns ``APP_SEP``.
-It does not parse; ``pfc.eval.parsing.parse(render(calls, style), style)`` gives the calls back. A style named
-after a benchmark is its adapter's (``Scoring.styles``), found through the registry.
+Used by every stage: gold answers in synthesized data (``pfc.data.ptool``), few-shot demonstrations, native tool names
+and the built-in baselines' answers (``pfc.run``), and round-trip tests; so it sits below the stages, beside
+``pfc.schema``, and owns ``APP_SEP``. It does not parse; ``pfc.eval.parsing.parse(render(calls, style), style)`` gives
+the calls back. A style named after a benchmark is its adapter's (``Scoring.styles``), found through the registry.
 
     >>> render([Call("Shop", "buy", {"n": 2})], "ptbench")
     'Shop:[buy(n=2)]'

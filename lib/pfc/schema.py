@@ -243,8 +243,8 @@ class Example:
 def load_examples(path: str | Path) -> list[Example]:
     """Read ``examples.jsonl``; the first bad record raises SchemaError(file, line, field).
 
-    Inside ``pfc.io.reuse.reading_once`` an unchanged file is read once: a new list of the same
-    (shared, read-only) examples."""
+    Inside ``pfc.io.reuse.reading_once`` an unchanged file is read once: a new list of the same (shared, read-only)
+    examples."""
     return list(once("examples", [path], lambda: _read_examples(path)))
 
 

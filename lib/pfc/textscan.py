@@ -1,8 +1,8 @@
 """Text scanning for model output: reasoning blocks, code fences, balanced brackets.
 
-Pure string functions, no parsing of values and no code execution. Every scan is linear
-in the input and bounded in nesting depth. Shared by the parser (``pfc.eval.parsing``) and
-the prompts that strip a model's reasoning (``pfc.run.prompts``), so it sits below the stages.
+Pure string functions, no parsing of values and no code execution. Every scan is linear in the input and bounded in
+nesting depth. Shared by the parser (``pfc.eval.parsing``) and the prompts that strip a model's reasoning
+(``pfc.run.prompts``), so it sits below the stages.
 
     >>> strip_reasoning("<think>hmm</think> A:[f()]")
     ([' A:[f()]'], None)
@@ -23,10 +23,9 @@ _OPENERS, _CLOSERS = "([{", ")]}"
 def strip_reasoning(text: str) -> tuple[list[str], str | None]:
     """Texts to try once ``<think>…</think>`` preambles are removed; (candidates, error).
 
-    An output that opens with a think tag keeps what follows the first closing tag (an
-    opening tag never closed is an error). A closing tag with no opening one (templates
-    that put ``<think>`` in the prompt) gives two candidates: after it, and the whole text
-    (in case the tag sits inside a string value).
+    An output that opens with a think tag keeps what follows the first closing tag (an opening tag never closed is an
+    error). A closing tag with no opening one (templates that put ``<think>`` in the prompt) gives two candidates: after
+    it, and the whole text (in case the tag sits inside a string value).
     """
     if "<" not in text:  # fast path: no tags at all
         return [text], None
@@ -46,8 +45,8 @@ def strip_reasoning(text: str) -> tuple[list[str], str | None]:
 def fenced_blocks(text: str) -> list[str]:
     """Contents of Markdown code fences, in order.
 
-    Fences are line constructs: a line-anchored fence wins over ```` ``` ```` inside a
-    string value; single-line fences are read only when there is no line-anchored one.
+    Fences are line constructs: a line-anchored fence wins over ```` ``` ```` inside a string value; single-line fences
+    are read only when there is no line-anchored one.
     """
     if "```" not in text:
         return []
@@ -125,8 +124,8 @@ KW_PREFIX = "__pfc_kw_"
 def rename_keyword_args(code: str) -> str:
     """Rewrite ``f(from='x')`` to ``f(__pfc_kw_from='x')`` outside string literals.
 
-    Python keywords (``from``, ``class``, ``import``…) cannot be argument names in Python
-    syntax, but models (and tool schemas) use them. :func:`restore_keyword` maps back.
+    Python keywords (``from``, ``class``, ``import``…) cannot be argument names in Python syntax, but models (and tool
+    schemas) use them. :func:`restore_keyword` maps back.
     """
     if not _ANY_KW_ARG.search(code):  # the common case: nothing to rename
         return code

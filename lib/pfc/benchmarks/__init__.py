@@ -1,15 +1,15 @@
 """Benchmark packages, registered by name in :data:`REGISTRY`: everything that differs per benchmark.
 
 A benchmark is one package, ``lib/pfc/benchmarks/<name>/``: its ``__init__`` defines ``ADAPTER``
-(:class:`pfc.benchmarks.adapter.Adapter`: the scoring, running, reporting and building records), and its
-parts are modules beside it, one per job (``adapter.PARTS``): ``prompts`` (the run's texts; ``ask_prompts``,
-the ask-allowed variants it hands over, issue 64), ``baselines`` (its own built-in answers, if any),
-``build`` (``pfc build <name>`` and a sweep's build), ``section`` (its part of ``pfc report``), ``pipeline``
-(its steps of ``make reproduce``), ``plans`` (its real-model plan entries; its ask-or-infer runs, if it
-admits ask items) and ``inspect_task`` (its inspect_ai task). The rest of pfc iterates the registered adapters
-(:func:`adapters`) and asks them; it never holds a table of its own nor a ``benchmark == "…"`` branch, and
-the scorer (``pfc.eval``) is never copied. A benchmark outside pfc (a plugin, a test) is a package of the same
-shape registered by ``PFC_BENCHMARKS=name=module[,…]`` in the environment. Adding one: docs/extending.md.
+(:class:`pfc.benchmarks.adapter.Adapter`: the scoring, running, reporting and building records), and its parts are
+modules beside it, one per job (``adapter.PARTS``): ``prompts`` (the run's texts; ``ask_prompts``, the ask-allowed
+variants it hands over, issue 64), ``baselines`` (its own built-in answers, if any), ``build`` (``pfc build <name>`` and
+a sweep's build), ``section`` (its part of ``pfc report``), ``pipeline`` (its steps of ``make reproduce``), ``plans``
+(its real-model plan entries; its ask-or-infer runs, if it admits ask items) and ``inspect_task`` (its inspect_ai task).
+The rest of pfc iterates the registered adapters (:func:`adapters`) and asks them; it never holds a table of its own nor
+a ``benchmark == "…"`` branch, and the scorer (``pfc.eval``) is never copied. A benchmark outside pfc (a plugin, a test)
+is a package of the same shape registered by ``PFC_BENCHMARKS=name=module[,…]`` in the environment. Adding one:
+docs/extending.md.
 
     >>> get("ptbench").scoring.metric_keys["platforms"]
     'app'
@@ -38,8 +38,8 @@ _MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")  # an importable dotted
 
 def registry() -> dict[str, str]:
     """Every registered benchmark's adapter module: :data:`BUILT_IN`, then the adapters from outside the package
-    (``PFC_BENCHMARKS="name=module[,name=module]"``), read at first use, never at import. Reading never fails: an
-    entry without ``=``, a name a built-in has or a module name that is not a dotted identifier is kept aside
+    (``PFC_BENCHMARKS="name=module[,name=module]"``), read at first use, never at import. Reading never fails: an entry
+    without ``=``, a name a built-in has or a module name that is not a dotted identifier is kept aside
     (:data:`_refused`), and refused in one line by the command that uses it (:func:`get`, :func:`adapters`)."""
     if not _registry:
         reg = dict(BUILT_IN)

@@ -1,12 +1,12 @@
 """The typed adapter: what a benchmark is, in four records by job, and the Protocols of its package's parts.
 
-An :class:`Adapter` is a benchmark's ``name``, its ``package`` (the module defining ``ADAPTER``) and four
-records, one per job: :class:`Scoring` (read and score its data: the eval stage), :class:`Running` (what
-``pfc run`` and the built-in baselines need), :class:`Reporting` (what the reports show) and :class:`Building`
-(where its data come from and what may leave the repository). Code of a higher stage lives beside the
-adapter in its package, one module per job (:data:`PARTS`), each typed by a Protocol here; the adapter finds
-them by name (:meth:`Adapter.part`), so the eval stage that imports adapters never imports a higher stage.
-This module neither registers benchmarks (``pfc.benchmarks``) nor holds any benchmark's facts.
+An :class:`Adapter` is a benchmark's ``name``, its ``package`` (the module defining ``ADAPTER``) and four records, one
+per job: :class:`Scoring` (read and score its data: the eval stage), :class:`Running` (what ``pfc run`` and the built-in
+baselines need), :class:`Reporting` (what the reports show) and :class:`Building` (where its data come from and what may
+leave the repository). Code of a higher stage lives beside the adapter in its package, one module per job
+(:data:`PARTS`), each typed by a Protocol here; the adapter finds them by name (:meth:`Adapter.part`), so the eval stage
+that imports adapters never imports a higher stage. This module neither registers benchmarks (``pfc.benchmarks``) nor
+holds any benchmark's facts.
 """
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
 """Shared adapter pieces: prediction files and the generic per-example row.
 
-Prediction files are JSONL. Accepted line shapes: ``{"id", "output"}`` (our run
-directories), ``{"index", "output"}`` (position in the examples file) and the official
-PTBench ``{"predict"}`` (matched by line order). ``output`` may be text or an assistant
-message dict with ``tool_calls``. Examples without a prediction are scored as failures.
+Prediction files are JSONL. Accepted line shapes: ``{"id", "output"}`` (our run directories), ``{"index", "output"}``
+(position in the examples file) and the official PTBench ``{"predict"}`` (matched by line order). ``output`` may be text
+or an assistant message dict with ``tool_calls``. Examples without a prediction are scored as failures.
 
     >>> generic_row  # doctest: +ELLIPSIS
     <function generic_row at ...>
@@ -39,8 +38,8 @@ def load_unified(examples_path, tools_path=None):
 def load_predictions(path, examples: list[Example]) -> Predictions:
     """{example id: raw output} from a predictions JSONL file (see the module docstring).
 
-    The result also records every id seen (``pfc.eval.coverage.Predictions``): duplicates are
-    counted, the last line of an id wins.
+    The result also records every id seen (``pfc.eval.coverage.Predictions``): duplicates are counted, the last line of
+    an id wins.
     """
     path = Path(path)
     out, ids = Predictions(), [e.id for e in examples]

@@ -1,10 +1,10 @@
 """Which benchmark a file looks like, from its first bytes — to refuse a file of another benchmark.
 
-Recognised shapes: unified JSONL (its ``benchmark`` field), the official PTBench
-``data.json`` (``query_params``/``profile_params``) and its directory of splits, the
-ToolSpectrum release (``instruction`` + ``toolCall``) and its directory, a benchmark
-directory holding ``examples.jsonl``, and prediction files (``{"id"|"index"|"predict", ...}``).
-It reads at most 64 KiB and never raises on content; it does not validate (``pfc.schema``).
+Recognised shapes: unified JSONL (its ``benchmark`` field), the official PTBench ``data.json``
+(``query_params``/``profile_params``) and its directory of splits, the ToolSpectrum release (``instruction`` +
+``toolCall``) and its directory, a benchmark directory holding ``examples.jsonl``, and prediction files
+(``{"id"|"index"|"predict", ...}``). It reads at most 64 KiB and never raises on content; it does not validate
+(``pfc.schema``).
 
     >>> guess_text('{"id": "a", "benchmark": "ptbench", "query": "q", "gold": null}')
     'ptbench'

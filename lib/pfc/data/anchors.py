@@ -1,30 +1,27 @@
 """Anchor-behaviour selection (TRACEBench §4.3): coarse filtering and a balanced pick of anchors.
 
-For every call with at least ``MIN_HISTORY`` records before it, each argument value is
-traced to where it could come from, using only the user's *earlier* records:
+For every call with at least ``MIN_HISTORY`` records before it, each argument value is traced to where it could come
+from, using only the user's *earlier* records:
 
-- ``long_term_history``: the value is the user's usual one for this function (the mode,
-  with a share of at least ``HABIT_SHARE`` over at least ``HABIT_MIN`` earlier calls),
-  overall or in the same context (``pfc.data.context``: weekday/weekend and part of day);
-- ``recent_context``: otherwise, the value (or a value it contains) appeared in a record
-  of a *different* function within ``RECENT_HOURS`` (a taxi's destination, a flight's city);
+- ``long_term_history``: the value is the user's usual one for this function (the mode, with a share of at least
+  ``HABIT_SHARE`` over at least ``HABIT_MIN`` earlier calls), overall or in the same context (``pfc.data.context``:
+  weekday/weekend and part of day);
+- ``recent_context``: otherwise, the value (or a value it contains) appeared in a record of a *different* function
+  within ``RECENT_HOURS`` (a taxi's destination, a flight's city);
 - ``None``: neither; a query must state it.
 
-The app is traced too (Definition 3.1): the *context app* is the app the user chose most
-often for this function in earlier calls of the same context (``pfc.data.context.context_of``);
-a call whose app is not its context app (noise) is not an anchor. ``most_frequent_app`` is
-the user's most used app for the function over all earlier calls; when it differs from the
-call's app, the choice depends on the context (``app_is_most_frequent`` False), and
-``app_evidence`` counts the earlier same-context calls with that app.
+The app is traced too (Definition 3.1): the *context app* is the app the user chose most often for this function in
+earlier calls of the same context (``pfc.data.context.context_of``); a call whose app is not its context app (noise) is
+not an anchor. ``most_frequent_app`` is the user's most used app for the function over all earlier calls; when it
+differs from the call's app, the choice depends on the context (``app_is_most_frequent`` False), and ``app_evidence``
+counts the earlier same-context calls with that app.
 
-Coarse policies: P1 an argument both anomalous against the user's habit and tied to recent
-context; P2 an argument tied to recent context; P3 an argument anomalous against the habit;
-P4 habitual arguments only; P5 an app that is not the user's most frequent one for the
-function but their usual one in this context. :func:`select` then picks anchors to a
-target number of queries, balancing tools, history-length bins and context-dependent app
-choices (see its docstring). Personalization labels are derived per query, from that
-query's own provenance, by ``pfc.data.build``. The optional LLM screening and the manual review
-sheet that follow are ``pfc.data.anchors_review``.
+Coarse policies: P1 an argument both anomalous against the user's habit and tied to recent context; P2 an argument tied
+to recent context; P3 an argument anomalous against the habit; P4 habitual arguments only; P5 an app that is not the
+user's most frequent one for the function but their usual one in this context. :func:`select` then picks anchors to a
+target number of queries, balancing tools, history-length bins and context-dependent app choices (see its docstring).
+Personalization labels are derived per query, from that query's own provenance, by ``pfc.data.build``. The optional LLM
+screening and the manual review sheet that follow are ``pfc.data.anchors_review``.
 
     >>> POLICIES[0]
     'P1_anomalous_and_recent'
@@ -65,8 +62,8 @@ def _strong(c: Counter, value_key: str) -> tuple[bool, bool]:
 def _trace_arguments(args: dict, fn: str, ctx: tuple, habits: dict, window: list) -> tuple[dict, list]:
     """(where each argument value comes from, the arguments anomalous against a strong habit) of one call.
 
-    ``habits``: (function, argument[, context]) -> Counter of earlier value keys; ``window``: the recent
-    records of other functions as (time, function, string values)."""
+    ``habits``: (function, argument[, context]) -> Counter of earlier value keys; ``window``: the recent records of
+    other functions as (time, function, string values)."""
     sources, anomalous = {}, []
     for a, v in args.items():
         k = _key(v)
@@ -153,14 +150,12 @@ def select(histories, queries: int | None = None, seed: int = 0, levels_of=None,
            min_history: int = MIN_HISTORY, minority_share: float = 0.5) -> list[dict]:
     """Coarse filtering over all users, then a seeded, balanced pick of anchors.
 
-    Picks anchors until their queries reach ``queries`` (default: 181.5 per user, the
-    paper's 1,815 for 10 users). ``levels_of(anchor)`` gives the number of vagueness levels
-    an anchor yields (``pfc.data.querygen.level_count``). Each step takes, from buckets of
-    (tool, history bin, app-is-most-frequent), the one that most evens out: queries per
-    tool (so every function and app is covered and every scenario gets its share),
-    queries per history bin, and — among multi-app functions — the share of anchors whose
-    app is *not* the user's most frequent one for the function (target ``minority_share``).
-    Within a bucket, anchors that allow all four levels come first.
+    Picks anchors until their queries reach ``queries`` (default: 181.5 per user, the paper's 1,815 for 10 users).
+    ``levels_of(anchor)`` gives the number of vagueness levels an anchor yields (``pfc.data.querygen.level_count``).
+    Each step takes, from buckets of (tool, history bin, app-is-most-frequent), the one that most evens out: queries per
+    tool (so every function and app is covered and every scenario gets its share), queries per history bin, and — among
+    multi-app functions — the share of anchors whose app is *not* the user's most frequent one for the function (target
+    ``minority_share``). Within a bucket, anchors that allow all four levels come first.
     """
     if levels_of is None:
         from pfc.data.querygen import level_count

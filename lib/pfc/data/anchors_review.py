@@ -23,8 +23,8 @@ from pfc.schema import SchemaError
 def screen(anchors: list[dict], judge, history_of) -> list[dict]:
     """Optional fine screening: ``judge(messages) -> text`` (any model backend); verdict stored.
 
-    ``history_of(anchor)`` gives the records before the anchor. Anchors judged "drop" are
-    removed; an unreadable verdict keeps the anchor and is stored as "unclear".
+    ``history_of(anchor)`` gives the records before the anchor. Anchors judged "drop" are removed; an unreadable verdict
+    keeps the anchor and is stored as "unclear".
     """
     kept = []
     for a in anchors:

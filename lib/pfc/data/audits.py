@@ -2,15 +2,15 @@
 
 Four questions a reader should be able to answer before trusting a personalization score:
 
-- ``user_disjointness``: do the test users appear in training? (PTBench's untrained users must
-  not; its trained users do by design.) TRACEBench has no training split.
-- ``gold_in_history``: per value provenance, the share of gold values that appear verbatim in
-  the last k records of the prompt's history (k = 5, 20 and all). A ``long_term_history`` value
-  copied in the last 5 records is recency, not personalization.
-- ``near_duplicates``: test requests whose word 3-gram Jaccard similarity with some training
-  request is at least 0.8 (and exact duplicates), by an inverted n-gram index.
-- ``most_frequent_app``: the share of tool-choice queries that the user's most frequent app (or
-  platform) for the function in the visible history already solves: what guessing scores.
+- ``user_disjointness``: do the test users appear in training? (PTBench's untrained users must not; its trained users do
+  by design.) TRACEBench has no training split.
+- ``gold_in_history``: per value provenance, the share of gold values that appear verbatim in the last k records of the
+  prompt's history (k = 5, 20 and all). A ``long_term_history`` value copied in the last 5 records is recency, not
+  personalization.
+- ``near_duplicates``: test requests whose word 3-gram Jaccard similarity with some training request is at least 0.8
+  (and exact duplicates), by an inverted n-gram index.
+- ``most_frequent_app``: the share of tool-choice queries that the user's most frequent app (or platform) for the
+  function in the visible history already solves: what guessing scores.
 
 It reads examples only and changes nothing; it does not score models.
 """

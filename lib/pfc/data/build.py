@@ -1,10 +1,9 @@
 """Build TRACEBench end to end: raw logs (or simulated ones) -> histories -> anchors -> queries -> export.
 
-Writes a benchmark directory in the unified schema (``examples.jsonl``, ``tools.json``)
-plus ``stats.json`` (the paper's Table 2 and distributions per vagueness level, history
-length bin and personalization type), the anchor review sheet, and the intermediate
-tables under ``interim/``. Every gold call is validated against its tool's JSON schema
-and every example's history ends before its anchor.
+Writes a benchmark directory in the unified schema (``examples.jsonl``, ``tools.json``) plus ``stats.json`` (the paper's
+Table 2 and distributions per vagueness level, history length bin and personalization type), the anchor review sheet,
+and the intermediate tables under ``interim/``. Every gold call is validated against its tool's JSON schema and every
+example's history ends before its anchor.
 
     python -m pfc build tracebench --out data/benchmarks/tracebench          # simulate 10 users
     python -m pfc build tracebench --raw my_logs/ --out my_bench/            # your own logs
@@ -37,9 +36,8 @@ PERSONALIZATION = ("tool", "parameter", "temporal")
 def labels(roles: dict, app_stated: bool, apps_offering: int) -> list[str]:
     """Personalization types of one query, from its own provenance (TRACEBench §3.2–3.4).
 
-    tool: the query does not name the app and more than one candidate app offers the
-    function; parameter: some value comes from long-term history; temporal: some value
-    comes from recent context.
+    tool: the query does not name the app and more than one candidate app offers the function; parameter: some value
+    comes from long-term history; temporal: some value comes from recent context.
     """
     sources = {r.source for r in roles.values()}
     return [k for k, ok in (("tool", not app_stated and apps_offering >= 2),
@@ -102,8 +100,8 @@ def most_frequent_app(example: Example) -> str | None:
 
 def tool_choice(examples: list[Example]) -> dict:
     """Tool-personalization queries: how often the gold app is not the user's most frequent app for
-    the function, with evidence (earlier same-context calls with that app), and the app accuracy of
-    the "most frequent app" rule and of the oracle on them."""
+    the function, with evidence (earlier same-context calls with that app), and the app accuracy of the "most frequent
+    app" rule and of the oracle on them."""
     tq = [e for e in examples if "tool" in e.meta["personalization"]]
     rule = [most_frequent_app(e) == e.gold[0].app for e in tq]
     not_top = [e for e, ok in zip(tq, rule) if not ok]

@@ -1,11 +1,9 @@
 """The observable context of a call: weekday or weekend, part of day, and a context argument.
 
-TRACEBench Definition 3.1: a user may prefer different apps for the same function
-depending on the query's context (daily goods on one platform, electronics on another;
-one taxi app for the commute, another at night). This module names that context from what
-a model can see — the request time and the call's arguments — so the simulator, anchor
-selection, build statistics and baselines all mean the same thing by it. It does not
-decide which app a user prefers.
+TRACEBench Definition 3.1: a user may prefer different apps for the same function depending on the query's context
+(daily goods on one platform, electronics on another; one taxi app for the commute, another at night). This module names
+that context from what a model can see — the request time and the call's arguments — so the simulator, anchor selection,
+build statistics and baselines all mean the same thing by it. It does not decide which app a user prefers.
 
     >>> context_of("2025-03-08T19:30:00", {"category": "electronics"})
     ('weekend', 'evening', 'electronics')

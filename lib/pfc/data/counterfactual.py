@@ -1,41 +1,38 @@
 """Counterfactual variants of a benchmark's examples: the same request under a changed user context.
 
-``pfc perturb --benchmark B --examples … --kind K --out DIR`` writes ``DIR/examples.jsonl``
-(one variant per original example that the kind applies to), ``DIR/tools.json`` (when the
-input has a tool file) and ``DIR/perturb.json`` (kind, seed, input hash, counts, skipped
-examples by reason). Every variant keeps its original's ``user_id`` (user-clustered
-statistics stay clustered by the user who asked) and records in ``meta.counterfactual``:
-``original_id``, ``kind``, ``seed`` and, for ``swap-user``, the ``donor_user`` and the
-``items`` whose answer under the new context the generators know (``pfc.data.counterfactual_swap``).
+``pfc perturb --benchmark B --examples … --kind K --out DIR`` writes ``DIR/examples.jsonl`` (one variant per original
+example that the kind applies to), ``DIR/tools.json`` (when the input has a tool file) and ``DIR/perturb.json`` (kind,
+seed, input hash, counts, skipped examples by reason). Every variant keeps its original's ``user_id`` (user-clustered
+statistics stay clustered by the user who asked) and records in ``meta.counterfactual``: ``original_id``, ``kind``,
+``seed`` and, for ``swap-user``, the ``donor_user`` and the ``items`` whose answer under the new context the generators
+know (``pfc.data.counterfactual_swap``).
 
 Kinds:
 
-- ``swap-user``: the request stays; history/profile (ToolSpectrum: profile and environment)
-  become another user's. TRACEBench and PTBench variants carry counterfactual gold for
-  context-sourced values where it is known; stated values keep their gold.
+- ``swap-user``: the request stays; history/profile (ToolSpectrum: profile and environment) become another user's.
+  TRACEBench and PTBench variants carry counterfactual gold for context-sourced values where it is known; stated values
+  keep their gold.
 - ``shuffle-history``: the history records in a random order (each keeps its time).
 - ``truncate-history:K``: only the last K records.
-- ``drop-profile``: the user context removed (TRACEBench: the history is its only user
-  context; PTBench: basic features and behaviour history; ToolSpectrum: the profile).
-- ``shift-time:±D``: the request time (``meta.anchor_time``) moved by D days; history
-  records that would then lie in the future are dropped.
-- ``strip-stated``: one value stated in the request is removed from its text; that gold
-  argument's provenance becomes ``unknown``.
-- ``dose:K`` (``dose``: K = 0, 1, 2, 4, 8, 16; a list: ``dose:0,4,16``): the history keeps exactly
-  K records supporting the gold app or a history-sourced value, at constant length; one variant
-  per example and K (ids ``~dose-K``). ``contradict-stated[:K]`` (K = 8): the history gains a
-  K-record habit against a stated value. ``@W`` (``dose@20``) cuts either's history to a window of W records
-  that a prompt shows whole. Both in ``pfc.data.counterfactual_dose``; both need call histories (TRACEBench)
-  and refuse a set without them.
-- ``ask[@W]``, ``cannot``: the right answer becomes a question (the history's support for one
-  history-sourced value removed) or "cannot help" (no candidate tool of the request's scenario);
-  ``pfc.data.counterfactual_ask`` (issue 64). ``meta.action`` says so (``pfc.schema``).
+- ``drop-profile``: the user context removed (TRACEBench: the history is its only user context; PTBench: basic features
+  and behaviour history; ToolSpectrum: the profile).
+- ``shift-time:±D``: the request time (``meta.anchor_time``) moved by D days; history records that would then lie in the
+  future are dropped.
+- ``strip-stated``: one value stated in the request is removed from its text; that gold argument's provenance becomes
+  ``unknown``.
+- ``dose:K`` (``dose``: K = 0, 1, 2, 4, 8, 16; a list: ``dose:0,4,16``): the history keeps exactly K records supporting
+  the gold app or a history-sourced value, at constant length; one variant per example and K (ids ``~dose-K``).
+  ``contradict-stated[:K]`` (K = 8): the history gains a K-record habit against a stated value. ``@W`` (``dose@20``)
+  cuts either's history to a window of W records that a prompt shows whole. Both in ``pfc.data.counterfactual_dose``;
+  both need call histories (TRACEBench) and refuse a set without them.
+- ``ask[@W]``, ``cannot``: the right answer becomes a question (the history's support for one history-sourced value
+  removed) or "cannot help" (no candidate tool of the request's scenario); ``pfc.data.counterfactual_ask`` (issue 64).
+  ``meta.action`` says so (``pfc.schema``).
 
-Only ``swap-user`` changes gold; the other kinds measure sensitivity. Deterministic: every
-random choice comes from ``random.Random("<seed>:<kind>:<example id>")`` (string seeds are
-hashed with SHA-512, never with Python's ``hash``), so the same seed gives the same bytes in
-any process. It does not run models or score (``pfc.eval.personalization`` does); the kinds' syntax is
-``pfc.data.counterfactual_kinds``'s.
+Only ``swap-user`` changes gold; the other kinds measure sensitivity. Deterministic: every random choice comes from
+``random.Random("<seed>:<kind>:<example id>")`` (string seeds are hashed with SHA-512, never with Python's ``hash``), so
+the same seed gives the same bytes in any process. It does not run models or score (``pfc.eval.personalization`` does);
+the kinds' syntax is ``pfc.data.counterfactual_kinds``'s.
 """
 from __future__ import annotations
 
@@ -202,11 +199,11 @@ def perturb(examples: list[Example], kind: str, seed: int = 0, tools=None) -> tu
 def sample(examples: list[Example], kind: str, n: int, seed: int = 0, tools=None) -> tuple[list[Example], Counter]:
     """The variants of ``n`` originals, one per anchor (``meta.anchor_id``, else the id), and the skip counts.
 
-    Anchors are taken in a seeded order (``random.Random("sample:<kind>:<seed>")``), each anchor's
-    requests in a seeded order too; the first request with a variant for every argument of the kind
-    (``dose``: every K) is taken, so every K holds the same requests. The pool (population's
-    favourites, donors) still reads every example, so a variant equals its copy in the whole set's
-    ``perturb``. Fewer than ``n`` anchors admit the kind: all of them. Variants in ``perturb``'s order.
+    Anchors are taken in a seeded order (``random.Random("sample:<kind>:<seed>")``), each anchor's requests in a seeded
+    order too; the first request with a variant for every argument of the kind (``dose``: every K) is taken, so every K
+    holds the same requests. The pool (population's favourites, donors) still reads every example, so a variant equals
+    its copy in the whole set's ``perturb``. Fewer than ``n`` anchors admit the kind: all of them. Variants in
+    ``perturb``'s order.
     """
     name, arg = parse_kind(kind)
     pool = _pool(examples, name, window_of(kind), tools)
@@ -253,9 +250,9 @@ class VariantSet:
 
 def write(out_dir, examples_path, made: VariantSet) -> dict:
     """``examples.jsonl``, ``tools.json`` (if any) and ``perturb.json`` into ``out_dir``, replaced whole
-    (``pfc.io.dirset``: built beside it, the manifest last; a stop leaves the old set or the new one); an
-    ``out_dir`` that is or holds the input is refused. The originals' origin is recorded (``pfc.data.origin``),
-    ``sampled`` as ``sampled_anchors``. Returns the manifest."""
+    (``pfc.io.dirset``: built beside it, the manifest last; a stop leaves the old set or the new one); an ``out_dir``
+    that is or holds the input is refused. The originals' origin is recorded (``pfc.data.origin``), ``sampled`` as
+    ``sampled_anchors``. Returns the manifest."""
     benchmark, kind, seed, variants, skipped, tools, originals, sampled = (
         made.benchmark, made.kind, made.seed, made.variants, made.skipped, made.tools, made.originals, made.sampled)
     out = not_input(out_dir, {"--examples": examples_path})
@@ -290,8 +287,8 @@ def _only_ours(folder: Path) -> bool:
 
 def build_variants(examples_path, out_dir, kind: str, seed: int = 0, benchmark: str | None = None) -> dict:
     """Load a benchmark, write its ``kind`` variants into ``out_dir`` (the pipeline's step); returns the manifest.
-    ``benchmark``: whose loader reads ``examples_path``; default: a unified-schema build, of the benchmark its
-    examples name."""
+    ``benchmark``: whose loader reads ``examples_path``; default: a unified-schema build, of the benchmark its examples
+    name."""
     load = benchmarks.get(benchmark).scoring.load if benchmark else load_unified
     examples, tools = load(examples_path, None)
     benchmark = benchmark or (examples[0].benchmark if examples else "")

@@ -3,29 +3,28 @@
 An :class:`ActionPool` indexes the call histories of one example set (each user's longest history, as
 ``pfc.data.counterfactual_dose.EvidencePool``) and, for ``cannot``, the tool file's scenarios.
 
-- **ask** — the *slot* of an example is a required gold argument whose provenance is the history
-  (``long_term_history`` or ``recent_context``) and whose value the request does not state; among several,
-  a seeded one (``random.Random("<seed>:ask:<id>")``) that some record supports. A record *supports* a
-  value when one of its argument strings equals it (case-folded) or, for a value of 4 characters or more,
-  contains it; a number or truth value is supported by a call of the same function with that argument at
-  that value; every acceptable value of the slot counts. The variant removes **every** supporting record
-  of the whole history, each replaced *in place* (its time kept) by a neutral record: a call of another
-  function that supports no acceptable value, the user's own records before the request that the history
-  lacks first, then other users' (seeded draw). The history keeps its length and its times, so a prompt
-  showing the last W records shows the same positions as the original's. ``@W``: only requests with a
-  supporting record among the original's last W records are admitted (the original is a call item under
-  ``--history last_k --k W``; the ask runs of ``pfc.plans.ask`` use the evidence window, W = 20). The gold
-  call stays (the follow-up turn scores against it); ``meta.action`` becomes ``ask`` and ``meta.ask_slots``
-  names the slot (``[{"call": i, "argument": name}]``).
-- **cannot** — the candidate tools lose the gold function (every app) and every tool of its scenario
-  (``Tool.domain``: TRACEBench's Food, Transport, …), so no offered tool can serve the request; the gold
-  becomes ``null`` and ``meta.action`` ``cannot``. An example keeping no candidate tool is skipped.
+- **ask** — the *slot* of an example is a required gold argument whose provenance is the history (``long_term_history``
+  or ``recent_context``) and whose value the request does not state; among several, a seeded one
+  (``random.Random("<seed>:ask:<id>")``) that some record supports. A record *supports* a value when one of its argument
+  strings equals it (case-folded) or, for a value of 4 characters or more, contains it; a number or truth value is
+  supported by a call of the same function with that argument at that value; every acceptable value of the slot counts.
+  The variant removes **every** supporting record of the whole history, each replaced *in place* (its time kept) by a
+  neutral record: a call of another function that supports no acceptable value, the user's own records before the
+  request that the history lacks first, then other users' (seeded draw). The history keeps its length and its times, so
+  a prompt showing the last W records shows the same positions as the original's. ``@W``: only requests with a
+  supporting record among the original's last W records are admitted (the original is a call item under ``--history
+  last_k --k W``; the ask runs of ``pfc.plans.ask`` use the evidence window, W = 20). The gold call stays (the follow-up
+  turn scores against it); ``meta.action`` becomes ``ask`` and ``meta.ask_slots`` names the slot (``[{"call": i,
+  "argument": name}]``).
+- **cannot** — the candidate tools lose the gold function (every app) and every tool of its scenario (``Tool.domain``:
+  TRACEBench's Food, Transport, …), so no offered tool can serve the request; the gold becomes ``null`` and
+  ``meta.action`` ``cannot``. An example keeping no candidate tool is skipped.
 
-``meta.counterfactual`` records the slot, the value, the population's favourite value of the slot (the most
-frequent value of that function's argument over every user's history, ``pfc.data.counterfactual_dose``; what
-a guess tends to give), how many records were replaced (ask) or the removed
-tool keys (cannot). Which benchmarks admit these kinds is their adapter's ``building.action_kinds``; this module
-scores nothing (issue 64's metrics) and writes nothing (``pfc.data.counterfactual.write``).
+``meta.counterfactual`` records the slot, the value, the population's favourite value of the slot (the most frequent
+value of that function's argument over every user's history, ``pfc.data.counterfactual_dose``; what a guess tends to
+give), how many records were replaced (ask) or the removed tool keys (cannot). Which benchmarks admit these kinds is
+their adapter's ``building.action_kinds``; this module scores nothing (issue 64's metrics) and writes nothing
+(``pfc.data.counterfactual.write``).
 """
 from __future__ import annotations
 

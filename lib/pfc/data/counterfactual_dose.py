@@ -1,42 +1,35 @@
 """``dose:K`` and ``contradict-stated[:K]``: variants that set how much history evidence a request gets.
 
-An :class:`EvidencePool` indexes the call histories of one example set (TRACEBench: each
-user's longest history) and the population's favourites: for each function, the app with
-the most records over all users, and for each (function, argument) the most recorded value
-(ties: the first in sorted order).
+An :class:`EvidencePool` indexes the call histories of one example set (TRACEBench: each user's longest history) and the
+population's favourites: for each function, the app with the most records over all users, and for each (function,
+argument) the most recorded value (ties: the first in sorted order).
 
-- **dose:K** — the *target* of an example is its gold app (unless the request names it),
-  else its first ``long_term_history`` argument by name, whichever first differs from the
-  population's favourite (an example whose every choice is the population's is skipped:
-  nothing to switch from). A record *supports* it when it calls the gold function with the
-  gold app (or with that argument at the gold value). The variant keeps exactly K supporting
-  records, those most like the request first (same weekday/part of day/context value, then
-  same weekday and part of day, then the most recent); with fewer than K, copies of them a
-  week earlier (same context) make up the number. The history keeps its length: each
-  removed supporting record is replaced by a *neutral* one (a call of another function: the
-  same user's older records first, then other users' records before the request, drawn with
-  the seed), each added copy displaces the oldest neutral record. The gold is unchanged.
-- **contradict-stated:K** (K = 8 by default) — the first value the request states
-  (provenance ``query``) whose argument has another value in the population (not written in
-  the request) gains a habit: K copies of the user's latest call of that function (else
-  another user's) with that other value, each a whole number of weeks before the request
-  (same weekday and time of day), appended to the history. The habit must be strong by the
-  anchors' rule (``pfc.data.counterfactual_swap.habit``), else the example is skipped. The
-  gold stays the stated value.
+- **dose:K** — the *target* of an example is its gold app (unless the request names it), else its first
+  ``long_term_history`` argument by name, whichever first differs from the population's favourite (an example whose
+  every choice is the population's is skipped: nothing to switch from). A record *supports* it when it calls the gold
+  function with the gold app (or with that argument at the gold value). The variant keeps exactly K supporting records,
+  those most like the request first (same weekday/part of day/context value, then same weekday and part of day, then the
+  most recent); with fewer than K, copies of them a week earlier (same context) make up the number. The history keeps
+  its length: each removed supporting record is replaced by a *neutral* one (a call of another function: the same user's
+  older records first, then other users' records before the request, drawn with the seed), each added copy displaces the
+  oldest neutral record. The gold is unchanged.
+- **contradict-stated:K** (K = 8 by default) — the first value the request states (provenance ``query``) whose argument
+  has another value in the population (not written in the request) gains a habit: K copies of the user's latest call of
+  that function (else another user's) with that other value, each a whole number of weeks before the request (same
+  weekday and time of day), appended to the history. The habit must be strong by the anchors' rule
+  (``pfc.data.counterfactual_swap.habit``), else the example is skipped. The gold stays the stated value.
 
-- **a window of W records** (``dose@W``, ``contradict-stated@W``; :data:`EVIDENCE_WINDOW` in the reference plan):
-  the variant's history becomes what a prompt can show whole. dose: its K supporting records and the W − K most
-  recent records of other functions (no counter-evidence: no other app or value of the gold function);
-  contradict-stated: the original's last W − K records and the K habit records. A model shown only the last 10
-  of a long history (``--history last_k``) sees, on TRACEBench's default build, 0.16 supporting records on
-  average at every K ≥ 1 and the habit in 5 of 200 variants: without a window the dose never reaches it. A
-  windowed variant is run with ``--history full``; its contradict-stated original with ``last_k`` and
-  k = W − K (the same history without the habit).
+- **a window of W records** (``dose@W``, ``contradict-stated@W``; :data:`EVIDENCE_WINDOW` in the reference plan): the
+  variant's history becomes what a prompt can show whole. dose: its K supporting records and the W − K most recent
+  records of other functions (no counter-evidence: no other app or value of the gold function); contradict-stated: the
+  original's last W − K records and the K habit records. A model shown only the last 10 of a long history (``--history
+  last_k``) sees, on TRACEBench's default build, 0.16 supporting records on average at every K ≥ 1 and the habit in 5 of
+  200 variants: without a window the dose never reaches it. A windowed variant is run with ``--history full``; its
+  contradict-stated original with ``last_k`` and k = W − K (the same history without the habit).
 
-``meta.counterfactual`` records ``k``, ``window`` (when set), the target (``call``, ``argument``: None for the app)
-and ``user_choice``/``population_favourite`` (dose) or ``stated``/``habit`` (contradict-stated).
-Both need a call history (TRACEBench): a set without one is refused by
-``pfc.data.counterfactual``. It does not score (``pfc.eval.dose`` does).
+``meta.counterfactual`` records ``k``, ``window`` (when set), the target (``call``, ``argument``: None for the app) and
+``user_choice``/``population_favourite`` (dose) or ``stated``/``habit`` (contradict-stated). Both need a call history
+(TRACEBench): a set without one is refused by ``pfc.data.counterfactual``. It does not score (``pfc.eval.dose`` does).
 """
 from __future__ import annotations
 

@@ -1,31 +1,27 @@
 """``swap-user``: give a request another user's context, with the gold that context implies where it is known.
 
-A :class:`DonorPool` indexes the users of one example set. For an example of user *u* it
-draws a donor *v* (seeded, among the other users that have a context to give) and builds
-the variant:
+A :class:`DonorPool` indexes the users of one example set. For an example of user *u* it draws a donor *v* (seeded,
+among the other users that have a context to give) and builds the variant:
 
-- **TRACEBench**: the history becomes *v*'s records before the same request time (the
-  union of *v*'s example histories). Counterfactual gold, by the rules that labelled the
-  original gold (``pfc.data.anchors``): the app, unless the request names it, is *v*'s
-  most used app for the function in the request's context (``pfc.data.context``), with at
-  least ``APP_EVIDENCE_MIN`` such calls; each ``long_term_history`` argument is *v*'s habit
-  (the mode with a share of at least ``HABIT_SHARE`` over at least ``HABIT_MIN`` calls), in
-  the same weekday/part-of-day context first, else overall. ``recent_context`` arguments have
-  no known counterfactual (*v* did not make the trip that implied them).
-- **PTBench**: the profile becomes *v*'s profile for the same scenario. Counterfactual gold:
-  each ``profile`` argument is *v*'s value for that parameter in *v*'s own gold calls (a
-  profile's preference is fixed per parameter: ``pfc.data.ptool.profiles``); the platform,
-  unless the request names it, is the platform *v*'s gold uses most in that scenario.
-- **ToolSpectrum** (public release, no generator): the profile and environment become
-  another sample's; no counterfactual gold (sensitivity only).
+- **TRACEBench**: the history becomes *v*'s records before the same request time (the union of *v*'s example histories).
+  Counterfactual gold, by the rules that labelled the original gold (``pfc.data.anchors``): the app, unless the request
+  names it, is *v*'s most used app for the function in the request's context (``pfc.data.context``), with at least
+  ``APP_EVIDENCE_MIN`` such calls; each ``long_term_history`` argument is *v*'s habit (the mode with a share of at least
+  ``HABIT_SHARE`` over at least ``HABIT_MIN`` calls), in the same weekday/part-of-day context first, else overall.
+  ``recent_context`` arguments have no known counterfactual (*v* did not make the trip that implied them).
+- **PTBench**: the profile becomes *v*'s profile for the same scenario. Counterfactual gold: each ``profile`` argument
+  is *v*'s value for that parameter in *v*'s own gold calls (a profile's preference is fixed per parameter:
+  ``pfc.data.ptool.profiles``); the platform, unless the request names it, is the platform *v*'s gold uses most in that
+  scenario.
+- **ToolSpectrum** (public release, no generator): the profile and environment become another sample's; no
+  counterfactual gold (sensitivity only).
 
-Which rule applies is read from the example, not from a benchmark name: a call history (TRACEBench),
-a profile with a user id (PTBench), no user id (a released sample: ToolSpectrum).
+Which rule applies is read from the example, not from a benchmark name: a call history (TRACEBench), a profile with a
+user id (PTBench), no user id (a released sample: ToolSpectrum).
 
-Stated (``query``) arguments always keep their gold. ``meta.counterfactual.items`` lists, per
-gold call, the app and every argument: ``source`` (original provenance), ``original``,
-``counterfactual`` and ``known``; a known counterfactual value replaces the variant's gold.
-Unknown ones keep the original gold and are left out of context-following.
+Stated (``query``) arguments always keep their gold. ``meta.counterfactual.items`` lists, per gold call, the app and
+every argument: ``source`` (original provenance), ``original``, ``counterfactual`` and ``known``; a known counterfactual
+value replaces the variant's gold. Unknown ones keep the original gold and are left out of context-following.
 """
 from __future__ import annotations
 

@@ -1,21 +1,19 @@
 """The replayable user of issue 64's follow-up turn, and the follow-up set built from a first-turn run.
 
-**The user** (:func:`reply`, version :data:`USER_VERSION`) is deterministic and calls no model. Shown the
-model's question and the item, it answers every slot the question *names* — a slot is named when the
-question holds its name (``car_type`` or "car type"), a word of 3+ letters of its name or of its tool
-parameter's description (stop words aside), or one of its enum values — with the gold value in a fixed
-template (:data:`ANSWER`: "{Slot}: {value}."); when it names none, it says :data:`NAG`. Which slots the
-user knows: an ``ask`` item's ``meta.ask_slots`` (the value the history no longer supports); a ``call``
-item's every gold argument (the user knows what they want: an unneeded question still gets its answer); a
-``cannot`` item none.
+**The user** (:func:`reply`, version :data:`USER_VERSION`) is deterministic and calls no model. Shown the model's
+question and the item, it answers every slot the question *names* — a slot is named when the question holds its name
+(``car_type`` or "car type"), a word of 3+ letters of its name or of its tool parameter's description (stop words
+aside), or one of its enum values — with the gold value in a fixed template (:data:`ANSWER`: "{Slot}: {value}."); when
+it names none, it says :data:`NAG`. Which slots the user knows: an ``ask`` item's ``meta.ask_slots`` (the value the
+history no longer supports); a ``call`` item's every gold argument (the user knows what they want: an unneeded question
+still gets its answer); a ``cannot`` item none.
 
-**The follow-up set** (:func:`build`): for every first-turn row (``predictions.jsonl`` of an ask-prompt
-run) that ``pfc.eval.action.classify`` reads as ``ask``, a copy of the item with id ``<id>~followup``,
-``meta.followup`` = the first reply (``assistant``), the user's answer (``user``), the question, the slots
-answered and the user version; its gold and action: the first item's, except that an ``ask`` item becomes a
-``call`` item (the second turn is scored as a call against the kept gold). ``pfc.benchmarks.tracebench.ask_prompts``
-(variant ``ask-followup``) renders it; the second turn is an ordinary resumable run on this set. Same inputs,
-same bytes. It scores nothing.
+**The follow-up set** (:func:`build`): for every first-turn row (``predictions.jsonl`` of an ask-prompt run) that
+``pfc.eval.action.classify`` reads as ``ask``, a copy of the item with id ``<id>~followup``, ``meta.followup`` = the
+first reply (``assistant``), the user's answer (``user``), the question, the slots answered and the user version; its
+gold and action: the first item's, except that an ``ask`` item becomes a ``call`` item (the second turn is scored as a
+call against the kept gold). ``pfc.benchmarks.tracebench.ask_prompts`` (variant ``ask-followup``) renders it; the second
+turn is an ordinary resumable run on this set. Same inputs, same bytes. It scores nothing.
 
     >>> answer_text({"car_type": "Express"})
     'Car type: Express.'

@@ -1,16 +1,14 @@
 """Raw interaction logs -> anonymized, validated, standardized histories (TRACEBench §4.2).
 
-- **Validation**: sessions with a missing or unparsable timestamp, events out of time
-  order, an unknown app or action, a missing required field or an invalid value are
-  dropped whole, each counted under its reason; malformed JSON lines, duplicated uploads
-  and cancelled orders are counted too.
-- **Standardization**: each app's own field and action names are mapped back to the
-  standardized functions and parameters (``pfc.data.toolset``); fields outside the schema
-  (passenger names, ID numbers, contact details) are dropped.
-- **Anonymization**: stable pseudonymous user ids (salted hash of the device; salt from
-  ``PFC_ANON_SALT``); exact home/work addresses become stable pseudonyms that keep district
-  and city; names, phone numbers, e-mail addresses and ID numbers left in free text are
-  replaced by ``[NAME]``, ``[PHONE]``, ``[EMAIL]``, ``[ID]``.
+- **Validation**: sessions with a missing or unparsable timestamp, events out of time order, an unknown app or action, a
+  missing required field or an invalid value are dropped whole, each counted under its reason; malformed JSON lines,
+  duplicated uploads and cancelled orders are counted too.
+- **Standardization**: each app's own field and action names are mapped back to the standardized functions and
+  parameters (``pfc.data.toolset``); fields outside the schema (passenger names, ID numbers, contact details) are
+  dropped.
+- **Anonymization**: stable pseudonymous user ids (salted hash of the device; salt from ``PFC_ANON_SALT``); exact
+  home/work addresses become stable pseudonyms that keep district and city; names, phone numbers, e-mail addresses and
+  ID numbers left in free text are replaced by ``[NAME]``, ``[PHONE]``, ``[EMAIL]``, ``[ID]``.
 
 Output: a histories table (``histories.parquet``) and ``preprocess_report.json``.
 

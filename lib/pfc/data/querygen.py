@@ -1,15 +1,14 @@
 """Queries at four vagueness levels for each anchor (TRACEBench §4.3), offline or by LLM role-play.
 
-Elements of a call are its function and its arguments. A level says how many are omitted:
-most_clear none (and it names the app, so nothing is left to infer); relevant_clear one or
-two (possibly the function); relevant_vague half; most_vague all (no argument stated,
-function implicit). Only most_clear names the app: at the other levels the app is left to
-the user's context-dependent preference (tool personalization). Only arguments whose value can be
-recovered from the history (``long_term_history`` or ``recent_context``, see ``pfc.data.anchors``)
-may be omitted; a level that cannot be met for an anchor is skipped and counted.
+Elements of a call are its function and its arguments. A level says how many are omitted: most_clear none (and it names
+the app, so nothing is left to infer); relevant_clear one or two (possibly the function); relevant_vague half;
+most_vague all (no argument stated, function implicit). Only most_clear names the app: at the other levels the app is
+left to the user's context-dependent preference (tool personalization). Only arguments whose value can be recovered from
+the history (``long_term_history`` or ``recent_context``, see ``pfc.data.anchors``) may be omitted; a level that cannot
+be met for an anchor is skipped and counted.
 
-Every query is checked: each stated value appears in it and no omitted value does (an
-omitted value that shows up anyway is relabelled as stated, so provenance stays true).
+Every query is checked: each stated value appears in it and no omitted value does (an omitted value that shows up anyway
+is relabelled as stated, so provenance stays true).
 
     >>> LEVELS
     ('most_clear', 'relevant_clear', 'relevant_vague', 'most_vague')

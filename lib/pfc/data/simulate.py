@@ -1,14 +1,13 @@
 """Simulate phone interaction logs of N users over several weeks, in each app's own raw format.
 
-A person (``simulate_world.make_person``) lives day after day (``simulate_day.Day``: context-dependent
-app choices, habits, temporal chains, noise) until they have ``records`` standardized calls; this module
-then writes each call as its app's raw log lines, with personal data, views, duplicated uploads,
-cancellations and sessions broken on purpose (see ``data/raw/README.md``), into ``events.jsonl``
-and ``manifest.json``. It does not anonymize or validate logs (``pfc.data.preprocess``).
+A person (``simulate_world.make_person``) lives day after day (``simulate_day.Day``: context-dependent app choices,
+habits, temporal chains, noise) until they have ``records`` standardized calls; this module then writes each call as its
+app's raw log lines, with personal data, views, duplicated uploads, cancellations and sessions broken on purpose (see
+``data/raw/README.md``), into ``events.jsonl`` and ``manifest.json``. It does not anonymize or validate logs
+(``pfc.data.preprocess``).
 
-Seeded per user (``random.Random(f"{seed}:{index}")``): the same seed gives byte-identical
-output, whatever the number of worker processes and whatever ``PYTHONHASHSEED`` is (no iteration
-over sets of strings, no ``hash()``).
+Seeded per user (``random.Random(f"{seed}:{index}")``): the same seed gives byte-identical output, whatever the number
+of worker processes and whatever ``PYTHONHASHSEED`` is (no iteration over sets of strings, no ``hash()``).
 
     >>> users, events, pii = simulate_users(1, seed=0, records=100); len(users[0]["records"])
     100

@@ -1,16 +1,15 @@
 """One simulated day of one person: the standardized calls they make, in the order of the day.
 
-Each user prefers different apps for the same function in different observable contexts
-(TRACEBench Definition 3.1; ``simulate_world.APP_CONTEXTS``, ``pfc.data.context``): one takeout app
-at weekday lunch and another for dinner, one shop per product category, a commute taxi app and
-a late-night one, business vs leisure travel apps, outdoor vs indoor workout apps. It also has
-long-term habits (home and work, payment method, seat class, usual drink),
-temporal chains (a taxi's destination becomes the next coffee shop or restaurant; a flight
-is followed by a hotel in that city; a ticket by a taxi to the venue) and noise (``NOISE``).
+Each user prefers different apps for the same function in different observable contexts (TRACEBench Definition 3.1;
+``simulate_world.APP_CONTEXTS``, ``pfc.data.context``): one takeout app at weekday lunch and another for dinner, one
+shop per product category, a commute taxi app and a late-night one, business vs leisure travel apps, outdoor vs indoor
+workout apps. It also has long-term habits (home and work, payment method, seat class, usual drink), temporal chains (a
+taxi's destination becomes the next coffee shop or restaurant; a flight is followed by a hotel in that city; a ticket by
+a taxi to the venue) and noise (``NOISE``).
 
-It draws only from the ``random.Random`` it is given, in a fixed order (the same seed gives the
-same calls). It does not write raw log lines or files, nor decide how many days a person lives
-(``pfc.data.simulate``), nor who the person is (``pfc.data.simulate_world``).
+It draws only from the ``random.Random`` it is given, in a fixed order (the same seed gives the same calls). It does not
+write raw log lines or files, nor decide how many days a person lives (``pfc.data.simulate``), nor who the person is
+(``pfc.data.simulate_world``).
 
     >>> from pfc.data.simulate_world import make_person; from pfc.data.toolset import load_tools
     >>> rng, apps, out = random.Random(0), {t.function: [t.app] for t in load_tools()}, []

@@ -1,8 +1,8 @@
 """The simulated world: cities, places, people and their long-term habits (used by ``pfc.data.simulate``).
 
-Everything is drawn from a ``random.Random`` the caller seeds; nothing here writes files.
-Personal data (names, phone numbers, e-mail addresses, ID numbers, exact home and work
-addresses) is generated on purpose, so that anonymization can be tested against it.
+Everything is drawn from a ``random.Random`` the caller seeds; nothing here writes files. Personal data (names, phone
+numbers, e-mail addresses, ID numbers, exact home and work addresses) is generated on purpose, so that anonymization can
+be tested against it.
 
     >>> import random; p = make_person(random.Random(1), 0, {fn: ["A", "B"] for fn in APP_CONTEXTS}); p["city"] in CITIES
     True
@@ -84,8 +84,8 @@ OUTDOOR, INDOOR = ["running", "cycling", "walking"], ["yoga", "strength", "swimm
 def app_preferences(apps_of: dict, index: int, rng: random.Random) -> dict:
     """{function: {context: app}}: each context its own app where possible, rotated by user index.
 
-    Rotation guarantees that across users every app is some context's preferred app;
-    ``rng`` decides the direction, so two users with the same index parity still differ.
+    Rotation guarantees that across users every app is some context's preferred app; ``rng`` decides the direction, so
+    two users with the same index parity still differ.
     """
     prefs = {}
     for fn, contexts in APP_CONTEXTS.items():

@@ -1,10 +1,9 @@
 """The TRACEBench-style toolset: standardized JSON-schema tools and each app's own log vocabulary.
 
-``data/toolsets/tracebench.json`` defines parameters once and lists, per scenario and app,
-its functions (``*`` marks required parameters) and non-functional attributes. This module
-expands that into :class:`~pfc.schema.Tool` objects, gives every app its own raw-log field
-and action names (what a phone would record; :func:`log_vocabulary`), and computes the
-statistics of the paper's Table 3. It does not simulate users or read logs.
+``data/toolsets/tracebench.json`` defines parameters once and lists, per scenario and app, its functions (``*`` marks
+required parameters) and non-functional attributes. This module expands that into :class:`~pfc.schema.Tool` objects,
+gives every app its own raw-log field and action names (what a phone would record; :func:`log_vocabulary`), and computes
+the statistics of the paper's Table 3. It does not simulate users or read logs.
 
     >>> len(load_tools()), len({t.app for t in load_tools()})
     (55, 38)

@@ -1,9 +1,8 @@
 """One counterfactual variant of an example: its id suffix, the copy and its history.
 
-A variant is a deep copy of the example whose id ends in ``~<kind>`` and whose ``meta`` records
-where it came from (``meta["counterfactual"]``); the perturbations themselves live in
-``pfc.data.counterfactual`` (query edits, history cuts, time shifts) and
-``pfc.data.counterfactual_swap`` (another user's context). This module changes nothing else.
+A variant is a deep copy of the example whose id ends in ``~<kind>`` and whose ``meta`` records where it came from
+(``meta["counterfactual"]``); the perturbations themselves live in ``pfc.data.counterfactual`` (query edits, history
+cuts, time shifts) and ``pfc.data.counterfactual_swap`` (another user's context). This module changes nothing else.
 
     >>> slug("shift-time", 3), slug("truncate-history", 5), slug("swap-user", None)
     ('shift-time+3', 'truncate-history-5', 'swap-user')

@@ -3,14 +3,14 @@
 :func:`classify` never raises and never runs the reply: it reads it with ``pfc.eval.parsing.parse``
 (JSON, ``<tool_call>`` tags, fences, native ``tool_calls``), then as plain text. In order:
 
-1. calls parsed: only ``ask_user`` (any app prefix) -> ``ask`` with its ``question`` (else its first string
-   argument); only real tools -> ``call``; both -> ``invalid`` (``mixed``);
+1. calls parsed: only ``ask_user`` (any app prefix) -> ``ask`` with its ``question`` (else its first string argument);
+   only real tools -> ``call``; both -> ``invalid`` (``mixed``);
 2. a parsed ``null`` / ``[]`` (no call chosen) -> ``cannot``;
-3. one JSON object keyed ``ask``/``question`` -> ``ask``, ``cannot``/``refuse``/``refusal`` -> ``cannot``
-   (the prompt-format answers of ``pfc.benchmarks.tracebench.ask_prompts``);
-4. plain text: a sentence ending in ``?`` that is not an offer of more help ("anything else?") -> ``ask``
-   (that sentence is the question); else a refusal phrase ("cannot", "can't", "unable", "no tool", "not
-   supported", "sorry") -> ``cannot``;
+3. one JSON object keyed ``ask``/``question`` -> ``ask``, ``cannot``/``refuse``/``refusal`` -> ``cannot`` (the
+   prompt-format answers of ``pfc.benchmarks.tracebench.ask_prompts``);
+4. plain text: a sentence ending in ``?`` that is not an offer of more help ("anything else?") -> ``ask`` (that sentence
+   is the question); else a refusal phrase ("cannot", "can't", "unable", "no tool", "not supported", "sorry") ->
+   ``cannot``;
 5. anything else (empty, prose, broken JSON) -> ``invalid`` with the parser's error as the reason.
 
 :func:`names_slot` says whether a question names a slot (the replayable user's rule, ``pfc.data.followup``;

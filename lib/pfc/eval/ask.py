@@ -1,28 +1,27 @@
 """Ask or infer (issue 64): each reply's action against the item's, the pairs, the metric table and the
 risk–coverage curve.
 
-**Rows** (:func:`score_row`, called by ``pfc.eval.scoring.score`` for a set with ``ask``/``cannot`` items or a
-run of the ask-allowed prompt): the reply is read by ``pfc.eval.action.classify``. An ``ask`` or ``cannot``
-item is scored on its action: the scorer's accuracy columns (``format`` … ``overall``, ``valid``) are 1 when
-the reply's action is the gold one, its value counts and error flags 0, its error type
-``action:<reply>_on_<gold>`` — never as a call against the gold the ask item keeps for its follow-up turn. A
-``call`` item keeps the scorer's columns. Every row gains (first-turn rows; a follow-up row, ``meta.followup``,
-has them 0 and is read by :func:`pairs`): ``user_id`` (the intervals' cluster), ``gold_action``, ``pred_action``, ``first_turn``, ``action_hit``,
-per action ``<a>_tp/_fp/_fn`` and ``gold_<a>``, ``<reply>_on_<gold>`` (``ask_on_call`` …), ``guess_pop`` (a
-call on an ask item whose slot value is the population's favourite, ``meta.counterfactual``),
-``slot_hit`` (a question on an ask item naming its slot, ``pfc.eval.action.names_slot``), ``value_hit`` (a
-call on a call item with every gold name and value), ``call_made`` / ``call_wrong`` (a call, and one that is
-not the fully correct call of a call item), ``answered`` (the run has a reply: a partial run's other rows are
-scored as failures, as by the scorer, and left out of ``pfc report``'s ask table).
+**Rows** (:func:`score_row`, called by ``pfc.eval.scoring.score`` for a set with ``ask``/``cannot`` items or a run of
+the ask-allowed prompt): the reply is read by ``pfc.eval.action.classify``. An ``ask`` or ``cannot`` item is scored on
+its action: the scorer's accuracy columns (``format`` … ``overall``, ``valid``) are 1 when the reply's action is the
+gold one, its value counts and error flags 0, its error type ``action:<reply>_on_<gold>`` — never as a call against the
+gold the ask item keeps for its follow-up turn. A ``call`` item keeps the scorer's columns. Every row gains (first-turn
+rows; a follow-up row, ``meta.followup``, has them 0 and is read by :func:`pairs`): ``user_id`` (the intervals'
+cluster), ``gold_action``, ``pred_action``, ``first_turn``, ``action_hit``, per action ``<a>_tp/_fp/_fn`` and
+``gold_<a>``, ``<reply>_on_<gold>`` (``ask_on_call`` …), ``guess_pop`` (a call on an ask item whose slot value is the
+population's favourite, ``meta.counterfactual``), ``slot_hit`` (a question on an ask item naming its slot,
+``pfc.eval.action.names_slot``), ``value_hit`` (a call on a call item with every gold name and value), ``call_made`` /
+``call_wrong`` (a call, and one that is not the fully correct call of a call item), ``answered`` (the run has a reply: a
+partial run's other rows are scored as failures, as by the scorer, and left out of ``pfc report``'s ask table).
 
-**Pairs** (:func:`pairs`, on rows of several runs of one answerer pooled): ``disc_base`` / ``disc_hit`` on an
-ask item whose original is a scored call item (it called on the original *and* asked on the variant);
-``two_turn_base`` / ``two_turn_hit`` / ``two_turn_questions`` on a first-turn row whose reply was no question
-or whose follow-up row is present: it ends right within two turns (a call item's correct call; a cannot
-item's refusal; after a question, the follow-up turn's row right), and the questions asked in both turns.
+**Pairs** (:func:`pairs`, on rows of several runs of one answerer pooled): ``disc_base`` / ``disc_hit`` on an ask item
+whose original is a scored call item (it called on the original *and* asked on the variant); ``two_turn_base`` /
+``two_turn_hit`` / ``two_turn_questions`` on a first-turn row whose reply was no question or whose follow-up row is
+present: it ends right within two turns (a call item's correct call; a cannot item's refusal; after a question, the
+follow-up turn's row right), and the questions asked in both turns.
 
-The metrics (``pfc.eval.metrics``: ``action_accuracy`` … ``questions_per_item``) come with user-clustered
-intervals through ``pfc.eval.dose.metric_rows``. It reads replies only: no model, no file.
+The metrics (``pfc.eval.metrics``: ``action_accuracy`` … ``questions_per_item``) come with user-clustered intervals
+through ``pfc.eval.dose.metric_rows``. It reads replies only: no model, no file.
 """
 from __future__ import annotations
 
@@ -103,8 +102,8 @@ def score_row(ex, output, row: dict, etype, tools_by_key: dict) -> tuple[dict, s
 
 def pairs(df: pd.DataFrame, followed: bool | None = None) -> pd.DataFrame:
     """``df`` (rows of :func:`score_row`, several runs of one answerer pooled; unique ids) with the pair columns
-    of the module doc. ``followed``: whether the follow-up turns are in (default: ``df`` holds one); without
-    them the two-turn columns have no item (NaN, never 0)."""
+    of the module doc. ``followed``: whether the follow-up turns are in (default: ``df`` holds one); without them the
+    two-turn columns have no item (NaN, never 0)."""
     df = df.reset_index(drop=True).copy()
     first = df[df["first_turn"] == 1]
     pred = dict(zip(first["id"], first["pred_action"]))
@@ -135,8 +134,8 @@ def table(df: pd.DataFrame, n_boot: int = 1000, seed: int = 0, names=ACTION_METR
 
 def risk_coverage(df: pd.DataFrame, evidence: dict, taus, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """The curve of a threshold policy over an always-call run's rows ``df``: at each τ the items whose
-    ``evidence`` ({id: supporting records}) is below τ are asked instead of called; per τ, coverage (share
-    answered with a call) and risk (wrong calls among them) with their intervals. Coverage never rises with τ."""
+    ``evidence`` ({id: supporting records}) is below τ are asked instead of called; per τ, coverage (share answered with
+    a call) and risk (wrong calls among them) with their intervals. Coverage never rises with τ."""
     rows = []
     for tau in taus:
         keep = df["id"].map(lambda i: evidence.get(i, 0) >= tau).astype(int)

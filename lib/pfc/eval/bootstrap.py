@@ -1,11 +1,10 @@
 """Bootstrap 95% confidence intervals over examples for every accuracy, ratio and F1 metric.
 
-Resamples the rows of a per-example table (one row per example, failures included) with
-replacement, recomputes each metric from the resampled rows with the metric's own
-aggregation (``pfc.eval.metrics``: mean, ratio of sums, micro F1 from summed counts) and
-reports the percentile interval. The same resample indices serve every metric of a run
-(paired), drawn from ``numpy.random.default_rng(seed)``: the same seed gives the same
-bytes in any process. Counts (``sum`` metrics) get no interval.
+Resamples the rows of a per-example table (one row per example, failures included) with replacement, recomputes each
+metric from the resampled rows with the metric's own aggregation (``pfc.eval.metrics``: mean, ratio of sums, micro F1
+from summed counts) and reports the percentile interval. The same resample indices serve every metric of a run (paired),
+drawn from ``numpy.random.default_rng(seed)``: the same seed gives the same bytes in any process. Counts (``sum``
+metrics) get no interval.
 
 :func:`clustered_intervals` resamples *users* (clusters) instead of examples: examples of one
 user are not independent (same history, same habits), and an interval over examples is too

@@ -5,11 +5,10 @@ correct, wrong, missing or excess, with the gold argument's provenance role atta
 Benchmarks turn a :class:`Comparison` into their metrics (``pfc.benchmarks``) and error
 classes (``pfc.eval.taxonomy``); this module knows no benchmark and does no I/O.
 
-Alignment: each gold call takes the first unused predicted call with the same function
-name (preferring the same app). With ``pair_leftovers`` (single-call benchmarks scored
-per level, like ToolSpectrum) leftover calls are then paired in order.
-A parse marked ``exact`` (strict scoring, set by ``pfc.eval.scoring``) is compared with app
-names as written and values exactly equal; otherwise app names and values are normalized.
+Alignment: each gold call takes the first unused predicted call with the same function name (preferring the same app).
+With ``pair_leftovers`` (single-call benchmarks scored per level, like ToolSpectrum) leftover calls are then paired in
+order. A parse marked ``exact`` (strict scoring, set by ``pfc.eval.scoring``) is compared with app names as written and
+values exactly equal; otherwise app names and values are normalized.
 
     >>> from pfc.eval.parsing import parse; from pfc.schema import Example
     >>> ex = Example.from_dict({"id": "1", "benchmark": "ptbench", "query": "q",

@@ -1,18 +1,17 @@
 """How much history does personalization need, and does it overrule the request? Columns and the dose curve.
 
-Per-variant columns for the variants of ``pfc.data.counterfactual_dose`` (the metrics that
-aggregate them are defined once in ``pfc.eval.metrics``):
+Per-variant columns for the variants of ``pfc.data.counterfactual_dose`` (the metrics that aggregate them are defined
+once in ``pfc.eval.metrics``):
 
-- **dose** (``~dose-K``): ``dose_k``; ``user_hit`` (the answer gives the user's choice — the gold
-  app, or the gold value of the target argument — at the target call), ``pop_hit`` (it gives the
-  population's favourite instead); ``switch_hit`` / ``switch_base``: with the same request's K = 0
-  variant in the set (``switch_base`` 1), ``switch_hit`` is 1 when the answer gives the user's
-  choice at K and did not at K = 0 — the answer *moved* from what the model says with no supporting
-  record to the user's choice. A model that ignores the history never moves: 0 whatever it guesses.
+- **dose** (``~dose-K``): ``dose_k``; ``user_hit`` (the answer gives the user's choice — the gold app, or the gold value
+  of the target argument — at the target call), ``pop_hit`` (it gives the population's favourite instead);
+  ``switch_hit`` / ``switch_base``: with the same request's K = 0 variant in the set (``switch_base`` 1), ``switch_hit``
+  is 1 when the answer gives the user's choice at K and did not at K = 0 — the answer *moved* from what the model says
+  with no supporting record to the user's choice. A model that ignores the history never moves: 0 whatever it guesses.
   ``overall`` is the scorer's (``pfc.eval.scoring``) on the variant: accuracy at K.
-- **contradict-stated** (``~contradict-stated-K``): ``stated_base`` (the answer on the original
-  gives the stated value), ``stated_kept`` (and the answer on the variant still does),
-  ``habit_hit`` (the answer on the variant gives the habit's value).
+- **contradict-stated** (``~contradict-stated-K``): ``stated_base`` (the answer on the original gives the stated value),
+  ``stated_kept`` (and the answer on the variant still does), ``habit_hit`` (the answer on the variant gives the habit's
+  value).
 
 :func:`curve` is the dose-response table (per K: each metric with a user-clustered bootstrap 95%
 interval) and :func:`threshold` the smallest K whose switch-rate interval lies above 0.5. Values are
@@ -125,8 +124,8 @@ def threshold(table: pd.DataFrame, level: float = 0.5):
 
 def withheld(answered: int, planned: int) -> str | None:
     """Why a dose run claims no threshold, or None when it may: a run that answered part of its set (in progress,
-    covering users one after another) is a few users' requests, and their intervals say nothing of the set's,
-    however narrow they come out."""
+    covering users one after another) is a few users' requests, and their intervals say nothing of the set's, however
+    narrow they come out."""
     if answered >= planned:
         return None
     return f"{answered} of the set's {planned} dose variants answered: a threshold once the run is complete"

@@ -1,19 +1,18 @@
 """Prompt-format sensitivity of runs that differ only in how the prompt is written (issue 65).
 
-Input: per-example tables (``pfc.eval.scoring``'s rows, with ``id`` and ``user_id``), one per *cell* of a
-prompt grid, all on the same examples. Every interval resamples users (``pfc.eval.bootstrap``'s cluster
-bootstrap); every difference is paired, the same users drawn for both sides (``pfc.eval.paired.paired_metric``,
-with its exact McNemar test): no statistic is new here.
+Input: per-example tables (``pfc.eval.scoring``'s rows, with ``id`` and ``user_id``), one per *cell* of a prompt grid,
+all on the same examples. Every interval resamples users (``pfc.eval.bootstrap``'s cluster bootstrap); every difference
+is paired, the same users drawn for both sides (``pfc.eval.paired.paired_metric``, with its exact McNemar test): no
+statistic is new here.
 
 - :func:`cell_accuracy`: each cell's accuracy (overall, app, values) with its user-clustered interval;
 - :func:`main_effects`: each cell − the default cell, paired;
-- :func:`spread`: the SD and max-Δ of a metric across cells as BFCL v4 defines them for its format
-  sensitivity (``bfcl_eval/eval_checker/eval_runner.py`` of ShishirPatil/gorilla, the ``format_sensitivity``
-  runner: ``accuracy_std = statistics.stdev(config_accuracies)`` — the sample SD, n − 1 — and
-  ``accuracy_max_delta = max(config_accuracies) - min(config_accuracies)``; BFCL prints both × 100, in points),
-  with a percentile interval from resampling users (the same users for every cell of one resample); BFCL gives none;
-- :func:`stability`: model B − model A in every cell: does it keep the default cell's sign, does its interval
-  exclude 0;
+- :func:`spread`: the SD and max-Δ of a metric across cells as BFCL v4 defines them for its format sensitivity
+  (``bfcl_eval/eval_checker/eval_runner.py`` of ShishirPatil/gorilla, the ``format_sensitivity`` runner: ``accuracy_std
+  = statistics.stdev(config_accuracies)`` — the sample SD, n − 1 — and ``accuracy_max_delta = max(config_accuracies) -
+  min(config_accuracies)``; BFCL prints both × 100, in points), with a percentile interval from resampling users (the
+  same users for every cell of one resample); BFCL gives none;
+- :func:`stability`: model B − model A in every cell: does it keep the default cell's sign, does its interval exclude 0;
 - :func:`baseline_beats`: baseline − each model in every cell (a baseline reads no prompt: one table for all cells);
 - :func:`identical`: whether tables hold the same per-example results (a baseline's cells must).
 

@@ -2,13 +2,13 @@
 
 ``ast.parse`` only builds a syntax tree; nothing here compiles or runs code. Two policies:
 
-- :func:`to_value` (robust): literals, bare words as strings, ``true/false/null``, and
-  literal arithmetic folded with bounds (``2*3`` -> 6). Anything else is an :class:`Unsafe`.
-- :func:`official_value`: the published PTBench evaluator's value rules, quirks included
-  (see ``pfc.benchmarks.ptbench.official``), except that where it would run code we refuse.
+- :func:`to_value` (robust): literals, bare words as strings, ``true/false/null``, and literal arithmetic folded with
+  bounds (``2*3`` -> 6). Anything else is an :class:`Unsafe`.
+- :func:`official_value`: the published PTBench evaluator's value rules, quirks included (see
+  ``pfc.benchmarks.ptbench.official``), except that where it would run code we refuse.
 
-Bounds (``LIMITS``): nesting depth, integer size, sequence size made by ``*``/``+``.
-It does not find expressions in prose; ``pfc.eval.parsing`` does that.
+Bounds (``LIMITS``): nesting depth, integer size, sequence size made by ``*``/``+``. It does not find expressions in
+prose; ``pfc.eval.parsing`` does that.
 
     >>> import ast; to_value(ast.parse("[2*3, 'a', true]", mode="eval").body)
     [6, 'a', True]
@@ -157,10 +157,10 @@ def to_value(node: ast.AST, depth: int = 0):
 def official_value(node: ast.AST, depth: int = 0):
     """The published PTBench evaluator's value rules (``resolve_ast_by_type``), run safely.
 
-    Quirks kept: any unary operator negates a constant operand (``+5`` -> -5); a call without
-    keyword arguments becomes its source text; a call with keywords becomes ``{name: args}``;
-    bare names become strings; subscripts become text; tuples stay tuples. Where the original
-    evaluates arithmetic with ``eval``, we fold literals (bounded) and refuse anything else.
+    Quirks kept: any unary operator negates a constant operand (``+5`` -> -5); a call without keyword arguments becomes
+    its source text; a call with keywords becomes ``{name: args}``; bare names become strings; subscripts become text;
+    tuples stay tuples. Where the original evaluates arithmetic with ``eval``, we fold literals (bounded) and refuse
+    anything else.
     """
     if depth > 2 * LIMITS["max_depth"]:
         raise Unsafe("value:too_deep")

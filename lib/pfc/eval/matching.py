@@ -3,8 +3,8 @@
 Rules of :func:`values_equal` (prediction vs one gold value):
 
 - strings: case-insensitive, surrounding whitespace stripped, inner whitespace collapsed;
-- numbers: ``math.isclose`` with ``REL_TOL``/``ABS_TOL``; numeric strings count as numbers
-  (``"3"`` == 3); ``bool`` is never a number (``True`` != 1);
+- numbers: ``math.isclose`` with ``REL_TOL``/``ABS_TOL``; numeric strings count as numbers (``"3"`` == 3); ``bool`` is
+  never a number (``True`` != 1);
 - booleans: ``True`` == ``"true"`` == ``"True"`` (and likewise false);
 - lists (and tuples) are compared as sets; a scalar equals a one-element list of it;
 - dicts: same keys (case-insensitive) with equal values; ``None`` equals only ``None``.

@@ -1,7 +1,7 @@
 """Every metric, defined once: name, direction, aggregation and the paper equation it implements.
 
-A per-example table (one row per example, unparsed outputs included as failures) holds
-columns; a :class:`Metric` aggregates columns into one number:
+A per-example table (one row per example, unparsed outputs included as failures) holds columns; a :class:`Metric`
+aggregates columns into one number:
 
 - ``mean``: mean of a 0/1 column (accuracy over all samples);
 - ``ratio``: sum(numerator) / sum(denominator) (NaN when the denominator is 0);
@@ -9,8 +9,8 @@ columns; a :class:`Metric` aggregates columns into one number:
 - ``f1``: micro F1 = 2·TP / (2·TP + FP + FN) from summed counts (1.0 when there are no items);
 - ``macro_f1``: the mean of per-class F1s, columns (TP, FP, FN) per class; a class with none left out.
 
-Benchmarks refer to metrics by name and may publish them under their own key
-(``pfc.benchmarks``). :func:`row_from_comparison` builds the shared columns.
+Benchmarks refer to metrics by name and may publish them under their own key (``pfc.benchmarks``).
+:func:`row_from_comparison` builds the shared columns.
 
     >>> import pandas as pd; aggregate(METRICS["overall"], pd.DataFrame({"overall": [1, 0]}))
     0.5

@@ -1,13 +1,11 @@
 """Paired statistics for two runs on the same examples: difference with a user-clustered interval, exact McNemar.
 
-Two runs answer the same requests of the same users, so their per-example results are
-paired: the difference of a metric is resampled with the *same* users drawn for both runs
-(a cluster bootstrap, ``pfc.eval.bootstrap.cluster_sums``), which removes the between-user
-variation both runs share; the unpaired interval (each run's users drawn independently) is
-given beside it for comparison. For a 0/1 metric (``mean`` of a 0/1 column) the exact
-McNemar test uses the discordant pairs only: with b examples right in A only and c right in
-B only, p = min(1, 2 · P[X ≤ min(b, c)]) for X ~ Binomial(b + c, 1/2) (p = 1 when b + c = 0).
-Computed with integers (``math.comb``), no approximation.
+Two runs answer the same requests of the same users, so their per-example results are paired: the difference of a metric
+is resampled with the *same* users drawn for both runs (a cluster bootstrap, ``pfc.eval.bootstrap.cluster_sums``), which
+removes the between-user variation both runs share; the unpaired interval (each run's users drawn independently) is
+given beside it for comparison. For a 0/1 metric (``mean`` of a 0/1 column) the exact McNemar test uses the discordant
+pairs only: with b examples right in A only and c right in B only, p = min(1, 2 · P[X ≤ min(b, c)]) for X ~ Binomial(b +
+c, 1/2) (p = 1 when b + c = 0). Computed with integers (``math.comb``), no approximation.
 
 It does not load runs (``pfc.report.paired``) and treats the two tables as aligned by row.
 

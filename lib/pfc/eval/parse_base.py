@@ -1,8 +1,8 @@
 """What the output readers share: the typed failure they raise, the bound on one expression, the
 Python-syntax reading of one expression, and how a tool name carries its app.
 
-Used by :mod:`pfc.eval.parse_bracket` and :mod:`pfc.eval.parse_json`; :func:`pfc.eval.parsing.parse`
-turns an :class:`Unreadable` into a typed failure. Nothing here finds calls in text or builds a call.
+Used by :mod:`pfc.eval.parse_bracket` and :mod:`pfc.eval.parse_json`; :func:`pfc.eval.parsing.parse` turns an
+:class:`Unreadable` into a typed failure. Nothing here finds calls in text or builds a call.
 
     >>> split_tool_name("Shop__buy"), split_tool_name("Shop.buy"), split_tool_name("buy")
     (('Shop', 'buy'), ('Shop', 'buy'), (None, 'buy'))
@@ -32,8 +32,8 @@ _DOTTED = re.compile(r"([A-Za-z0-9_][\w&-]{0,100})\.([A-Za-z_]\w{0,200})")
 def split_tool_name(name: str) -> tuple[str | None, str]:
     """The app a tool name carries: ``'Shop__buy'`` and ``'Shop.buy'`` -> ('Shop', 'buy'); ``'buy'`` -> (None, 'buy').
 
-    Our native tool names are ``App__function`` (OpenAI names allow no dots), but a model that read
-    history or docs may write ``App.function``: a person reads both as the same call."""
+    Our native tool names are ``App__function`` (OpenAI names allow no dots), but a model that read history or docs may
+    write ``App.function``: a person reads both as the same call."""
     if APP_SEP in name:
         app, fn = name.split(APP_SEP, 1)
         return app, fn

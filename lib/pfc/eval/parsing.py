@@ -2,26 +2,25 @@
 
 One entry point, :func:`parse`, for every style:
 
-- a style a benchmark names after itself (its adapter's ``Scoring.styles``, :func:`styles`), read by the
-  readers it names: PTBench's ``ptbench`` is the bracket syntax ``Platform:[f(a=1, b='x'), g()]``; also a
-  quoted platform, surrounding braces, a single call without brackets, keyword-named arguments
-  (``from=``) and literal arithmetic (``count=2*3`` -> 6).
-- ``json``: ToolSpectrum-style ``{"APP", "API", "params"}`` (``null`` = refusal), PTBench's
-  ``{"platform", "functions"}``, OpenAI/Hermes ``{"name", "arguments"}`` and ``<tool_call>``
-  tags; in code fences or with prose around them; single-quoted / Python-literal dicts.
-- native ``tool_calls``: pass the assistant message dict ``{"content", "tool_calls"}``;
-  function names carry the app as ``App__function`` (``App.function`` is read the same way,
-  in every style); argument keys copied with a type (``"senderAddress (str)"``) are read
-  as the bare name.
+- a style a benchmark names after itself (its adapter's ``Scoring.styles``, :func:`styles`), read by the readers it
+  names: PTBench's ``ptbench`` is the bracket syntax ``Platform:[f(a=1, b='x'), g()]``; also a quoted platform,
+  surrounding braces, a single call without brackets, keyword-named arguments (``from=``) and literal arithmetic
+  (``count=2*3`` -> 6).
+- ``json``: ToolSpectrum-style ``{"APP", "API", "params"}`` (``null`` = refusal), PTBench's ``{"platform",
+  "functions"}``, OpenAI/Hermes ``{"name", "arguments"}`` and ``<tool_call>`` tags; in code fences or with prose around
+  them; single-quoted / Python-literal dicts.
+- native ``tool_calls``: pass the assistant message dict ``{"content", "tool_calls"}``; function names carry the app as
+  ``App__function`` (``App.function`` is read the same way, in every style); argument keys copied with a type
+  (``"senderAddress (str)"``) are read as the bare name.
 - ``auto``: all of the above, in the order the text suggests.
 
-``<think>…</think>`` preambles are removed first. Input size, nesting depth and number
-sizes are bounded (``pfc.eval.literals.LIMITS``, ``MAX_INPUT_CHARS``, ``parse_base.MAX_EXPR_CHARS``).
-The published PTBench evaluator's own parsing rules live in ``pfc.benchmarks.ptbench.official``.
+``<think>…</think>`` preambles are removed first. Input size, nesting depth and number sizes are bounded
+(``pfc.eval.literals.LIMITS``, ``MAX_INPUT_CHARS``, ``parse_base.MAX_EXPR_CHARS``). The published PTBench evaluator's
+own parsing rules live in ``pfc.benchmarks.ptbench.official``.
 
-This module picks the readers and turns what they raise into a :class:`ParseResult`; the readers
-themselves are :mod:`pfc.eval.parse_bracket` (bracket style) and :mod:`pfc.eval.parse_json` (JSON and
-native ``tool_calls``), on the shared pieces of :mod:`pfc.eval.parse_base`.
+This module picks the readers and turns what they raise into a :class:`ParseResult`; the readers themselves are
+:mod:`pfc.eval.parse_bracket` (bracket style) and :mod:`pfc.eval.parse_json` (JSON and native ``tool_calls``), on the
+shared pieces of :mod:`pfc.eval.parse_base`.
 
     >>> parse('{"APP": "Keep", "API": "logExercise", "params": {"minutes": 30}}').calls[0].app
     'Keep'
@@ -146,9 +145,8 @@ def _first(candidates, readers: list[str]) -> ParseResult:
     """The first reader (by its :data:`READERS` name) that succeeds on the first candidate it can read; else
     the best error.
 
-    Errors are kept as (code, detail) tuples, never as exception objects: a stored
-    exception's traceback links back through every caller's frame and keeps the whole
-    scoring run alive until a full garbage collection.
+    Errors are kept as (code, detail) tuples, never as exception objects: a stored exception's traceback links back
+    through every caller's frame and keeps the whole scoring run alive until a full garbage collection.
     """
     errors: list[tuple[str, str]] = []
     for cand in candidates:

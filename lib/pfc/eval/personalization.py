@@ -1,24 +1,22 @@
 """Does the model personalize, or guess well? Per-variant columns for the personalization metrics.
 
-A counterfactual variant (``pfc.data.counterfactual``) pairs with its original example; a
-run on the originals and a run on the variants give two answers to the same request. One
-row per variant (``rows``), with the columns that the metrics ``context_following``,
-``request_faithfulness`` and ``sensitivity`` (``pfc.eval.metrics``) aggregate:
+A counterfactual variant (``pfc.data.counterfactual``) pairs with its original example; a run on the originals and a run
+on the variants give two answers to the same request. One row per variant (``rows``), with the columns that the metrics
+``context_following``, ``request_faithfulness`` and ``sensitivity`` (``pfc.eval.metrics``) aggregate:
 
-- ``follow_hit`` / ``follow_total``: over the *discriminating* context items of the variant
-  (an app choice or a history/profile-sourced argument whose counterfactual value is known and
-  differs from the original gold), how many the answer on the variant gives with the
-  counterfactual value **while the answer on the original did not**: the answer moved to what
-  the new context implies. A model that ignores the context (``no-history``, the original
-  gold ``oracle``) never moves, so it scores 0 whatever it guesses.
-- ``faithful_kept`` / ``faithful_base``: over the values stated in the request that the
-  answer on the original got right, how many the answer on the variant still gets right.
-- ``changed``: 1 when the variant's answer differs from the original's (calls compared after
-  parsing, app names normalised; an unparsable answer is compared by its raw text).
+- ``follow_hit`` / ``follow_total``: over the *discriminating* context items of the variant (an app choice or a
+  history/profile-sourced argument whose counterfactual value is known and differs from the original gold), how many the
+  answer on the variant gives with the counterfactual value **while the answer on the original did not**: the answer
+  moved to what the new context implies. A model that ignores the context (``no-history``, the original gold ``oracle``)
+  never moves, so it scores 0 whatever it guesses.
+- ``faithful_kept`` / ``faithful_base``: over the values stated in the request that the answer on the original got
+  right, how many the answer on the variant still gets right.
+- ``changed``: 1 when the variant's answer differs from the original's (calls compared after parsing, app names
+  normalised; an unparsable answer is compared by its raw text).
 
-Values are compared with ``pfc.eval.matching`` (the scorer's rules); an argument is read from
-the predicted call aligned with its gold call (``pfc.eval.checker.align``). It reads answers
-only; it does not run models or resample (``pfc.eval.bootstrap``).
+Values are compared with ``pfc.eval.matching`` (the scorer's rules); an argument is read from the predicted call aligned
+with its gold call (``pfc.eval.checker.align``). It reads answers only; it does not run models or resample
+(``pfc.eval.bootstrap``).
 """
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Score predictions against examples: per-example rows, flat metrics, error rows; write them.
 
 The thin wrapper over the pure core (``pfc.eval.parsing`` -> ``pfc.eval.checker`` -> ``pfc.eval.metrics``,
-``pfc.eval.taxonomy``), with I/O at the edges. Every example gets a row; a missing or
-unparsable prediction is a failure row, never dropped.
+``pfc.eval.taxonomy``), with I/O at the edges. Every example gets a row; a missing or unparsable prediction is a failure
+row, never dropped.
 
     >>> # report = score(examples, {"id": "output text"}, "ptbench"); report.metrics["overall"]
 """
@@ -50,8 +50,8 @@ class ScoreReport:
 
     def write(self, out_dir) -> Path:
         """``metrics.json``, ``per_example.csv``, ``errors.csv``, and ``score.json`` (provenance + coverage),
-        as one set (:func:`pfc.io.atomic.write_set`, ``score.json`` last) under the directory's writer lock:
-        a full disk or a kill leaves the previous score whole; a second writer is refused."""
+        as one set (:func:`pfc.io.atomic.write_set`, ``score.json`` last) under the directory's writer lock: a full disk
+        or a kill leaves the previous score whole; a second writer is refused."""
         out = Path(out_dir)
         meta = {**self.provenance, "mode": self.mode,
                 "mode_description": MODES.get(self.mode, "the published evaluator's rules"), "coverage": self.coverage}
@@ -93,13 +93,13 @@ def score(examples: list[Example], outputs: dict, benchmark: str, tools=None,
           actions: bool | None = None) -> ScoreReport:
     """Score ``outputs`` ({example id: raw output}) on ``examples``.
 
-    ``actions`` (default: whether any example is an ``ask`` or ``cannot`` item; the ask-allowed prompt's runs
-    pass True): each reply is also read as an action and ask/cannot items are scored on it
-    (``pfc.eval.ask``), with the action metrics among the headline ones.
+    ``actions`` (default: whether any example is an ``ask`` or ``cannot`` item; the ask-allowed prompt's runs pass
+    True): each reply is also read as an action and ask/cannot items are scored on it (``pfc.eval.ask``), with the
+    action metrics among the headline ones.
 
-    ``strict``: format counts only output that is exactly the benchmark's template with the
-    app named (``pfc.eval.strict``), and values and app names must be exactly equal; the metric
-    keys are the same, ``ScoreReport.mode`` says which rules produced them.
+    ``strict``: format counts only output that is exactly the benchmark's template with the app named
+    (``pfc.eval.strict``), and values and app names must be exactly equal; the metric keys are the same,
+    ``ScoreReport.mode`` says which rules produced them.
     """
     if compat == "official":
         if not benchmarks.get(benchmark).scoring.official_compat:
@@ -163,8 +163,8 @@ def headline(adapter, per_example: pd.DataFrame) -> dict:
 def check(example: Example, output, benchmark: str, tools=None, style: str | None = None):
     """BFCL-style checker for one example: ``(valid, error_type "family:subtype" | None, details)``.
 
-    ``details`` holds the example's per-example columns, the parse error and the
-    per-argument results. A checker never raises on model output.
+    ``details`` holds the example's per-example columns, the parse error and the per-argument results. A checker never
+    raises on model output.
     """
     adapter = benchmarks.get(benchmark)
     result = parse(output, style or adapter.scoring.style)
@@ -208,8 +208,8 @@ def _score_official(examples: list[Example], outputs: dict) -> ScoreReport:
 def paused_gc():
     """Pause the cyclic garbage collector (refcounting still frees memory).
 
-    Scoring allocates many small acyclic objects; with 100k examples alive, repeated
-    full collections cost ~30% of the time (measured: benchmarks/bench_scoring.py).
+    Scoring allocates many small acyclic objects; with 100k examples alive, repeated full collections cost ~30% of the
+    time (measured: benchmarks/bench_scoring.py).
     """
     was = gc.isenabled()
     gc.disable()
@@ -225,8 +225,8 @@ def score_files(benchmark: str, examples_path, predictions_path, tools_path=None
                 actions: bool | None = None) -> ScoreReport:
     """Score files; refuses examples of another benchmark, and predictions that match no example id.
 
-    ``strict``: any missing, unknown or duplicate prediction id is an error (``pfc.eval.coverage``).
-    The report carries ``coverage`` and ``provenance`` (written as ``score.json``).
+    ``strict``: any missing, unknown or duplicate prediction id is an error (``pfc.eval.coverage``). The report carries
+    ``coverage`` and ``provenance`` (written as ``score.json``).
     """
     with paused_gc():
         return _score_files(benchmark, examples_path, predictions_path, tools_path, style, compat, strict, actions)

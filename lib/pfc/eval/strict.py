@@ -1,14 +1,13 @@
 """Strict scoring's format rule: an output counts only if it is exactly the required template.
 
-TRACEBench §5.1 / App. C.1: "we first check format accuracy to determine if the output
-accords with the required template … Each output must include app name, function name,
-and function calling parameters", and parameter values must be an "exact match". The
-default (robust) scorer reads what a person would read (prose, fences, ``<think>``,
-case and number normalisation); strict mode does not. Each benchmark's template is its adapter's
-``Scoring.strict_template``, in its package on the checks below (the templates: docs/scoring.md, ``--strict``).
+TRACEBench §5.1 / App. C.1: "we first check format accuracy to determine if the output accords with the required
+template … Each output must include app name, function name, and function calling parameters", and parameter values must
+be an "exact match". The default (robust) scorer reads what a person would read (prose, fences, ``<think>``, case and
+number normalisation); strict mode does not. Each benchmark's template is its adapter's ``Scoring.strict_template``, in
+its package on the checks below (the templates: docs/scoring.md, ``--strict``).
 
-Surrounding whitespace is allowed; anything else around the template is not. Values are
-then compared exactly (``pfc.eval.matching.values_identical``) and app names as written.
+Surrounding whitespace is allowed; anything else around the template is not. Values are then compared exactly
+(``pfc.eval.matching.values_identical``) and app names as written.
 
     >>> exact_template('{"name": "Keep__log_exercise", "arguments": {"exercise": "yoga"}}', "tracebench")
     >>> exact_template('Sure! {"name": "Keep__log_exercise", "arguments": {}}', "tracebench")

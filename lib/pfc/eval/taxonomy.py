@@ -1,15 +1,13 @@
 """Error classes from a :class:`~pfc.eval.checker.Comparison`: per-example types and error rows.
 
-- :func:`error_type`: the example's first error as ``family:subtype`` in the order format,
-  refusal, app, function, param, value (None when correct) — the BFCL-style check.
-- :func:`ptbench_flags`: PTBench's six classes (Fig. 4), with the published counting
-  rules (a sample may count as both param_missing and param_excessive) but the correct
-  names: ``func_missing`` means a gold function was not called (the published evaluator
-  swaps missing and excessive; see ``pfc.benchmarks.ptbench.official``).
+- :func:`error_type`: the example's first error as ``family:subtype`` in the order format, refusal, app, function,
+  param, value (None when correct) — the BFCL-style check.
+- :func:`ptbench_flags`: PTBench's six classes (Fig. 4), with the published counting rules (a sample may count as both
+  param_missing and param_excessive) but the correct names: ``func_missing`` means a gold function was not called (the
+  published evaluator swaps missing and excessive; see ``pfc.benchmarks.ptbench.official``).
 - :func:`toolspectrum_type`: ToolSpectrum's five classes (§5.3, App. B.5) plus ``other``.
-- :func:`error_rows` / :func:`provenance_breakdown`: one row per error with the source of
-  each wrong or missing value (query, profile, environment, long-term history, recent
-  context) — a breakdown none of the papers reports.
+- :func:`error_rows` / :func:`provenance_breakdown`: one row per error with the source of each wrong or missing value
+  (query, profile, environment, long-term history, recent context) — a breakdown none of the papers reports.
 
     >>> PTBENCH_CLASSES[0]
     'func_wrong'

@@ -1,17 +1,17 @@
 """``pfc export --format eee RUN…``: each ``pfc run`` directory as an Every Eval Ever (EEE, schema 0.3) record pair.
 
 Per run, in EEE's datastore layout under ``--out`` (``data/<benchmark>/<developer>/<model>/``): the aggregate record
-``<uuid>.json`` (one ``evaluation_results`` entry per headline metric of ``pfc score``, its metric's direction,
-bounds and description from :data:`pfc.eval.metrics.METRICS`; the run's settings as its generation config; the
-run's identity in the source metadata) and its instance-level companion ``<uuid>_samples.jsonl``: for each answered
-example, one row per headline metric that is the mean of a per-example column (``overall``, ``format``, ...), the
-row's score being that column, its ``evaluation_result_id`` naming the aggregate entry (as EEE asks: one instance
-row per aggregate result). A ratio or count metric (``value_acc_*``, ``*_error``) has an aggregate entry only.
-Input: the request the runner sent (:mod:`pfc.integrations.run_export`); output: the raw answer; metadata: user,
-groups, error type, value provenance. The file's UUID (version 4 bits) is drawn from the run's path and identity,
-so exporting a run again replaces its files. Plain JSON with no dependency on the ``every-eval-ever`` package
-(it needs Python 3.12; ``tests/test_eee_export.py`` validates and reads these files with it, from ``.venv-eee``).
-It translates; it never re-scores or re-runs anything. Only ``pfc export`` imports it.
+``<uuid>.json`` (one ``evaluation_results`` entry per headline metric of ``pfc score``, its metric's direction, bounds
+and description from :data:`pfc.eval.metrics.METRICS`; the run's settings as its generation config; the run's identity
+in the source metadata) and its instance-level companion ``<uuid>_samples.jsonl``: for each answered example, one row
+per headline metric that is the mean of a per-example column (``overall``, ``format``, ...), the row's score being that
+column, its ``evaluation_result_id`` naming the aggregate entry (as EEE asks: one instance row per aggregate result). A
+ratio or count metric (``value_acc_*``, ``*_error``) has an aggregate entry only. Input: the request the runner sent
+(:mod:`pfc.integrations.run_export`); output: the raw answer; metadata: user, groups, error type, value provenance. The
+file's UUID (version 4 bits) is drawn from the run's path and identity, so exporting a run again replaces its files.
+Plain JSON with no dependency on the ``every-eval-ever`` package (it needs Python 3.12; ``tests/test_eee_export.py``
+validates and reads these files with it, from ``.venv-eee``). It translates; it never re-scores or re-runs anything.
+Only ``pfc export`` imports it.
 """
 from __future__ import annotations
 

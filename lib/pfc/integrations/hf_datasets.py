@@ -182,8 +182,8 @@ def card(benchmark: str, counts: dict, stats: dict, license: str, where: dict | 
 
 def build_command(template: str, stats: dict) -> str:
     """``Export.command`` with the build's ``{seed}`` and ``{users}`` from its ``stats.json``; a flag whose value is
-    not recorded there (a variant set's folder has none) is left out, so the command still runs (with the
-    builder's default)."""
+    not recorded there (a variant set's folder has none) is left out, so the command still runs (with the builder's
+    default)."""
     known = {"seed": stats.get("seed"), "users": stats.get("table2", {}).get("users")}
     for key, value in known.items():
         if not isinstance(value, int) or isinstance(value, bool):
@@ -224,8 +224,8 @@ def _export_cmd(args) -> int:
 
 def add_command(sub) -> None:
     """``pfc export``: registered by ``pfc.cli``; ``--inspect RUN...`` (or ``--format inspect RUN...``) writes
-    inspect_ai logs of runs instead (:mod:`pfc.integrations.inspect_logs`), ``--format eee RUN...`` Every Eval
-    Ever records (:mod:`pfc.integrations.eee`)."""
+    inspect_ai logs of runs instead (:mod:`pfc.integrations.inspect_logs`), ``--format eee RUN...`` Every Eval Ever
+    records (:mod:`pfc.integrations.eee`)."""
     p = sub.add_parser("export", help="a benchmark we build as Hugging Face Parquet splits + dataset card; "
                                       "runs as inspect_ai logs (--inspect) or Every Eval Ever records (--format eee)",
                        formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -1,12 +1,12 @@
 """``pfc export --inspect RUN…``: each ``pfc run`` directory as one inspect_ai ``.eval`` log, for ``inspect view``.
 
-A sample per answered example: its input is the chat the runner sent (``pfc.integrations.run_export``), its
-output the raw answer of ``predictions.jsonl`` (text, or an assistant message with its tool calls), its one
-score ``pfc`` the scorer's per-example columns (``overall``, ``format``, ... as ``pfc score`` computes them), its
-metadata the user, groups, error type, value provenance, gold call, candidate tool specs and the prediction
-row. The header carries the run's settings (task args), its identity (``run.json``) and ``config.json`` in the
-eval metadata, and the benchmark's headline metrics. Built with inspect_ai's public log API
-(``inspect_ai.log``); it translates, it never re-scores or re-runs anything. Only ``pfc export`` imports it.
+A sample per answered example: its input is the chat the runner sent (``pfc.integrations.run_export``), its output the
+raw answer of ``predictions.jsonl`` (text, or an assistant message with its tool calls), its one score ``pfc`` the
+scorer's per-example columns (``overall``, ``format``, ... as ``pfc score`` computes them), its metadata the user,
+groups, error type, value provenance, gold call, candidate tool specs and the prediction row. The header carries the
+run's settings (task args), its identity (``run.json``) and ``config.json`` in the eval metadata, and the benchmark's
+headline metrics. Built with inspect_ai's public log API (``inspect_ai.log``); it translates, it never re-scores or
+re-runs anything. Only ``pfc export`` imports it.
 """
 from __future__ import annotations
 

@@ -1,21 +1,19 @@
 """inspect_ai tasks for every registered benchmark: our prompts, inspect's models, our scorer.
 
-A thin adapter (``pip install -e .[inspect]``). Each example becomes a ``Sample`` whose input
-is the chat our prompter builds for ``pfc run`` (``pfc.run.runner.build_request``: same
-strategy, history and seed). Where our prompt offers native tools (TRACEBench), they are
-given to the model the inspect way — one ``ToolDef`` per candidate tool, set per sample —
-and the model's tool calls are read, never executed (``generate(tool_calls="none")``; the
-tools' bodies refuse to run). The scorer turns the model's last message into the raw output
-``pfc run`` would have written (text, or an assistant message with ``tool_calls``), checks
-it with ``pfc.eval.scoring.check`` per sample, and the ``pfc`` metric scores all of them at
-once with ``pfc.eval.scoring.score`` — the numbers ``pfc score`` prints for the same outputs.
+A thin adapter (``pip install -e .[inspect]``). Each example becomes a ``Sample`` whose input is the chat our prompter
+builds for ``pfc run`` (``pfc.run.runner.build_request``: same strategy, history and seed). Where our prompt offers
+native tools (TRACEBench), they are given to the model the inspect way — one ``ToolDef`` per candidate tool, set per
+sample — and the model's tool calls are read, never executed (``generate(tool_calls="none")``; the tools' bodies refuse
+to run). The scorer turns the model's last message into the raw output ``pfc run`` would have written (text, or an
+assistant message with ``tool_calls``), checks it with ``pfc.eval.scoring.check`` per sample, and the ``pfc`` metric
+scores all of them at once with ``pfc.eval.scoring.score`` — the numbers ``pfc score`` prints for the same outputs.
 Two-step (hierarchical) prompting is ``pfc run``'s only.
 
     LOCAL_BASE_URL=http://127.0.0.1:8000/v1 LOCAL_API_KEY=local inspect eval \\
         lib/pfc/benchmarks/tracebench/inspect_task.py@tracebench --model openai-api/local/tiny -T examples=data/benchmarks/tracebench
 
-Each benchmark's package holds its task (``inspect_task.py``, a call of :func:`make_task` with the parameters
-it takes); :func:`benchmark` runs any registered one by name (``inspect_tasks.py@benchmark -T name=…``).
+Each benchmark's package holds its task (``inspect_task.py``, a call of :func:`make_task` with the parameters it takes);
+:func:`benchmark` runs any registered one by name (``inspect_tasks.py@benchmark -T name=…``).
 """
 from __future__ import annotations
 

@@ -103,8 +103,8 @@ def write_json(path, obj, indent: int | None = 1, **kw) -> Path:
 @contextmanager
 def staged(path):
     """For writers that want a path (``savefig``, ``to_parquet``, a copy): yields a temporary path beside
-    ``path``; when the block ends without an error it is fsynced and renamed over ``path``, else removed.
-    The temporary name does not end in the target's suffix: name the format explicitly."""
+    ``path``; when the block ends without an error it is fsynced and renamed over ``path``, else removed. The temporary
+    name does not end in the target's suffix: name the format explicitly."""
     path = Path(path)
     tmp = _tmp_name(path)
     with _removed_on_failure(tmp, path):

@@ -1,18 +1,15 @@
 """A folder of outputs replaced whole: built beside its target, manifest written last, swapped in at once.
 
-``with replace_dir(target, manifest, kind) as tmp:`` gives a fresh hidden folder beside
-``target`` (``.<name>.building-<pid>-<hex>-<host>``, same file system); the caller writes every file
-into it, the ``manifest`` file last. On a clean exit the folder takes ``target``'s place in
-one step (Linux ``renameat2(RENAME_EXCHANGE)``; elsewhere two renames) and the old set is
-removed; on any exception (Ctrl-C, a full disk) the hidden folder is removed and ``target``
-is untouched. So a reader sees the old set or the new one, and a folder holding its manifest
-is a finished set. A ``target`` that is a file, a symbolic link, or a non-empty folder that is
-not one of ours (``ours(folder)`` false) is refused before anything is written: pfc never
-removes files it did not make. So is one of ours holding anything ``made`` does not name (``made``: a
-collection of paths relative to the folder, ``/``-separated, or a predicate on them): a user's notes, a run
-made inside a set. A build folder left by a killed process (its pid gone) is removed on the next build on
-that host. It does not lock (:mod:`pfc.io.lock`) nor check names
-(:mod:`pfc.io.safepath`).
+``with replace_dir(target, manifest, kind) as tmp:`` gives a fresh hidden folder beside ``target``
+(``.<name>.building-<pid>-<hex>-<host>``, same file system); the caller writes every file into it, the ``manifest`` file
+last. On a clean exit the folder takes ``target``'s place in one step (Linux ``renameat2(RENAME_EXCHANGE)``; elsewhere
+two renames) and the old set is removed; on any exception (Ctrl-C, a full disk) the hidden folder is removed and
+``target`` is untouched. So a reader sees the old set or the new one, and a folder holding its manifest is a finished
+set. A ``target`` that is a file, a symbolic link, or a non-empty folder that is not one of ours (``ours(folder)``
+false) is refused before anything is written: pfc never removes files it did not make. So is one of ours holding
+anything ``made`` does not name (``made``: a collection of paths relative to the folder, ``/``-separated, or a predicate
+on them): a user's notes, a run made inside a set. A build folder left by a killed process (its pid gone) is removed on
+the next build on that host. It does not lock (:mod:`pfc.io.lock`) nor check names (:mod:`pfc.io.safepath`).
 """
 from __future__ import annotations
 

@@ -98,8 +98,8 @@ def _acquire(directory: Path, kind: str, what: str, name: str) -> tuple:
 @contextmanager
 def writer_lock(directory, kind: str = "directory", what: str = "", name: str = LOCK_NAME):
     """Hold ``directory`` (created if missing) as its only writer for the ``with`` block; yields a LockInfo.
-    ``kind`` names it in the refusal ("run directory"), ``what`` is the holder's command as recorded;
-    ``name``: another lock file, for a lock on something other than the directory's own files."""
+    ``kind`` names it in the refusal ("run directory"), ``what`` is the holder's command as recorded; ``name``: another
+    lock file, for a lock on something other than the directory's own files."""
     directory = Path(directory)
     fh, stale = _acquire(directory, kind, what, name)
     try:

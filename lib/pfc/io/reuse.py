@@ -1,13 +1,12 @@
 """Read a file's contents once per report: values derived from unchanged files, shared inside a ``with`` block.
 
-A report scores many runs against the same benchmark build; TRACEBench's ``examples.jsonl``
-(1,815 examples with full histories) takes ~3 s to read and check, and a notebook read it once
-per run. Inside :func:`reading_once`, :func:`once` computes a value the first time for a kind and
-a set of paths and returns the stored value while none of them has changed: a file keeps its
-resolved path, size, modification time and inode; a directory, every file under it does (and no
-file comes or goes). Outside the block, it simply computes. The values are
-shared, not copied: the block is for code that only reads them (scoring, tables), never for code
-that edits examples (builders, counterfactual variants). Nothing here knows what is read.
+A report scores many runs against the same benchmark build; TRACEBench's ``examples.jsonl`` (1,815 examples with full
+histories) takes ~3 s to read and check, and a notebook read it once per run. Inside :func:`reading_once`, :func:`once`
+computes a value the first time for a kind and a set of paths and returns the stored value while none of them has
+changed: a file keeps its resolved path, size, modification time and inode; a directory, every file under it does (and
+no file comes or goes). Outside the block, it simply computes. The values are shared, not copied: the block is for code
+that only reads them (scoring, tables), never for code that edits examples (builders, counterfactual variants). Nothing
+here knows what is read.
 
     >>> calls = []
     >>> with reading_once():

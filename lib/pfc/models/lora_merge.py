@@ -19,8 +19,8 @@ from pfc.errors import MissingDependency, UserError
 
 def adapter_weights(adapter) -> Path:
     """The adapter's weight file (``adapter_model.*``), after checking what a loader would trip over: a one-line
-    UserError naming the file when ``adapter_config.json`` is missing or not a UTF-8 JSON object, or the weights
-    are missing or (safetensors) have no readable header."""
+    UserError naming the file when ``adapter_config.json`` is missing or not a UTF-8 JSON object, or the weights are
+    missing or (safetensors) have no readable header."""
     d = Path(adapter)
     weights = sorted(d.glob("adapter_model.*"))
     if not (d / "adapter_config.json").is_file() or not weights:
@@ -58,8 +58,8 @@ def adapter_digest(adapter) -> str:
 
 def merge_to_dir(model_dir, adapter, dest) -> str:
     """Merge ``adapter`` into the transformers model at ``model_dir`` and save the merged model, its tokenizer
-    and generation config to ``dest`` (which must not exist; the caller renames it into place). Returns the
-    dtype stored (the base model's)."""
+    and generation config to ``dest`` (which must not exist; the caller renames it into place). Returns the dtype stored
+    (the base model's)."""
     adapter_weights(adapter)  # a broken adapter is a one-line error before torch loads anything
     try:
         import torch

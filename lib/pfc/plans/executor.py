@@ -1,11 +1,11 @@
 """The one way to execute a plan: planned steps (:class:`pfc.plans.Planned`) run in order through the runner.
 
-``pfc run``, the real-model and reference plans, the demo runs, ``make reproduce``'s baseline runs and the
-notebooks all go through :func:`execute` (:func:`run`, :func:`run_config` for one). A variant set is built first
-when unfinished (its manifest is written last), keeping the ids it holds (none: nothing to run, said); a run
-resumes (``pfc.run.runner``); ``replacing``: a directory made by an older plan moves to ``attic/``. A step without a run goes to ``train``.
-One error path: a ``UserError`` names the step and goes to the command's ``pfc.errors.entry`` (one line, exit 2)
-unless ``refused`` takes it; Ctrl-C says the same command resumes (exit 130). It does not plan, score or report.
+``pfc run``, the real-model and reference plans, the demo runs, ``make reproduce``'s baseline runs and the notebooks all
+go through :func:`execute` (:func:`run`, :func:`run_config` for one). A variant set is built first when unfinished (its
+manifest is written last), keeping the ids it holds (none: nothing to run, said); a run resumes (``pfc.run.runner``);
+``replacing``: a directory made by an older plan moves to ``attic/``. A step without a run goes to ``train``. One error
+path: a ``UserError`` names the step and goes to the command's ``pfc.errors.entry`` (one line, exit 2) unless
+``refused`` takes it; Ctrl-C says the same command resumes (exit 130). It does not plan, score or report.
 """
 from __future__ import annotations
 

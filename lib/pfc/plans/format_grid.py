@@ -1,14 +1,14 @@
 """The reference plan's prompt-format grid (issue 65): one run per cell of TRACEBench's prompt axes.
 
-The cells (``pfc.benchmarks.tracebench.formats.grid_cells``): the default prompt, then one axis moved at a
-time: history written as JSON records, a Markdown table or sentences; newest record first; the answer as the
-JSON object in the prompt (``--prompt-format``) or a Python call line: 1 + 3 + 1 + 2 = 7 runs, named
-``format/<benchmark>-<cell>`` (:func:`run_name`) under each model's reference root, in a side folder (they never
-join the accuracy tables). Every cell answers the same :data:`PER_LEVEL` x 4 = 200 requests, drawn from the
-reference sample's 400 (``tracebench-last_k``'s ids) by :func:`grid_ids`: per vagueness level, users in turn
-over a seeded order (``pfc.plans.sampling.level_user_subset``, key ``format-grid:<seed>``), so every user is
-in, with ``tracebench-last_k``'s other settings (``last_k``, k = 10, its model, engine, sampling). The same
-command resumes a run; a cell's run is an ordinary ``pfc run`` directory. It plans; it runs nothing.
+The cells (``pfc.benchmarks.tracebench.formats.grid_cells``): the default prompt, then one axis moved at a time: history
+written as JSON records, a Markdown table or sentences; newest record first; the answer as the JSON object in the prompt
+(``--prompt-format``) or a Python call line: 1 + 3 + 1 + 2 = 7 runs, named ``format/<benchmark>-<cell>``
+(:func:`run_name`) under each model's reference root, in a side folder (they never join the accuracy tables). Every cell
+answers the same :data:`PER_LEVEL` x 4 = 200 requests, drawn from the reference sample's 400 (``tracebench-last_k``'s
+ids) by :func:`grid_ids`: per vagueness level, users in turn over a seeded order
+(``pfc.plans.sampling.level_user_subset``, key ``format-grid:<seed>``), so every user is in, with
+``tracebench-last_k``'s other settings (``last_k``, k = 10, its model, engine, sampling). The same command resumes a
+run; a cell's run is an ordinary ``pfc run`` directory. It plans; it runs nothing.
 
     python -m pfc.plans.reference --model qwen2.5-coder-1.5b --backend openvino --only format/tracebench-history-json
 """

@@ -1,15 +1,15 @@
 """The real-model report's plan: a real packaged model (Qwen2.5-Coder-0.5B on CPU) beside the built-in baselines.
 
-Samples (seeded, stratified) and one run directory per configuration under ``data/runs/real/``
-(resumable, response-cached: a re-run costs nothing). Scoring them and ``reports/real_models.md``
-are the report stage's (``pfc.report.real_models``, which is also the command line).
+Samples (seeded, stratified) and one run directory per configuration under ``data/runs/real/`` (resumable,
+response-cached: a re-run costs nothing). Scoring them and ``reports/real_models.md`` are the report stage's
+(``pfc.report.real_models``, which is also the command line).
 
-Each benchmark's package plans its own runs (``<package>.plans.real_models``): TRACEBench a sample covering
-every vagueness level and history bin, ToolSpectrum samples per subset and strategy, PTBench records of each
-test split; an outside benchmark (``PFC_BENCHMARKS``) the same way.
+Each benchmark's package plans its own runs (``<package>.plans.real_models``): TRACEBench a sample covering every
+vagueness level and history bin, ToolSpectrum samples per subset and strategy, PTBench records of each test split; an
+outside benchmark (``PFC_BENCHMARKS``) the same way.
 
-Each step is the model's run (one ``RunConfig``, backend ``hf``); :func:`execute` runs it and each baseline's
-variant of it. It does not pick models or change prompts: everything goes through ``pfc.run.runner``.
+Each step is the model's run (one ``RunConfig``, backend ``hf``); :func:`execute` runs it and each baseline's variant of
+it. It does not pick models or change prompts: everything goes through ``pfc.run.runner``.
 
     python -m pfc.report.real_models --model qwen2.5-coder-0.5b          # run what is missing, then report
 """
@@ -50,9 +50,9 @@ def rank(name: str) -> int:
 def plan(n: dict | None = None, k: int = 10, seed: int = 0, data: dict | None = None, model: str = REAL_MODEL_NAME,
          max_tokens: int = 128, tokens: dict | None = None, only: tuple = ()) -> list[Planned]:
     """Every configuration, as the model's run, from each benchmark package's ``plans.real_models``. ``n``,
-    ``data``, ``tokens``: per benchmark name, its sample size (default its ``N``), its data directory (default
-    its own: ``make reproduce``'s build, the release) and its answers' limit (default its ``MAX_TOKENS``, else
-    ``max_tokens``); ``only``: these benchmarks (default: all)."""
+    ``data``, ``tokens``: per benchmark name, its sample size (default its ``N``), its data directory (default its own:
+    ``make reproduce``'s build, the release) and its answers' limit (default its ``MAX_TOKENS``, else ``max_tokens``);
+    ``only``: these benchmarks (default: all)."""
     n, data, tokens = n or {}, data or {}, tokens or {}
     runs = []
     for a, m in parts():
@@ -78,9 +78,9 @@ def baseline(step: Planned, backend: str) -> RunConfig:
 def execute(runs: list[Planned], backends=(*GOLD_FREE, MODEL_BACKEND), progress: bool = True,
             cache_path=None) -> None:
     """Every run of ``runs`` with each baseline and the model, through the one executor
-    (:func:`pfc.plans.executor.execute`; the plan is the authority over its directories: one made by an older plan
-    moves to ``attic/``, its answers coming from the response cache). A baseline that cannot run on a benchmark
-    leaves ``unsupported.txt`` in its directory instead of stopping the plan."""
+    (:func:`pfc.plans.executor.execute`; the plan is the authority over its directories: one made by an older plan moves
+    to ``attic/``, its answers coming from the response cache). A baseline that cannot run on a benchmark leaves
+    ``unsupported.txt`` in its directory instead of stopping the plan."""
     from pfc.plans import executor
 
     def refused(step: Planned, e: Exception) -> None:

@@ -1,41 +1,40 @@
 """Full-scale reference runs of a real model: ordinary ``pfc run`` directories under ``reports/reference_runs/``.
 
 The plan (:func:`plan`: each step one ``RunConfig``, run by the one executor, ``pfc.plans.executor``; each run
-resumable: the same command skips finished rows). The history-selecting benchmark's runs are planned here; every
-other benchmark's come from its package (``plans.reference``, ``LAYOUT_ABLATION``, ``LORA_RUNS``):
+resumable: the same command skips finished rows). The history-selecting benchmark's runs are planned here; every other
+benchmark's come from its package (``plans.reference``, ``LAYOUT_ABLATION``, ``LORA_RUNS``):
 
-- ``tracebench-last_k``, ``tracebench-retrieved``: 400 examples of the embedded TRACEBench,
-  25 per vagueness level and history bin (100 per level), drawn anchor by anchor (seeded) so
-  that an anchor's vagueness variants run together and share their prompt prefix
-  (``pfc.plans.sampling.tracebench_sample``); k = 10;
+- ``tracebench-last_k``, ``tracebench-retrieved``: 400 examples of the embedded TRACEBench, 25 per vagueness level and
+  history bin (100 per level), drawn anchor by anchor (seeded) so that an anchor's vagueness variants run together and
+  share their prompt prefix (``pfc.plans.sampling.tracebench_sample``); k = 10;
 - ``ptbench-trained``, ``ptbench-untrained``: both test splits of our PTool synthesis (seed 0), zero-shot;
-- ``toolspectrum``: every example of the public release (its three subsets in one run, so Table 3
-  gets one row across them), zero-shot, ``--layout prefix`` (toolset first: the ~13k-token prefix
-  is shared by the whole subset, and a prefix run is ordered by prompt text);
-- ``counterfactual/tracebench-swap-user``: the swap-user variants (``pfc perturb``, seed 0) of
-  ``tracebench-last_k``'s examples, same settings, for notebook 08's real-model row (context
-  following); in a subdirectory, so it never joins the accuracy tables;
+- ``toolspectrum``: every example of the public release (its three subsets in one run, so Table 3 gets one row across
+  them), zero-shot, ``--layout prefix`` (toolset first: the ~13k-token prefix is shared by the whole subset, and a
+  prefix run is ordered by prompt text);
+- ``counterfactual/tracebench-swap-user``: the swap-user variants (``pfc perturb``, seed 0) of ``tracebench-last_k``'s
+  examples, same settings, for notebook 08's real-model row (context following); in a subdirectory, so it never joins
+  the accuracy tables;
 - ``counterfactual/tracebench-dose``, ``…-contradict-stated(-originals)``, ``ask/…``: ``pfc.plans.evidence``;
   ``format/tracebench-<cell>``: the prompt-format grid, 7 cells on 200 of the 400 (``pfc.plans.format_grid``);
 - ``lora-adapter``: a LoRA adapter (``pfc.train.lora``, the paper's settings but lr ``LORA["lr"]``, as
-  ``benchmarks/bench_finetune.py``) trained on ``LORA["train_n"]`` seeded records of the synthesized
-  training split; checkpoints go to ``data/interim/reference_lora`` (resumed by the same command), the
-  finished adapter, its configuration, summary and loss log to ``reports/reference_runs/lora-adapter``;
-- ``ptbench-trained-lora``, ``ptbench-untrained-lora``: both test splits again, with that adapter merged
-  into the same model (the model name carries the adapter's hash), beside the base model's rows;
-- ``layout/<run>-<layout>``: the prompt-layout ablation (issue 18, item 2): 100 seeded examples of a run above
-  under the other layout (each package's ``LAYOUT_ABLATION``, :func:`layout_ablation`), paired with the run's own
-  rows by ``pfc.report.reference.pairs``. TRACEBench has none: both layouts build the same bytes there.
+  ``benchmarks/bench_finetune.py``) trained on ``LORA["train_n"]`` seeded records of the synthesized training split;
+  checkpoints go to ``data/interim/reference_lora`` (resumed by the same command), the finished adapter, its
+  configuration, summary and loss log to ``reports/reference_runs/lora-adapter``;
+- ``ptbench-trained-lora``, ``ptbench-untrained-lora``: both test splits again, with that adapter merged into the same
+  model (the model name carries the adapter's hash), beside the base model's rows;
+- ``layout/<run>-<layout>``: the prompt-layout ablation (issue 18, item 2): 100 seeded examples of a run above under the
+  other layout (each package's ``LAYOUT_ABLATION``, :func:`layout_ablation`), paired with the run's own rows by
+  ``pfc.report.reference.pairs``. TRACEBench has none: both layouts build the same bytes there.
 
-Each run keeps the plan's :func:`record` of it in its ``run.json``, all the reports read of the plan. It plans
-and runs; scoring and tables are the report stage's. It does not commit anything.
+Each run keeps the plan's :func:`record` of it in its ``run.json``, all the reports read of the plan. It plans and runs;
+scoring and tables are the report stage's. It does not commit anything.
 
     python -m pfc.plans.reference [--only tracebench-last_k ...] [--model qwen2.5-coder-0.5b] [--backend hf]
     python -m pfc.plans.reference --model qwen2.5-coder-1.5b --backend openvino   # -> reference_runs/<model>-openvino/
     python -m pfc.plans.reference --model qwen2.5-coder-0.5b --backend openvino --only format/tracebench-default
 
-The first reference runs (Qwen2.5-Coder-0.5B, ``hf``) sit directly under ``reports/reference_runs/``; every other
-model or backend has a folder ``<model>-<backend>/`` there, same run names inside (:func:`out_root`): they pair.
+The first reference runs (Qwen2.5-Coder-0.5B, ``hf``) sit directly under ``reports/reference_runs/``; every other model
+or backend has a folder ``<model>-<backend>/`` there, same run names inside (:func:`out_root`): they pair.
 """
 from __future__ import annotations
 
@@ -99,8 +98,8 @@ def lora_pairs() -> list[tuple[str, str]]:
 
 def run_names() -> set[str]:
     """Every run name the plan can hold, known without reading any data (each package's ``REFERENCE_RUNS``, the
-    ask runs' ``ASK_RUNS``; a run planned only when its data is there included): ``--only`` is checked against it
-    before the planning work (``pfc.plans.reference_cli``)."""
+    ask runs' ``ASK_RUNS``; a run planned only when its data is there included): ``--only`` is checked against it before
+    the planning work (``pfc.plans.reference_cli``)."""
     own = {n for a in benchmarks.adapters() if a.has("plans") for k in ("REFERENCE_RUNS", "ASK_RUNS")
            for n in getattr(a.part("plans"), k, ())}
     fixed = {*HISTORY_RUNS.values(), SWAP_RUN, DOSE_RUN, STATED_RUN, STATED_ORIGINALS_RUN, "lora-adapter"}
@@ -115,8 +114,8 @@ def paired_runs() -> tuple:
 
 def folder(model: str, backend: str) -> str:
     """A model's folder under the reference-run root: ``""`` for the original 0.5B ``hf`` runs (at the top),
-    ``<model>-<backend>`` for any other pair. A model is named, never given as a path (:data:`MODEL_NAME`; a
-    UserError): the folder stays one level below ``OUT``.
+    ``<model>-<backend>`` for any other pair. A model is named, never given as a path (:data:`MODEL_NAME`; a UserError):
+    the folder stays one level below ``OUT``.
 
     >>> folder("qwen2.5-coder-0.5b", "hf"), folder("qwen2.5-coder-1.5b", "openvino")
     ('', 'qwen2.5-coder-1.5b-openvino')
@@ -153,9 +152,8 @@ def command(run: str, model: str = REAL_MODEL_NAME, backend: str = "hf") -> str:
 
 def record(run: str, model: str, backend: str) -> dict:
     """What a run of this plan records of it in its ``run.json`` (``RunConfig.plan``), all that reports read:
-    its name here, whether it joins the accuracy tables (side runs, the layout ablation and the variants, do
-    not) and whether its label names the engine (every model folder's runs do: two engines of one model share
-    a table).
+    its name here, whether it joins the accuracy tables (side runs, the layout ablation and the variants, do not) and
+    whether its label names the engine (every model folder's runs do: two engines of one model share a table).
 
     >>> record("tracebench-last_k", "qwen2.5-coder-0.5b", "hf")
     {'plan': 'reference', 'run': 'tracebench-last_k', 'tables': True, 'names_engine': False}

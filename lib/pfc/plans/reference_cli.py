@@ -1,7 +1,7 @@
 """The command line of the reference plan (``python -m pfc.plans.reference``, whose ``main`` runs :func:`run_plan`
-through the one error path): its arguments, the checks made before any planning work (a ``--model`` that names a
-folder, not a path; ``--only`` names the plan can hold), ``--record``, and each step through the one executor. The
-plan itself is :mod:`pfc.plans.reference`'s; this module plans nothing of its own and scores nothing.
+through the one error path): its arguments, the checks made before any planning work (a ``--model`` that names a folder,
+not a path; ``--only`` names the plan can hold), ``--record``, and each step through the one executor. The plan itself
+is :mod:`pfc.plans.reference`'s; this module plans nothing of its own and scores nothing.
 """
 from __future__ import annotations
 

@@ -1,12 +1,12 @@
 """The history-prior rule's runs on the committed model runs' examples (the reference report's ``rule`` pairs).
 
 For every run both models' folders repeat (``pfc.plans.reference.paired_runs``, the sides of
-``pfc.plans.reference.MODEL_PAIRS``) that has a row, the built-in ``history-prior`` baseline (deterministic, no
-model: the request matched to the functions, then the user's habits in similar contexts; ``pfc.run.backends.builtin``)
-answers the same planned ids of the same examples with the same settings into ``data/runs/reference-rule/<run's path>``
+``pfc.plans.reference.MODEL_PAIRS``) that has a row, the built-in ``history-prior`` baseline (deterministic, no model:
+the request matched to the functions, then the user's habits in similar contexts; ``pfc.run.backends.builtin``) answers
+the same planned ids of the same examples with the same settings into ``data/runs/reference-rule/<run's path>``
 (:func:`rule_dir`; resumed, replaced when the plan changes). It reads the user's whole history whatever the run showed
-the model. ``make reproduce`` makes them before the reference report pairs them
-(``pfc.report.reference.rule``); so does ``python -m pfc.plans.rule``. It scores nothing; the runs take seconds.
+the model. ``make reproduce`` makes them before the reference report pairs them (``pfc.report.reference.rule``); so does
+``python -m pfc.plans.rule``. It scores nothing; the runs take seconds.
 """
 from __future__ import annotations
 

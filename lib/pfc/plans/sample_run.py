@@ -23,9 +23,9 @@ SETTINGS = {"history": "last_k", "k": 5}  # the run's settings beside its benchm
 
 def walkthrough_examples(examples) -> tuple[str, list, dict]:
     """What ``00_walkthrough`` shows: the first user (sorted ids), the vagueness levels of that user's
-    first anchor that has all four (in the paper's order; an anchor whose level could not be generated
-    lacks it — with none complete, the anchor with the most levels), and one ``relevant_vague`` example
-    per personalization type. Returns ``(user, levels, {type: example})``."""
+    first anchor that has all four (in the paper's order; an anchor whose level could not be generated lacks it — with
+    none complete, the anchor with the most levels), and one ``relevant_vague`` example per personalization type.
+    Returns ``(user, levels, {type: example})``."""
     user = sorted({e.user_id for e in examples})[0]
     mine = [e for e in examples if e.user_id == user]
     picked: dict = {}
@@ -43,10 +43,10 @@ def walkthrough_examples(examples) -> tuple[str, list, dict]:
 
 def stratified_sample(examples_path, out_path, n: int, seed: int = 0, walkthrough: bool = False) -> Path:
     """Write ``n`` TRACEBench examples covering every vagueness level and every history bin (the axes
-    of Fig. 3 and Fig. 4) with as few examples as possible (``pfc.plans.sampling.tracebench_sample``:
-    4 examples already give every level and every bin one point). ``walkthrough=True`` adds the examples
-    ``00_walkthrough`` shows (:func:`walkthrough_examples`), so the walkthrough reads the real
-    model's answers from the response cache instead of generating them again. Deterministic for a seed."""
+    of Fig. 3 and Fig. 4) with as few examples as possible (``pfc.plans.sampling.tracebench_sample``: 4 examples already
+    give every level and every bin one point). ``walkthrough=True`` adds the examples ``00_walkthrough`` shows
+    (:func:`walkthrough_examples`), so the walkthrough reads the real model's answers from the response cache instead of
+    generating them again. Deterministic for a seed."""
     p = Path(examples_path)
     examples = load_examples(p / "examples.jsonl" if p.is_dir() else p)
     ids = set(tracebench_sample(examples, seed, n=n))

@@ -1,20 +1,19 @@
 """The run plans' one TRACEBench sampler (:func:`tracebench_sample`) and seeded subsets of ids (:func:`subset`).
 
-TRACEBench is sampled over the grid of its two report axes, vagueness level × history bin (Fig. 3 and
-Fig. 4; ``pfc.groups.HISTORY_BINS``). The sampler visits the grid's cells in rounds, each round in
-Latin-diagonal order (cell (level i, bin (i + j) mod 4) for j = 0, 1, …: the first four visits already cover
-every level and every bin), and takes one example of the cell at each visit, ``per_cell`` rounds in all;
-``n`` stops it at ``n`` examples and fills any shortfall with seeded random others. Which example a visit
-takes is the plan's draw:
+TRACEBench is sampled over the grid of its two report axes, vagueness level × history bin (Fig. 3 and Fig. 4;
+``pfc.groups.HISTORY_BINS``). The sampler visits the grid's cells in rounds, each round in Latin-diagonal order (cell
+(level i, bin (i + j) mod 4) for j = 0, 1, …: the first four visits already cover every level and every bin), and takes
+one example of the cell at each visit, ``per_cell`` rounds in all; ``n`` stops it at ``n`` examples and fills any
+shortfall with seeded random others. Which example a visit takes is the plan's draw:
 
-- a seeded random choice (``random.Random(seed)``): the real-model report's plan and the pipeline's sample
-  run (``pfc.plans.real_models``, ``pfc.plans.sample_run``), a few examples spread over the grid;
-- ``whole_anchors``: the first of the cell in a seeded anchor order (``random.Random("reference:<seed>")``),
-  so an anchor's vagueness variants are taken together and share their prompt prefix: the reference plan
+- a seeded random choice (``random.Random(seed)``): the real-model report's plan and the pipeline's sample run
+  (``pfc.plans.real_models``, ``pfc.plans.sample_run``), a few examples spread over the grid;
+- ``whole_anchors``: the first of the cell in a seeded anchor order (``random.Random("reference:<seed>")``), so an
+  anchor's vagueness variants are taken together and share their prompt prefix: the reference plan
   (``pfc.plans.reference``, 25 per cell).
 
-Both draws are the ones the committed and recorded runs were planned with: the same examples, id for id.
-It reads examples' metadata only; it writes and runs nothing.
+Both draws are the ones the committed and recorded runs were planned with: the same examples, id for id. It reads
+examples' metadata only; it writes and runs nothing.
 
     >>> subset([f"x{i}" for i in range(5)], 3, "k") == subset([f"x{i}" for i in range(5)], 3, "k")
     True
@@ -77,9 +76,9 @@ def subset(ids, n: int, key: str) -> list[str]:
 
 def level_user_subset(examples, ids, per_level: int, key: str) -> list[str]:
     """``per_level`` of ``ids`` at each vagueness level, every user represented: the level's ids in a seeded
-    order (``random.Random(f"{key}:{level}")`` shuffles them sorted), then taken user by user in turn (users
-    sorted, each user's next id in that order) until ``per_level`` are taken or the level runs out; sorted.
-    The format grid's draw (``pfc.plans.format_grid``): 50 per level of the reference sample's 400."""
+    order (``random.Random(f"{key}:{level}")`` shuffles them sorted), then taken user by user in turn (users sorted,
+    each user's next id in that order) until ``per_level`` are taken or the level runs out; sorted. The format grid's
+    draw (``pfc.plans.format_grid``): 50 per level of the reference sample's 400."""
     wanted = set(ids)
     by_level: dict = {}
     for e in examples:

@@ -1,7 +1,7 @@
 """Data versions of a benchmark (PTBench's syntheses): which version a run's config or an example records, and where
 an earlier version's build lives beside the current one, as each benchmark's ``plans`` module declares
-(``data_version``, ``history_builds``). Read by the reference report, ``pfc verify`` and the exporters, so a run
-made on an earlier synthesis is read on the data it answered. Builds nothing, reads no file.
+(``data_version``, ``history_builds``). Read by the reference report, ``pfc verify`` and the exporters, so a run made on
+an earlier synthesis is read on the data it answered. Builds nothing, reads no file.
 """
 from __future__ import annotations
 
@@ -26,16 +26,16 @@ def history_builds() -> dict:
 
 def data_version(bench: str | None, record: dict) -> DataVersion | None:
     """Which version of ``bench``'s data a run's ``config.json`` or one of its examples' meta (``record``)
-    records, as its plans module says (PTBench: its synthesis, recorded by the runner since v2); None for a
-    benchmark whose data has one version."""
+    records, as its plans module says (PTBench: its synthesis, recorded by the runner since v2); None for a benchmark
+    whose data has one version."""
     m = _versions(bench)
     return m.data_version(record) if m is not None else None
 
 
 def history_examples(config: dict) -> Path | None:
     """Where a run made on an earlier data version finds its examples, that version's build beside the
-    current one: ``data/benchmarks/ptbench/X`` -> ``data/benchmarks/ptbench-v1/X`` (read from the output
-    root when built there); None for a run on the current version or data outside ``data/benchmarks``."""
+    current one: ``data/benchmarks/ptbench/X`` -> ``data/benchmarks/ptbench-v1/X`` (read from the output root when built
+    there); None for a run on the current version or data outside ``data/benchmarks``."""
     v, parts = data_version(config.get("benchmark"), config), Path(config.get("examples") or "").parts
     if v is None or v.current or v.suffix is None or parts[:2] != ("data", "benchmarks") or len(parts) < 4:
         return None

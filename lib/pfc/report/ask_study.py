@@ -1,12 +1,12 @@
 """Notebook 10's (ask or infer) readers: each answerer's rows pooled, the confusion matrix, the risk–coverage curve
 and the paired table, over the baselines' and the real models' runs on the ask-or-infer sets.
 
-The sets are ``pfc.plans.ask``'s — the reference plan's requests that admit ``ask@20``, their ask variants and
-the cannot variants of 100 of them —, the very sets the real models' runs answer.  ``make reproduce``'s step
+The sets are ``pfc.plans.ask``'s — the reference plan's requests that admit ``ask@20``, their ask variants and the
+cannot variants of 100 of them —, the very sets the real models' runs answer. ``make reproduce``'s step
 (``pfc.report.pipeline.ask``) builds them from the pipeline's TRACEBench and runs the three baselines of
-``pfc.run.backends.ask_baselines`` (named by their declared ``ask_policy``) on each; it never runs a model. ``pfc.plans.demo.ask`` does the same on a tiny build (the notebook's defaults, tests). A run is scored
-on the rows it answered, with the action columns (``pfc.eval.scoring.score(actions=True)``); every metric is
-``pfc.eval.ask``'s.
+``pfc.run.backends.ask_baselines`` (named by their declared ``ask_policy``) on each; it never runs a model.
+``pfc.plans.demo.ask`` does the same on a tiny build (the notebook's defaults, tests). A run is scored on the rows it
+answered, with the action columns (``pfc.eval.scoring.score(actions=True)``); every metric is ``pfc.eval.ask``'s.
 """
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
 """Ask or infer in ``pfc report`` (issue 64): the action metrics of each run with action columns, and pooled.
 
 A run has action columns when its set holds ask/cannot items or it used the ask-allowed prompt
-(``pfc.eval.scoring.score``'s ``actions``). :func:`action_table` gives each such run's metrics
-(``pfc.eval.ask.table``: user-clustered intervals) and, for an answerer (same backend, model and settings,
-any prompt variant) with several such runs — the originals, their ask and cannot variants, the follow-up
-turn — the same metrics over their rows pooled, where macro-F1, discrimination and two-turn success are
-defined. :func:`ask_section` writes it through the report ``Writer``. It scores nothing itself.
+(``pfc.eval.scoring.score``'s ``actions``). :func:`action_table` gives each such run's metrics (``pfc.eval.ask.table``:
+user-clustered intervals) and, for an answerer (same backend, model and settings, any prompt variant) with several such
+runs — the originals, their ask and cannot variants, the follow-up turn — the same metrics over their rows pooled, where
+macro-F1, discrimination and two-turn success are defined. :func:`ask_section` writes it through the report ``Writer``.
+It scores nothing itself.
 """
 from __future__ import annotations
 

@@ -1,15 +1,14 @@
 """Personalization metrics of runs on originals and their counterfactual variants: the table notebook 08 shows.
 
-A *pair* is a run on the original examples and a run of the same model on the variants
-(``pfc perturb``). :func:`personalization` gives the per-variant columns
-(``pfc.eval.personalization``) for a pair of run directories, :func:`metric_rows` the three
-metrics (``context_following``, ``request_faithfulness``, ``sensitivity``; defined in
-``pfc.eval.metrics``) with user-clustered bootstrap 95% intervals, and :func:`summary` one
-row per model with its accuracy on the originals beside (for the context-following vs
-accuracy figure). It scores nothing itself and runs no model.
+A *pair* is a run on the original examples and a run of the same model on the variants (``pfc perturb``).
+:func:`personalization` gives the per-variant columns (``pfc.eval.personalization``) for a pair of run directories,
+:func:`metric_rows` the three metrics (``context_following``, ``request_faithfulness``, ``sensitivity``; defined in
+``pfc.eval.metrics``) with user-clustered bootstrap 95% intervals, and :func:`summary` one row per model with its
+accuracy on the originals beside (for the context-following vs accuracy figure). It scores nothing itself and runs no
+model.
 
-``same_answer=True`` (the gold ``oracle`` of the original example): the answers on the
-variants are the answers on the originals, as for any model that ignores the context.
+``same_answer=True`` (the gold ``oracle`` of the original example): the answers on the variants are the answers on the
+originals, as for any model that ignores the context.
 """
 from __future__ import annotations
 
@@ -85,12 +84,11 @@ def evaluate_pairs(benchmark: str, originals_path, variants_path, pairs: dict, n
                    seed: int = 0, answered_only: bool = False) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Long and wide tables for ``{run name: (run on originals, run on variants | None)}``.
 
-    ``None`` as the variants' run means the model ignores the context by construction (the gold
-    ``oracle`` of the original): its answers on the originals stand for both. ``answered_only``: score
-    only the variants whose original and variant both have an answer, and accuracy on those originals
-    (a reference run on a sample, or one still in progress; otherwise a missing answer counts as an
-    unparsable one). Returns (long table, wide table with accuracy and the variants scored,
-    {run name: per-variant DataFrame}).
+    ``None`` as the variants' run means the model ignores the context by construction (the gold ``oracle`` of the
+    original): its answers on the originals stand for both. ``answered_only``: score only the variants whose original
+    and variant both have an answer, and accuracy on those originals (a reference run on a sample, or one still in
+    progress; otherwise a missing answer counts as an unparsable one). Returns (long table, wide table with accuracy and
+    the variants scored, {run name: per-variant DataFrame}).
     """
     from pfc.eval.scoring import score
     check_folders(originals_path, variants_path, pairs)

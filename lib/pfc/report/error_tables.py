@@ -1,8 +1,8 @@
 """Error breakdowns over loaded runs: families by personalization type, gold values by source, PTBench Fig. 4.
 
-Each function takes runs loaded by :func:`pfc.report.tables.load_run` and returns a tidy DataFrame
-(one row per run and class, with counts and shares). It does not load or score runs, nor lay tables
-out (:mod:`pfc.report.tables`), nor decide what an error is (:mod:`pfc.eval.taxonomy`).
+Each function takes runs loaded by :func:`pfc.report.tables.load_run` and returns a tidy DataFrame (one row per run and
+class, with counts and shares). It does not load or score runs, nor lay tables out (:mod:`pfc.report.tables`), nor
+decide what an error is (:mod:`pfc.eval.taxonomy`).
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pfc.report.tables import VALUE_SOURCES, Run
 def errors_by_personalization(runs: list[Run]) -> pd.DataFrame:
     """Error family (``error_type`` before ':') per personalization type, as counts and shares of that type's examples.
 
-    An example with two personalization types counts under each. Families: format, refusal,
-    app, function, param, value (``pfc.eval.taxonomy.error_type``); ``correct`` when none.
+    An example with two personalization types counts under each. Families: format, refusal, app, function, param, value
+    (``pfc.eval.taxonomy.error_type``); ``correct`` when none.
     """
     rows = []
     for r in runs:

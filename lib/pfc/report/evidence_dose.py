@@ -1,17 +1,16 @@
 """Notebook 09's tables and figure: dose-response curves and the override table of several runs.
 
-A *dose run* is one model's run on ``dose`` variants (``pfc perturb --kind dose``): the dose metrics
-read it alone, since the switch rate compares each K with the same request's K = 0 variant of the
-same run. An *override pair* is a run on the originals and a run on their ``contradict-stated``
-variants: stated-wins needs the answer on the original. :func:`dose_curve` and :func:`overrides` turn
-one run (pair) into rows with user-clustered 95% intervals (``pfc.eval.dose``), :func:`evaluate` does
-every run into one long table, :func:`figure` draws switch rate and accuracy against K with each
-curve's threshold, and :func:`demo` makes a tiny build, its variants and the three baselines' runs.
+A *dose run* is one model's run on ``dose`` variants (``pfc perturb --kind dose``): the dose metrics read it alone,
+since the switch rate compares each K with the same request's K = 0 variant of the same run. An *override pair* is a run
+on the originals and a run on their ``contradict-stated`` variants: stated-wins needs the answer on the original.
+:func:`dose_curve` and :func:`overrides` turn one run (pair) into rows with user-clustered 95% intervals
+(``pfc.eval.dose``), :func:`evaluate` does every run into one long table, :func:`figure` draws switch rate and accuracy
+against K with each curve's threshold, and :func:`demo` makes a tiny build, its variants and the three baselines' runs.
 It scores with ``pfc.eval.scoring`` and runs no model (the demo's baselines aside).
 
-``answered_only`` (a real model's reference run on a sample, or one in progress): only the variants
-the run answered (and, for overrides, whose original the originals run answered) are scored;
-otherwise a missing answer counts as an unparsable one.
+``answered_only`` (a real model's reference run on a sample, or one in progress): only the variants the run answered
+(and, for overrides, whose original the originals run answered) are scored; otherwise a missing answer counts as an
+unparsable one.
 """
 from __future__ import annotations
 
@@ -83,8 +82,8 @@ def overrides(originals: list, variants: list, orig_run, var_run, n_boot: int = 
 def evaluate(originals_path, dose_path, stated_path, dose_runs: dict, override_runs: dict, n_boot: int = N_BOOT,
              seed: int = 0, answered_only: bool = False) -> tuple[pd.DataFrame, dict]:
     """(long table with :data:`COLUMNS`, {run: threshold K or None}) for ``{name: dose run}`` and
-    ``{name: (originals run, contradict-stated run)}``. With ``answered_only``, a dose run that answered only part
-    of the set gets its curve and intervals but no threshold (None)."""
+    ``{name: (originals run, contradict-stated run)}``. With ``answered_only``, a dose run that answered only part of
+    the set gets its curve and intervals but no threshold (None)."""
     rows, thresholds = [], {}
     if dose_runs:
         variants = _load(dose_path)
@@ -109,8 +108,8 @@ def _habit_k(variants) -> int | None:
 
 def one_request(variants: list) -> tuple[str, pd.DataFrame]:
     """(request, table): the first request of a dose set at each of its K (rows): history length, records
-    supporting the user's choice (the gold function with the user's app, or value of the target argument), the
-    target and both choices."""
+    supporting the user's choice (the gold function with the user's app, or value of the target argument), the target
+    and both choices."""
     same = lambda a, b: json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
     ds = [v for v in variants if dose.kind_of(v) == "dose"]
     first = ds[0].meta["counterfactual"]["original_id"]
@@ -154,11 +153,11 @@ def override_frame(long: pd.DataFrame) -> pd.DataFrame:
 def figure(long: pd.DataFrame, thresholds: dict, level: float = 0.5, planned: int | None = None):
     """Switch rate (left) and accuracy (right) against K, one line per run with its 95% intervals as error bars.
 
-    K sits on a categorical axis (0, 1, 2, 4, 8, 16 equally spaced: a log-like scale that keeps 0); each
-    curve's label names its threshold K (``none``: no K's lower bound passes ``level``), marked with a
-    ring on the switch-rate curve. With ``planned`` (the dose set's size), a run that answered fewer variants
-    (a reference run in progress, which covers users one after another) says how many, from how many users, and
-    claims no threshold: "96 of 600 variants, 2 users: a threshold once complete"."""
+    K sits on a categorical axis (0, 1, 2, 4, 8, 16 equally spaced: a log-like scale that keeps 0); each curve's label
+    names its threshold K (``none``: no K's lower bound passes ``level``), marked with a ring on the switch-rate curve.
+    With ``planned`` (the dose set's size), a run that answered fewer variants (a reference run in progress, which
+    covers users one after another) says how many, from how many users, and claims no threshold: "96 of 600 variants, 2
+    users: a threshold once complete"."""
     import matplotlib.pyplot as plt
     d = long[long["part"] == "dose"]
     ks = sorted(d["k"].dropna().astype(int).unique())

@@ -1,9 +1,8 @@
 """Figures in one seaborn style: metric-by-group line plots with CI error bars, bars, pies; PNG + PDF.
 
-Each function takes a tidy DataFrame (``pfc.report.tables``) and a path stem and writes
-``stem.png`` and ``stem.pdf``; titles name the paper figure they correspond to and say
-the numbers are ours. The layout is computed with ``constrained_layout`` so titles and
-legends are never clipped. It draws; it computes nothing.
+Each function takes a tidy DataFrame (``pfc.report.tables``) and a path stem and writes ``stem.png`` and ``stem.pdf``;
+titles name the paper figure they correspond to and say the numbers are ours. The layout is computed with
+``constrained_layout`` so titles and legends are never clipped. It draws; it computes nothing.
 
     >>> # metric_lines(group_table(runs, "vagueness"), "figures/fig3", "TRACEBench Fig. 3 counterpart")
 """

@@ -153,8 +153,8 @@ def _ours(metrics: dict, run: str, key: str, subset: str | None = None) -> str:
 
 def papers(metrics: dict) -> list[str]:
     """The papers' printed rows nearest ours beside our committed values, a line per benchmark whose report section
-    says which (its ``paper_row(ours)``; ``ours(run, key, subset=None)``: each model's value): on their data, so side
-    by side, never paired."""
+    says which (its ``paper_row(ours)``; ``ours(run, key, subset=None)``: each model's value): on their data, so side by
+    side, never paired."""
     rows = [f"  - {sec.paper_row(lambda run, key, subset=None: _ours(metrics, run, key, subset))}."
             for sec in (benchmarks.get(n).part("section") for n in benchmarks.NAMES) if hasattr(sec, "paper_row")]
     return ["- **Beside the papers' printed rows** (`data/paper_results/`: their models on their data — TRACEBench's "

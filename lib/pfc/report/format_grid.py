@@ -1,13 +1,13 @@
 """``python -m pfc.report.format_grid RUN...``: the prompt-format grid of runs that differ in prompt settings only.
 
-Prints a table, then the grid as JSON (``--json FILE`` also writes it): per model and cell the accuracy
-(overall, app, values; robust rules, user-clustered 95% intervals), the strict rules' overall beside it (the
-parser axis), the prompt cost where the rows recorded it; per model the main effect of each cell (cell − default,
-paired) and BFCL's SD and max-Δ across cells with intervals; between the two models (B − A, models in name
-order: B the later name) the sign and interval in every cell; whether the ``history-prior`` baseline beats
-every model in every cell; whether each baseline scores the same in every cell (it reads no prompt). Runs that
-differ in anything else (model settings aside: sample, sampling, history, k, examples) are refused in one line
-naming the field (``pfc.report.format_grid_runs``); the statistics are ``pfc.eval.format_sensitivity``'s.
+Prints a table, then the grid as JSON (``--json FILE`` also writes it): per model and cell the accuracy (overall, app,
+values; robust rules, user-clustered 95% intervals), the strict rules' overall beside it (the parser axis), the prompt
+cost where the rows recorded it; per model the main effect of each cell (cell − default, paired) and BFCL's SD and max-Δ
+across cells with intervals; between the two models (B − A, models in name order: B the later name) the sign and
+interval in every cell; whether the ``history-prior`` baseline beats every model in every cell; whether each baseline
+scores the same in every cell (it reads no prompt). Runs that differ in anything else (model settings aside: sample,
+sampling, history, k, examples) are refused in one line naming the field (``pfc.report.format_grid_runs``); the
+statistics are ``pfc.eval.format_sensitivity``'s.
 
     python -m pfc.report.format_grid reports/reference_runs/*-openvino/format/* data/runs/grid-hp/*
 """

@@ -1,10 +1,10 @@
 """What the notebooks call beside the report modules: an output-directory parameter (:func:`out_dir`), a
-list of run directories (:func:`split_dirs`; a notebook's demo runs are ``pfc.plans.demo``'s); the
-walkthrough's examples, the real small model's stratified sample and where that model is installed are the
-sample run's plan (``pfc.plans.sample_run``), re-exported here.
+list of run directories (:func:`split_dirs`; a notebook's demo runs are ``pfc.plans.demo``'s); the walkthrough's
+examples, the real small model's stratified sample and where that model is installed are the sample run's plan
+(``pfc.plans.sample_run``), re-exported here.
 
-Does not plan or run ``make reproduce`` (:mod:`pfc.report.pipeline`); the notebooks reach these names
-through ``pfc.report.pipeline``, which re-exports them.
+Does not plan or run ``make reproduce`` (:mod:`pfc.report.pipeline`); the notebooks reach these names through
+``pfc.report.pipeline``, which re-exports them.
 """
 from __future__ import annotations
 

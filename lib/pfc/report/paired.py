@@ -1,10 +1,9 @@
 """``pfc compare A B --paired`` and the notebooks' paired comparison of two run directories.
 
-Loads and scores both runs (``pfc.report.tables.load_run``), refuses runs on different
-example sets (the message says how many ids they share), aligns their per-example tables
-by id, attaches each example's user and returns, per metric of the benchmark, A − B with a
-paired user-clustered 95% interval, the unpaired one beside it, and an exact McNemar
-p-value for 0/1 metrics (``pfc.eval.paired``). No new statistics live here.
+Loads and scores both runs (``pfc.report.tables.load_run``), refuses runs on different example sets (the message says
+how many ids they share), aligns their per-example tables by id, attaches each example's user and returns, per metric of
+the benchmark, A − B with a paired user-clustered 95% interval, the unpaired one beside it, and an exact McNemar p-value
+for 0/1 metrics (``pfc.eval.paired``). No new statistics live here.
 
     python -m pfc compare data/runs/tb-history-prior data/runs/tb-no-history --paired
 """

@@ -1,12 +1,12 @@
 """The three papers' printed numbers (``data/paper_results/papers.csv``) and how they map onto our metrics.
 
-Reads the tidy transcription (one row per paper, table, model, setting, metric; ``printed``
-is the cell exactly as printed, ``value`` its number on the printed ``scale``) and the
-notes on where a paper contradicts itself (``notes.csv``). It computes nothing: every
-value it returns is the paper's, and the tables it builds label their rows ``paper``.
+Reads the tidy transcription (one row per paper, table, model, setting, metric; ``printed`` is the cell exactly as
+printed, ``value`` its number on the printed ``scale``) and the notes on where a paper contradicts itself
+(``notes.csv``). It computes nothing: every value it returns is the paper's, and the tables it builds label their rows
+``paper``.
 
-``OURS`` maps a paper's column onto the metric key our scorer publishes for the same
-quantity; a paper column without an entry has no counterpart here.
+``OURS`` maps a paper's column onto the metric key our scorer publishes for the same quantity; a paper column without an
+entry has no counterpart here.
 
     >>> float(table("TRACEBench", "Table 4").query("model == 'GPT-4o(FC)' and metric == 'overall'")["value"].iloc[0])
     0.3267

@@ -1,30 +1,29 @@
 """``pfc personalize ORIGINALS_RUN VARIANTS_RUN``: a run pair's personalization metrics as JSON on stdout.
 
-The two runs are one model's run on a benchmark and its run on that benchmark's variants
-(``pfc perturb``, any kind). It prints, with user-clustered bootstrap 95% intervals:
+The two runs are one model's run on a benchmark and its run on that benchmark's variants (``pfc perturb``, any kind). It
+prints, with user-clustered bootstrap 95% intervals:
 
-- ``personalization``: ``context_following``, ``request_faithfulness`` and ``sensitivity``
-  over the variants both runs answered (``coverage`` says how many of the set: a run of a sample, or one in
-  progress, is never counted wrong on the rest; stderr says it too), computed by notebook 08's path
-  (``pfc.report.counterfactual.evaluate_pairs`` with ``answered_only``, as notebook 08 scores the real model);
-- ``dose`` (when the set holds ``dose`` variants): the dose-response curve (per K: accuracy,
-  user's choice, population's favourite, switch rate, with the variants and users scored) and ``threshold_k``,
-  the smallest K whose switch-rate interval lies above 0.5 (``pfc.eval.dose``); null, with
-  ``threshold_withheld`` saying why, for a run that answered part of the set. It needs no answer on the originals
-  (K = 0 is each request's base), so it is scored on every dose variant the variants run answered
-  (``coverage.dose_answered``), whatever the originals run covers: notebook 09's numbers;
+- ``personalization``: ``context_following``, ``request_faithfulness`` and ``sensitivity`` over the variants both runs
+  answered (``coverage`` says how many of the set: a run of a sample, or one in progress, is never counted wrong on the
+  rest; stderr says it too), computed by notebook 08's path (``pfc.report.counterfactual.evaluate_pairs`` with
+  ``answered_only``, as notebook 08 scores the real model);
+- ``dose`` (when the set holds ``dose`` variants): the dose-response curve (per K: accuracy, user's choice, population's
+  favourite, switch rate, with the variants and users scored) and ``threshold_k``, the smallest K whose switch-rate
+  interval lies above 0.5 (``pfc.eval.dose``); null, with ``threshold_withheld`` saying why, for a run that answered
+  part of the set. It needs no answer on the originals (K = 0 is each request's base), so it is scored on every dose
+  variant the variants run answered (``coverage.dose_answered``), whatever the originals run covers: notebook 09's
+  numbers;
 - ``override`` (``contradict-stated`` variants): ``stated_wins`` and ``overrides``;
-- ``action`` (``ask`` / ``cannot`` variants, issue 64): the action metrics (``pfc.eval.ask``: action accuracy,
-  macro-F1, over-ask, guess rate, tool hallucination, slot precision, discrimination, …) over the answered
-  variants and their originals pooled, with user-clustered intervals.
+- ``action`` (``ask`` / ``cannot`` variants, issue 64): the action metrics (``pfc.eval.ask``: action accuracy, macro-F1,
+  over-ask, guess rate, tool hallucination, slot precision, discrimination, …) over the answered variants and their
+  originals pooled, with user-clustered intervals.
 
-Each run's examples are read from its ``config.json`` (``examples``) unless given. A missing run
-directory, runs on different benchmarks, variants none of whose originals the first run covers, a set of
-variants made from another build than the originals run answered (its ``perturb.json``), a run whose
-examples were re-made since it answered them (its ``run.json``, as ``pfc run`` checks), or no variant
-answered in both runs is one line and exit 2. Unknown and repeated ids are reported as ``pfc score`` reports
-them (``coverage.predictions``, and on stderr). It writes no file (``pfc report`` does not show these tables:
-it takes separate runs, not pairs).
+Each run's examples are read from its ``config.json`` (``examples``) unless given. A missing run directory, runs on
+different benchmarks, variants none of whose originals the first run covers, a set of variants made from another build
+than the originals run answered (its ``perturb.json``), a run whose examples were re-made since it answered them (its
+``run.json``, as ``pfc run`` checks), or no variant answered in both runs is one line and exit 2. Unknown and repeated
+ids are reported as ``pfc score`` reports them (``coverage.predictions``, and on stderr). It writes no file (``pfc
+report`` does not show these tables: it takes separate runs, not pairs).
 
     python -m pfc personalize data/runs/tb-history-prior data/runs/tb-swap-hp
 """

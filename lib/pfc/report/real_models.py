@@ -1,10 +1,9 @@
 """The real-model reference report: ``reports/real_models.md`` from the runs ``pfc.plans.real_models`` plans.
 
-Scores each planned run directory (``data/runs/real/<run>--<backend>``) on the planned ids with
-bootstrap 95% intervals over examples (``pfc.eval.bootstrap.estimates``), beside the built-in
-baselines that never read the gold, and writes the report with the configuration, the recorded
-generation cost per example and the notes (a hand-written ``## Notes`` section at the end is
-kept when the report is regenerated). This module does not choose samples nor run anything
+Scores each planned run directory (``data/runs/real/<run>--<backend>``) on the planned ids with bootstrap 95% intervals
+over examples (``pfc.eval.bootstrap.estimates``), beside the built-in baselines that never read the gold, and writes the
+report with the configuration, the recorded generation cost per example and the notes (a hand-written ``## Notes``
+section at the end is kept when the report is regenerated). This module does not choose samples nor run anything
 (``pfc.plans.real_models``); its command line runs what is missing, then reports.
 
     python -m pfc.report.real_models --model qwen2.5-coder-0.5b          # run what is missing, then report

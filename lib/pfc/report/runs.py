@@ -45,11 +45,11 @@ def sections() -> dict:
 def write_report(runs: list[T.Run], out, n_boot: int | None = None, seed: int = 0, title: str = "Run report",
                  parts=PARTS) -> Path:
     """Every table and figure for ``runs`` under ``out`` (only ``parts`` of them); returns ``out/report.md``.
-    Under the directory's writer lock (a second report into ``out`` is refused). The set is built beside
-    ``out`` and swapped in whole, ``report.md`` (its manifest) last (``pfc.io.dirset``): a stop or a full disk
-    leaves the previous report or the new one, never a mix; a folder holding anything the earlier report did
-    not write (a user's notes) is refused, never emptied. The lock file is carried into the new set (a hard
-    link: the same lock), so the folder stays held until the report is done."""
+    Under the directory's writer lock (a second report into ``out`` is refused). The set is built beside ``out`` and
+    swapped in whole, ``report.md`` (its manifest) last (``pfc.io.dirset``): a stop or a full disk leaves the previous
+    report or the new one, never a mix; a folder holding anything the earlier report did not write (a user's notes) is
+    refused, never emptied. The lock file is carried into the new set (a hard link: the same lock), so the folder stays
+    held until the report is done."""
     from pfc.eval.bootstrap import N_BOOT
     from pfc.report import tables as T
     n_boot = N_BOOT if n_boot is None else n_boot

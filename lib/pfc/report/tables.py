@@ -1,11 +1,10 @@
 """Result tables over any set of run directories: Table 4 / Table 1 / Table 3 layouts, by group, with CIs.
 
 A run directory is ``predictions.jsonl`` + ``config.json`` (``benchmark``, ``examples``;
-``model``/``backend``/``strategy`` name the run). :func:`load_run` scores it (``pfc.eval.scoring``)
-and records content hashes; the table functions take loaded runs and return tidy
-DataFrames (one row per run × group × metric, with the value, its bootstrap 95% interval
-and n). :func:`layout` turns them into the paper's layout and :func:`beside_paper` stacks
-the paper's printed numbers under ours, labelled ``paper``. No I/O besides :func:`load_run`.
+``model``/``backend``/``strategy`` name the run). :func:`load_run` scores it (``pfc.eval.scoring``) and records content
+hashes; the table functions take loaded runs and return tidy DataFrames (one row per run × group × metric, with the
+value, its bootstrap 95% interval and n). :func:`layout` turns them into the paper's layout and :func:`beside_paper`
+stacks the paper's printed numbers under ours, labelled ``paper``. No I/O besides :func:`load_run`.
 
     >>> # runs = [load_run("data/runs/hp"), load_run("data/runs/nh")]; layout(metric_table(runs), "tracebench")
 """
@@ -176,9 +175,9 @@ def toolspectrum_levels(runs: list[Run], n_boot: int = N_BOOT, seed: int = 0) ->
 
 def figure_runs(runs: list[Run]) -> tuple[list[Run], list[Run]]:
     """(runs to draw, runs left out): a run of a model that also has a reference run of the tables on the same
-    benchmark (as its ``run.json`` records, ``Run.plan``) is left out of figures, which draw the reference run
-    instead (``make reproduce``'s 9-example sample of the same model would add a line whose intervals span 0
-    to 1). Tables keep every run.
+    benchmark (as its ``run.json`` records, ``Run.plan``) is left out of figures, which draw the reference run instead
+    (``make reproduce``'s 9-example sample of the same model would add a line whose intervals span 0 to 1). Tables keep
+    every run.
 
     >>> r = lambda name, plan: Run(name, "tracebench", {"model": "m"}, None, {}, None, plan=plan)
     >>> [x.name for x in figure_runs([r("sample", {}), r("ref", {"plan": "reference", "tables": True})])[0]]

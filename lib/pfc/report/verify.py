@@ -1,20 +1,10 @@
 """``pfc verify RUN…``: re-derive what a run directory claims from what it holds, one line per finding.
 
-What a run claims, and where: its ``run.json`` identity records the hash of the examples and tools it answered
-(``examples_sha256``), the prompt template its requests were built from (``prompt_template``) and, for a sample,
-the hash of its sorted ids (``sample_sha256``); a run with an entry in the nearest ``metrics.json`` above it (the
-reference runs: ``reports/reference_runs/metrics.json``) claims there the hash of its ``predictions.jsonl`` and
-its scores. :func:`findings` recomputes each from the files: the examples and tools as the run's benchmark loads
-them (``pfc.run.identity.examples_sha256``; a run on an earlier PTBench synthesis: that synthesis' build), the
-template the code would record now for the run's benchmark and prompt variant
-(``pfc.run.requests.template_identity``), the ``ids`` of its ``config.json`` (``pfc.run.identity.text_hash``), the
-run re-scored (``pfc.report.reference.score.score_run``); each difference is ``FILE: field X: claims A, holds B``.
-A reference run of the tables with no entry in that ``metrics.json`` is a finding too.
-
-Not checked, because no run records it: the chat template the model's tokenizer rendered the messages with and
-the version of the output parser (the identity names the model, ``model_identity``, not its tokenizer's
-template; a run is re-scored with today's parser). It runs and writes nothing. A run whose examples are not
-built is a finding (``--skip-unbuilt``: skipped); a directory that is not a run is refused (exit 2).
+Recomputes each claim of a run's ``run.json`` identity (``examples_sha256``, ``prompt_template``, ``sample_sha256``)
+and, for a run with an entry in the nearest ``metrics.json`` above it, that entry's predictions hash and scores (a
+reference run of the tables without an entry is a finding too); each difference is ``FILE: field X: claims A, holds
+B``. It runs and writes nothing. What is and is not checked, and the exit statuses: docs/cli.md, "Does a run hold what
+it claims".
 
     pfc verify reports/reference_runs/tracebench-last_k reports/reference_runs/toolspectrum
 """
@@ -59,8 +49,8 @@ def diff(file: Path, prefix: str, claims: dict, holds: dict) -> list[str]:
 
 def identity_findings(run: Path, ident: dict, config: dict, held_examples: str | None) -> list[str]:
     """What ``run.json``'s identity claims against what the run holds: ``held_examples`` (the examples hash, None
-    when not built), the prompt template the code records now, the hash of ``config.json``'s ids. A field the
-    identity does not record (a run made before it existed) is not compared."""
+    when not built), the prompt template the code records now, the hash of ``config.json``'s ids. A field the identity
+    does not record (a run made before it existed) is not compared."""
     f, out = run / "run.json", []
     if "examples_sha256" in ident and held_examples is not None:
         out += finding(f, "identity.examples_sha256", ident["examples_sha256"], held_examples)

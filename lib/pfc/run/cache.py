@@ -1,17 +1,14 @@
 """A response cache in SQLite, keyed by backend (and its code version), model, messages, tools and sampling.
 
-Only successful responses are stored: a failed request is retried next time, never
-replayed as an answer. Responses are stored as ASCII JSON (a lone surrogate stays a
-``\\ud800`` escape), so whatever is cached can be written out again. Safe for several
-writers at once on one machine (concurrent runs, a sweep's workers): WAL mode, each ``put``
-its own transaction, and a writer waits up to ``BUSY_TIMEOUT_S`` for another's commit; WAL
-survives kill -9. ``synchronous=NORMAL``: a commit is not fsynced (the WAL is, at each
-checkpoint), so a power loss may forget the last answers, never corrupt the file; a cache miss
-only asks again. SQLite over a network file system is not safe: a sweep across nodes gives
-each node its own cache file. A file that is not a cache (corrupt, truncated) is a
-``UserError`` naming it; a stored row that no longer parses is a miss (asked again and
-overwritten). The on-disk format (one table ``responses(key, response)``) is unchanged since
-the first version.
+Only successful responses are stored: a failed request is retried next time, never replayed as an answer. Responses are
+stored as ASCII JSON (a lone surrogate stays a ``\\ud800`` escape), so whatever is cached can be written out again. Safe
+for several writers at once on one machine (concurrent runs, a sweep's workers): WAL mode, each ``put`` its own
+transaction, and a writer waits up to ``BUSY_TIMEOUT_S`` for another's commit; WAL survives kill -9.
+``synchronous=NORMAL``: a commit is not fsynced (the WAL is, at each checkpoint), so a power loss may forget the last
+answers, never corrupt the file; a cache miss only asks again. SQLite over a network file system is not safe: a sweep
+across nodes gives each node its own cache file. A file that is not a cache (corrupt, truncated) is a ``UserError``
+naming it; a stored row that no longer parses is a miss (asked again and overwritten). The on-disk format (one table
+``responses(key, response)``) is unchanged since the first version.
 
     >>> c = ResponseCache(":memory:"); c.get({"a": 1}) is None
     True
@@ -53,8 +50,8 @@ class ResponseCache:
 
     def _setup(self, deadline: float) -> None:
         """WAL mode and the table. Two processes creating one new file at once can get "database is
-        locked" at once, without SQLite's busy wait (switching the journal mode takes an exclusive lock
-        that the busy handler does not wait for), so a locked setup is retried until ``deadline``."""
+        locked" at once, without SQLite's busy wait (switching the journal mode takes an exclusive lock that the busy
+        handler does not wait for), so a locked setup is retried until ``deadline``."""
         delay = 0.005
         while True:
             try:

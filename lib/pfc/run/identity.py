@@ -69,8 +69,7 @@ def text_hash(items) -> str:
 
 def build(cfg, backend, examples_sha256: str, **more) -> dict:
     """The identity of a run of ``cfg`` (a ``pfc.run.config.RunConfig``) on ``backend`` (a loaded backend) over
-    the examples whose hash is ``examples_sha256``. New settings that change outputs go in the sampling or
-    ``more``."""
+    the examples whose hash is ``examples_sha256``. New settings that change outputs go in the sampling or ``more``."""
     return {"benchmark": cfg.benchmark, "backend": backend.name, "backend_version": getattr(backend, "version", ""),
             "model": backend.model, "strategy": cfg.strategy, "history": cfg.history, "k": cfg.k,
             "native_tools": cfg.native, "sampling": dict(sorted(cfg.full_sampling().items())), "seed": cfg.seed,
@@ -116,8 +115,8 @@ def move_aside(out: Path) -> Path | None:
 
 def claim(out, ident: dict, force: bool = False, shown: str | None = None, plan: dict | None = None) -> Path | None:
     """Make ``out`` a run directory of ``ident``; returns where old files went when ``force`` moved them.
-    ``plan``: the record of the plan that made the run (``RunConfig.plan``), kept in ``run.json`` beside the
-    identity and never part of it (a run without one keeps the record it has)."""
+    ``plan``: the record of the plan that made the run (``RunConfig.plan``), kept in ``run.json`` beside the identity
+    and never part of it (a run without one keeps the record it has)."""
     out = Path(out)
     shown = shown or str(out)
     rec = out / RUN_JSON
@@ -162,10 +161,10 @@ def planned(cfg) -> dict:
 
 def write_plan(out, plan: dict, expect: dict | None = None) -> None:
     """Record ``plan`` in an existing run's ``run.json``, its identity kept as it is (a run made before plans
-    recorded themselves). ``expect`` (:func:`planned`): a run whose identity differs in any of these fields is
-    another run (one copied into this folder) and is refused, as is an unreadable ``run.json``; a field its
-    identity does not record is not compared, but for ``layout`` and ``sample_sha256`` (absent: paper, no sample),
-    and the model is compared without the adapter a LoRA run names beside it."""
+    recorded themselves). ``expect`` (:func:`planned`): a run whose identity differs in any of these fields is another
+    run (one copied into this folder) and is refused, as is an unreadable ``run.json``; a field its identity does not
+    record is not compared, but for ``layout`` and ``sample_sha256`` (absent: paper, no sample), and the model is
+    compared without the adapter a LoRA run names beside it."""
     rec = Path(out) / RUN_JSON
     try:
         doc = json.loads(rec.read_text(encoding="utf-8"))
@@ -208,8 +207,8 @@ def answered_sha256(run_dir) -> str | None:
 
 def check_answered(run_dir, benchmark: str, examples_path, tools_path, examples, tools) -> None:
     """Refuse to score ``run_dir`` on ``examples`` (read from ``examples_path``) that are not those it answered:
-    the examples hash its ``run.json`` records (``pfc run`` refuses to resume on the same check); a run that
-    records none (made by hand, or before hashes) is taken as it is."""
+    the examples hash its ``run.json`` records (``pfc run`` refuses to resume on the same check); a run that records
+    none (made by hand, or before hashes) is taken as it is."""
     want = answered_sha256(run_dir)
     if want and examples_sha256(benchmark, examples_path, tools_path, examples, tools) != want:
         raise UserError(f"{_show(want)}: {relative(examples_path)} no longer holds the examples this run answered "

@@ -32,9 +32,9 @@ def prompt_module(benchmark: str, variant: str = "all") -> PromptModule:
 
 def template_identity(benchmark: str, variant: str = "all") -> dict:
     """``{"source", "sha256"}`` of the prompt template this run's requests are built from (its prompt
-    module's ``template_identity``; a variant another part serves: that part's ``template_identity(variant)``;
-    of ``variant``'s prompts where the module takes a variant, TRACEBench's prompt axes). A different template
-    means different requests: a different run."""
+    module's ``template_identity``; a variant another part serves: that part's ``template_identity(variant)``; of
+    ``variant``'s prompts where the module takes a variant, TRACEBench's prompt axes). A different template means
+    different requests: a different run."""
     module, own = prompt_module(benchmark, variant), prompt_module(benchmark)
     if module is not own:
         return module.template_identity(variant)  # type: ignore[call-arg]

@@ -1,23 +1,23 @@
 """Run a backend over a benchmark: prompts -> cached backend calls -> a resumable run directory.
 
-A run directory holds ``predictions.jsonl`` (one row per example id, raw output kept; ready
-for ``pfc score``; a local model's rows also carry ``generation``: the tokens and prefill/decode
-seconds the answer cost when it was generated, kept when it is later served from the cache), ``failures.jsonl`` (requests that failed in this invocation; retried
-on the next one, never cached), ``config.json`` (every parameter, seed, git commit,
-package versions, the model's identity: weights fingerprint, dtype, prefix reuse) and ``usage.json`` (this invocation's backend calls, cache hits, tokens,
-cost, latency percentiles).
+A run directory holds ``predictions.jsonl`` (one row per example id, raw output kept; ready for ``pfc score``; a local
+model's rows also carry ``generation``: the tokens and prefill/decode seconds the answer cost when it was generated,
+kept when it is later served from the cache), ``failures.jsonl`` (requests that failed in this invocation; retried on
+the next one, never cached), ``config.json`` (every parameter, seed, git commit, package versions, the model's identity:
+weights fingerprint, dtype, prefix reuse) and ``usage.json`` (this invocation's backend calls, cache hits, tokens, cost,
+latency percentiles).
 
-Crash safety: each response is cached and its row appended and flushed as soon as it returns
-(progress moves per request, not per batch); an interrupted run still writes ``usage.json`` (``"interrupted": true``); on start, a partial last
-line (a run killed mid-write) is cut off and finished ids are skipped, so a killed run
-resumes with no duplicate and no missing row. Requests are ordered so that each user's
-examples are adjacent and grow in history length (shared prompt prefixes).
+Crash safety: each response is cached and its row appended and flushed as soon as it returns (progress moves per
+request, not per batch); an interrupted run still writes ``usage.json`` (``"interrupted": true``); on start, a partial
+last line (a run killed mid-write) is cut off and finished ids are skipped, so a killed run resumes with no duplicate
+and no missing row. Requests are ordered so that each user's examples are adjacent and grow in history length (shared
+prompt prefixes).
 
-The parts: the typed configuration (``pfc.run.config.RunConfig``), the request builder
-(``pfc.run.requests``), the strategy (``pfc.run.strategies``), the cached, metered backend
-(``pfc.run.cached``) and the run directory writer with its typed rows (``pfc.run.writer``);
-this module joins them (:func:`execute`; :func:`execute_or_replace` for a directory a plan owns). Every caller
-describes its run as one ``RunConfig`` (``pfc run`` builds it from its flags, ``pfc.run.run_args``).
+The parts: the typed configuration (``pfc.run.config.RunConfig``), the request builder (``pfc.run.requests``), the
+strategy (``pfc.run.strategies``), the cached, metered backend (``pfc.run.cached``) and the run directory writer with
+its typed rows (``pfc.run.writer``); this module joins them (:func:`execute`; :func:`execute_or_replace` for a directory
+a plan owns). Every caller describes its run as one ``RunConfig`` (``pfc run`` builds it from its flags,
+``pfc.run.run_args``).
 
     python -m pfc run --benchmark tracebench --examples data/benchmarks/tracebench --backend history-prior --out data/runs/hp
 """
@@ -52,8 +52,8 @@ def build_request(benchmark: str, example, *settings, domain: str | None = None,
 
 def _ordered(examples, requests: RequestBuilder | None = None):
     """Each user's examples together, shortest history first: consecutive prompts share prefixes.
-    With ``requests`` (the prefix layout): ordered by the answer prompt's text itself, so neighbours
-    share the longest prefixes (by subset or scenario, then user, then anchor)."""
+    With ``requests`` (the prefix layout): ordered by the answer prompt's text itself, so neighbours share the longest
+    prefixes (by subset or scenario, then user, then anchor)."""
     if requests is not None:
         def text(e):
             r = requests.answer(e)
@@ -80,15 +80,14 @@ def _select(cfg: RunConfig, examples: list) -> tuple[list, list]:
 def execute(cfg: RunConfig) -> dict:
     """Run (or resume) one run directory; returns this invocation's usage.
 
-    Refused before any request (``pfc.errors.UserError``): a run that cannot work
-    (``RunConfig.check``, ``pfc.run.checks.preflight``) and resuming into a directory made by
-    another run (``pfc.run.identity``; ``force=True`` moves the old files aside), and a directory
-    another process writes (``pfc.io.lock``: the lock is held until this returns or raises). ``use_cache=False``
-    neither reads nor writes the response cache. ``ids``: run only these example ids (a sample;
-    few-shot pools still draw on the whole file). Each response is cached and written as soon as
-    it exists (a kill loses at most the requests in flight). Ctrl-C raises ``RunInterrupted``.
-    Re-running a finished run changes nothing on disk: its ``config.json`` and ``usage.json`` keep
-    describing the invocations that made it.
+    Refused before any request (``pfc.errors.UserError``): a run that cannot work (``RunConfig.check``,
+    ``pfc.run.checks.preflight``) and resuming into a directory made by another run (``pfc.run.identity``;
+    ``force=True`` moves the old files aside), and a directory another process writes (``pfc.io.lock``: the lock is held
+    until this returns or raises). ``use_cache=False`` neither reads nor writes the response cache. ``ids``: run only
+    these example ids (a sample; few-shot pools still draw on the whole file). Each response is cached and written as
+    soon as it exists (a kill loses at most the requests in flight). Ctrl-C raises ``RunInterrupted``. Re-running a
+    finished run changes nothing on disk: its ``config.json`` and ``usage.json`` keep describing the invocations that
+    made it.
     """
     cfg.check()
     adapter = benchmarks.get(cfg.benchmark)
@@ -185,8 +184,8 @@ def _answer(cfg: RunConfig, be, writer: RunWriter, requests: RequestBuilder, tod
 
 def execute_or_replace(cfg: RunConfig, said=None) -> dict:
     """:func:`execute`, except that a directory made by another run (another sample, model, sampling, …) is
-    moved to ``attic/`` and the run redone, its unchanged requests answered from the response cache: for
-    directories a plan owns. ``said(error)`` hears why, first."""
+    moved to ``attic/`` and the run redone, its unchanged requests answered from the response cache: for directories a
+    plan owns. ``said(error)`` hears why, first."""
     try:
         return execute(cfg)
     except run_identity.RunIdentityError as e:

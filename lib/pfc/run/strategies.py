@@ -1,13 +1,11 @@
 """Prompting strategies as objects, registered by name: how a batch of examples becomes answers.
 
-A strategy turns a batch of examples into one answer each, through a request builder
-(``pfc.run.requests``) and a cached backend (``pfc.run.cached``). ``zero_shot``, ``few_shot``,
-``cot`` and ``flat`` send one request per example (the prompt module words them differently);
-``hierarchical`` first asks for the domain (step 1), reads it by name, app name or shared words
-(``pfc.run.prompts.match_domain``), then asks for the call with only that domain's tools, or
-with all of them when step 1 named none — the row records step 1 either way. Which strategies
-a benchmark supports is its adapter's (``Running.strategies``). This module writes
-nothing.
+A strategy turns a batch of examples into one answer each, through a request builder (``pfc.run.requests``) and a cached
+backend (``pfc.run.cached``). ``zero_shot``, ``few_shot``, ``cot`` and ``flat`` send one request per example (the prompt
+module words them differently); ``hierarchical`` first asks for the domain (step 1), reads it by name, app name or
+shared words (``pfc.run.prompts.match_domain``), then asks for the call with only that domain's tools, or with all of
+them when step 1 named none — the row records step 1 either way. Which strategies a benchmark supports is its adapter's
+(``Running.strategies``). This module writes nothing.
 
     >>> get("hierarchical").steps, get("cot").steps
     (2, 1)

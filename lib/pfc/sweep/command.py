@@ -89,9 +89,9 @@ def _sweep_lock(out: Path):
 
 def check_plan(p: Plan, out: Path, spec_path, inputs: bool = True) -> list[str]:
     """Every planned run checked as ``pfc run`` checks it (its own parser, ``RunConfig.check``, the input files),
-    before anything starts; the sampling and option values become the types ``pfc run`` would pass.
-    ``inputs=False`` (a dry run, perhaps on a machine without the cluster's data): missing input files are
-    returned, one line each, instead of refused."""
+    before anything starts; the sampling and option values become the types ``pfc run`` would pass. ``inputs=False`` (a
+    dry run, perhaps on a machine without the cluster's data): missing input files are returned, one line each, instead
+    of refused."""
     missing = []
     from dataclasses import replace
     from pfc.run.run_args import parse_run_args

@@ -29,8 +29,8 @@ K_HISTORIES = ("last_k", "retrieved")
 @dataclass
 class PlannedRun:
     """One run of a sweep: the run itself (``config``, one ``RunConfig``, what ``pfc run`` runs) and what the
-    sweep adds around it: its name, the spec's model and benchmark entries it crosses, the resources it asks
-    of Ray and whether its model stays loaded across runs."""
+    sweep adds around it: its name, the spec's model and benchmark entries it crosses, the resources it asks of Ray and
+    whether its model stays loaded across runs."""
     name: str
     model_name: str
     benchmark_name: str

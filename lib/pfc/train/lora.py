@@ -1,19 +1,16 @@
 """Supervised LoRA fine-tuning of any Hugging Face causal LM on chat records (PTBench §5.1).
 
-The paper's settings are the defaults (``PAPER``): LoRA rank 8, alpha 16, learning rate
-1e-4, cosine schedule with warm-up ratio 0.1, one epoch, adapters on all linear modules.
-Loss is on the assistant answer only (prompt tokens masked). Records are
-``{"messages": [..., {"role": "assistant", "content": answer}]}`` (``train.jsonl`` of
-``pfc build ptbench``, or :func:`pfc.train.sft.chat_records`).
+The paper's settings are the defaults (``PAPER``): LoRA rank 8, alpha 16, learning rate 1e-4, cosine schedule with
+warm-up ratio 0.1, one epoch, adapters on all linear modules. Loss is on the assistant answer only (prompt tokens
+masked). Records are ``{"messages": [..., {"role": "assistant", "content": answer}]}`` (``train.jsonl`` of ``pfc build
+ptbench``, or :func:`pfc.train.sft.chat_records`).
 
-Crash safety: every ``checkpoint_every`` steps the adapter, optimizer, scheduler, RNG and
-step go to ``<out>/checkpoint``; a rerun with the same configuration resumes there, a rerun
-with a different one is refused (runs never mix). The finished adapter is
-``<out>/adapter`` (load it with ``pfc run --backend hf --model BASE --adapter <out>/adapter``);
-``<out>/train_log.jsonl`` has the loss of every step, one row each (a resume drops the rows past its
-checkpoint, so each step appears once), with ``elapsed_s`` counted over all sessions; ``train_summary.json``
-is read from that log, so a resumed run reports its first loss and its whole training time.
-Needs torch, transformers, peft.
+Crash safety: every ``checkpoint_every`` steps the adapter, optimizer, scheduler, RNG and step go to
+``<out>/checkpoint``; a rerun with the same configuration resumes there, a rerun with a different one is refused (runs
+never mix). The finished adapter is ``<out>/adapter`` (load it with ``pfc run --backend hf --model BASE --adapter
+<out>/adapter``); ``<out>/train_log.jsonl`` has the loss of every step, one row each (a resume drops the rows past its
+checkpoint, so each step appears once), with ``elapsed_s`` counted over all sessions; ``train_summary.json`` is read
+from that log, so a resumed run reports its first loss and its whole training time. Needs torch, transformers, peft.
 This module does not evaluate (see ``benchmarks/bench_finetune.py``).
 
     >>> PAPER["r"], PAPER["lora_alpha"], PAPER["lr"]
@@ -83,8 +80,8 @@ def train_lora(model_dir, records: list[dict], out_dir, settings: LoraSettings |
     """Train a LoRA adapter with ``settings`` (default: the paper's) and ``changes`` to them (fields of
     :class:`LoraSettings`); returns a summary (steps, first/last loss, seconds, skipped records).
 
-    ``modules_to_save``: none in the paper's setting — the tiny test model uses ``["lm_head"]`` because its
-    output layer is untrained."""
+    ``modules_to_save``: none in the paper's setting — the tiny test model uses ``["lm_head"]`` because its output layer
+    is untrained."""
     import peft  # noqa: F401 - imported before the seed is set, as it always was
     import torch
     from transformers import get_cosine_schedule_with_warmup
@@ -117,8 +114,8 @@ def train_lora(model_dir, records: list[dict], out_dir, settings: LoraSettings |
 def summarize_log(rows: list[dict]) -> dict:
     """First and last loss and total training seconds of a ``train_log.jsonl``'s rows (in step order).
 
-    ``elapsed_s`` is cumulative over sessions; logs written before that restarted it at each resume,
-    so a drop in ``elapsed_s`` starts a new session and the sessions' last values are summed.
+    ``elapsed_s`` is cumulative over sessions; logs written before that restarted it at each resume, so a drop in
+    ``elapsed_s`` starts a new session and the sessions' last values are summed.
 
     >>> summarize_log([{"loss": 0.5, "elapsed_s": 10}, {"loss": 0.4, "elapsed_s": 20}, {"loss": 0.3, "elapsed_s": 5}])
     {'first_loss': 0.5, 'last_loss': 0.3, 'seconds': 25.0}
@@ -217,9 +214,8 @@ def _checkpoint(ck: Path, model, opt, sched, step: int) -> None:
 
 def _train(model, data, order, optim: tuple, out: Path, cfg: LoraSettings, step: int, t0: float) -> list[float]:
     """The optimizer steps from ``step`` to the last (``order`` in batches of ``grad_accum``), the loss on the
-    answer tokens only; ``optim``: (optimizer, scheduler); each step's loss appended to
-    ``<out>/train_log.jsonl``, a checkpoint every ``checkpoint_every`` steps and at the end. Returns the
-    losses of the steps run here."""
+    answer tokens only; ``optim``: (optimizer, scheduler); each step's loss appended to ``<out>/train_log.jsonl``, a
+    checkpoint every ``checkpoint_every`` steps and at the end. Returns the losses of the steps run here."""
     import torch
     from tqdm import tqdm
     opt, sched = optim

@@ -1,11 +1,10 @@
 """PTBench adapter: the official ``data.json`` (or our unified JSONL) into the schema; metric set.
 
-Official record fields used: ``query``, ``user_profile``, ``platforms``, ``tools``,
-``answer`` = ``[platform, [{function: {param: [acceptable values]}}]]``, ``query_params``,
-``profile_params``, and optionally ``user_id`` / ``trained``. A record without ``trained``
-takes it from the directory name (``test_trained_user`` / ``test_untrained_user``).
-The raw answer and parameter lists stay in ``meta`` so ``--compat official`` can score
-exactly as the published evaluator (``pfc.benchmarks.ptbench.official``).
+Official record fields used: ``query``, ``user_profile``, ``platforms``, ``tools``, ``answer`` = ``[platform,
+[{function: {param: [acceptable values]}}]]``, ``query_params``, ``profile_params``, and optionally ``user_id`` /
+``trained``. A record without ``trained`` takes it from the directory name (``test_trained_user`` /
+``test_untrained_user``). The raw answer and parameter lists stay in ``meta`` so ``--compat official`` can score exactly
+as the published evaluator (``pfc.benchmarks.ptbench.official``).
 
 Metric keys are the official CSV headers (PTBench App. A.1, eqs. 2–11, and Fig. 4).
 

@@ -4,21 +4,20 @@ PTBench's package part ``baselines`` (``Adapter.part("baselines")``): :func:`pre
 ``pfc.run.backends.builtin``, and :data:`BACKENDS`, the baselines of its own (``Running.baselines``), which
 ``pfc.run.backends.get`` finds through the adapter. No model involved.
 
-- ``random``: a random platform, a random API of the scenario, a random value per
-  parameter (an enumeration value, else a placeholder of the right type).
-- ``history-prior`` (profile- and behaviour-aware): APIs by TF-IDF similarity between each
-  clause of the request and the API documentation; the platform a characteristic of which
-  the request names, else the platform the user's history uses most; enumerated values
-  stated in the request, else the value the user's history shows for that parameter;
-  personal facts (address, city, language, name, email, ...) from the basic features;
-  dates, times, identifiers, numbers and the remaining phrases from the request.
-- ``no-history``: the same with the behaviour history hidden (basic features kept): the
-  first platform and the first enumeration value stand in for the user's habits.
-- ``nearest-train`` (:class:`NearestTrain`, PTBench's own): the memorization baseline, the answer of the
-  most similar training request (TF-IDF cosine, :class:`pfc.data.ptool.overlap.Index`, the build's overlap
-  audits' definition), preferring records whose functions are all among the example's candidate tools,
-  copied verbatim: what template recall scores. The training split is ``--model PATH`` (a ``data.json`` or a
-  build directory with ``train/data.json``), by default our build's; the official release ships none.
+- ``random``: a random platform, a random API of the scenario, a random value per parameter (an enumeration value, else
+  a placeholder of the right type).
+- ``history-prior`` (profile- and behaviour-aware): APIs by TF-IDF similarity between each clause of the request and the
+  API documentation; the platform a characteristic of which the request names, else the platform the user's history uses
+  most; enumerated values stated in the request, else the value the user's history shows for that parameter; personal
+  facts (address, city, language, name, email, ...) from the basic features; dates, times, identifiers, numbers and the
+  remaining phrases from the request.
+- ``no-history``: the same with the behaviour history hidden (basic features kept): the first platform and the first
+  enumeration value stand in for the user's habits.
+- ``nearest-train`` (:class:`NearestTrain`, PTBench's own): the memorization baseline, the answer of the most similar
+  training request (TF-IDF cosine, :class:`pfc.data.ptool.overlap.Index`, the build's overlap audits' definition),
+  preferring records whose functions are all among the example's candidate tools, copied verbatim: what template recall
+  scores. The training split is ``--model PATH`` (a ``data.json`` or a build directory with ``train/data.json``), by
+  default our build's; the official release ships none.
 
     >>> _norm("price_low_to_high")
     'price low to high'

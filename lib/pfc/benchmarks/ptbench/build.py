@@ -1,7 +1,7 @@
 """PTBench's builder (``pfc.benchmarks.adapter.Builder``): ``pfc build ptbench`` by PTool synthesis.
 
-``pfc.data.ptool.build`` synthesizes (LLM agents when ``--llm-backend`` is given) and ``pfc.train.sft`` writes
-the training split's chat records beside it. A sweep cannot build PTBench (its ``Building.params`` is empty).
+``pfc.data.ptool.build`` synthesizes (LLM agents when ``--llm-backend`` is given) and ``pfc.train.sft`` writes the
+training split's chat records beside it. A sweep cannot build PTBench (its ``Building.params`` is empty).
 """
 from __future__ import annotations
 

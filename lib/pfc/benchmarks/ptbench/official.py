@@ -1,45 +1,41 @@
 """``--compat official``: the published PTBench evaluator's numbers, quirks included, run safely.
 
-Reimplements the rules of hyfshadow/PTBench ``src/parse.py``, ``src/test_acc.py`` and
-``src/test_error.py`` (commit 9678ecc), read from its source; no code is shared with it.
-It gives the published evaluator's numbers on every input that evaluator handles without
-running code. The default (robust) PTBench scorer is ``pfc.benchmarks.ptbench``.
+Reimplements the rules of hyfshadow/PTBench ``src/parse.py``, ``src/test_acc.py`` and ``src/test_error.py`` (commit
+9678ecc), read from its source; no code is shared with it. It gives the published evaluator's numbers on every input
+that evaluator handles without running code. The default (robust) PTBench scorer is ``pfc.benchmarks.ptbench``.
 
 Quirks reproduced (each differs from the robust mode):
 
-1. Parsing wraps the output in braces and reads it as a Python dict: only the first key
-   counts; a key that is neither a name nor a constant, braces around the output, a
-   ``<think>`` preamble, prose or code fences make it a format error.
+1. Parsing wraps the output in braces and reads it as a Python dict: only the first key counts; a key that is neither a
+   name nor a constant, braces around the output, a ``<think>`` preamble, prose or code fences make it a format error.
 2. Keyword-named parameters (``from=``, ``class=``) are a syntax error: format error.
-3. Arithmetic in arguments is evaluated (``count=2*3`` -> 6). We fold literal arithmetic
-   only (bounded); where the original would run other code (names, calls, attributes in
-   arithmetic) we record a format error. String ``%``-formatting is not evaluated either.
+3. Arithmetic in arguments is evaluated (``count=2*3`` -> 6). We fold literal arithmetic only (bounded); where the
+   original would run other code (names, calls, attributes in arithmetic) we record a format error. String
+   ``%``-formatting is not evaluated either.
 4. Any unary operator on a constant negates it (``+5`` -> -5); on anything else: format error.
-5. A call with keyword arguments inside a value becomes ``{name: {...}}``; without keywords,
-   its source text. Bare names become strings; subscripts become text; tuples stay tuples;
-   lambdas, comprehensions, f-strings, sets, comparisons: format error. Positional
-   arguments are dropped.
+5. A call with keyword arguments inside a value becomes ``{name: {...}}``; without keywords, its source text. Bare names
+   become strings; subscripts become text; tuples stay tuples; lambdas, comprehensions, f-strings, sets, comparisons:
+   format error. Positional arguments are dropped.
 6. Integers are compared with the FIRST acceptable value only, with tolerance 0.01.
-7. Strings compare case-insensitively with no whitespace normalisation; ``'true'``/``'false'``
-   strings become booleans; booleans use Python ``in`` (so ``True`` matches 1).
-8. List values compare as sets of lower-cased strings against each acceptable list; a
-   non-string element anywhere raises -> format error. Floats, None and dicts use ``in``.
-9. ANY exception while scoring a sample (e.g. a string prediction against integer gold
-   values) counts the sample as a format error and credits nothing.
+7. Strings compare case-insensitively with no whitespace normalisation; ``'true'``/``'false'`` strings become booleans;
+   booleans use Python ``in`` (so ``True`` matches 1).
+8. List values compare as sets of lower-cased strings against each acceptable list; a non-string element anywhere raises
+   -> format error. Floats, None and dicts use ``in``.
+9. ANY exception while scoring a sample (e.g. a string prediction against integer gold values) counts the sample as a
+   format error and credits nothing.
 10. Platform comparison is exact (case-sensitive).
-11. query/profile parameter credit is given per predicted parameter, so a function called
-    twice can be credited twice (the ratio can exceed 1).
-12. Error columns swap names: ``func_missing_error`` counts samples with an EXTRA predicted
-    function (and no gold function absent); ``func_excessive_error`` counts samples where a
-    gold function is absent; ``param_missing_error`` counts extra predicted parameters and
-    ``param_excessive_error`` gold parameters absent from the prediction.
-13. ``query_params`` / ``profile_params`` denominators are the listed names, even those the
-    answer does not contain; a zero denominator crashes the original (we give NaN).
-14. The overall file over both splits is a sample-weighted mean of each split's ratios
-    (the original hard-codes 609 untrained and 474 trained samples); see :func:`combine`.
+11. query/profile parameter credit is given per predicted parameter, so a function called twice can be credited twice
+    (the ratio can exceed 1).
+12. Error columns swap names: ``func_missing_error`` counts samples with an EXTRA predicted function (and no gold
+    function absent); ``func_excessive_error`` counts samples where a gold function is absent; ``param_missing_error``
+    counts extra predicted parameters and ``param_excessive_error`` gold parameters absent from the prediction.
+13. ``query_params`` / ``profile_params`` denominators are the listed names, even those the answer does not contain; a
+    zero denominator crashes the original (we give NaN).
+14. The overall file over both splits is a sample-weighted mean of each split's ratios (the original hard-codes 609
+    untrained and 474 trained samples); see :func:`combine`.
 
-Inputs over ``MAX_EXPR_CHARS`` (100,000 characters) are format errors here; the original
-would parse them (or exhaust memory).
+Inputs over ``MAX_EXPR_CHARS`` (100,000 characters) are format errors here; the original would parse them (or exhaust
+memory).
 
     >>> official_parse("Shop:[buy(n=2*3)]")
     ('Shop', [{'buy': {'n': 6}}])

@@ -1,6 +1,6 @@
 """PTBench's steps of ``make reproduce`` (``pfc.report.pipeline.planning``): our PTool build, the baselines that
-support it, the nearest-train baseline, ``BACKEND``'s run (on the official test data when ``PFC_PTBENCH_DIR``
-is set, else ours) and ptbench.ipynb. Plans only."""
+support it, the nearest-train baseline, ``BACKEND``'s run (on the official test data when ``PFC_PTBENCH_DIR`` is set,
+else ours) and ptbench.ipynb. Plans only."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -57,7 +57,7 @@ def reference_data() -> Path:
 
 def reference(run, lora, data_dir: Path) -> list:
     """The reference plan's PTBench steps: every record of both test splits (zero-shot, base model), then the LoRA
-    adapter trained on the training split and both splits again with it (``lora(runs, train)``).
-    ``run(name, examples)`` makes a run step."""
+    adapter trained on the training split and both splits again with it (``lora(runs, train)``). ``run(name, examples)``
+    makes a run step."""
     runs = [run(name, data_dir / split / "data.json") for name, split in REFERENCE_SPLITS.items()]
     return [*runs, *lora(runs, data_dir / "train" / "data.json")]

@@ -3,21 +3,18 @@ their APIs, and the answer format ``platform:[func1(param1_name=param1_value, ..
 
 Two wordings of the same content:
 
-- ``official``: the published prompt, read at run time from a PTBench checkout
-  (``PFC_PTBENCH_DIR``, file ``src/template.py``; its ``prompt`` and ``format`` strings are
-  read with ``ast``, never executed, and never copied into this repository). As published,
-  profile, platforms and tools are inserted as Python reprs.
+- ``official``: the published prompt, read at run time from a PTBench checkout (``PFC_PTBENCH_DIR``, file
+  ``src/template.py``; its ``prompt`` and ``format`` strings are read with ``ast``, never executed, and never copied
+  into this repository). As published, profile, platforms and tools are inserted as Python reprs.
 - ``own``: our wording (the fallback when no checkout is configured).
 
-Profile variants (PTBench Table 2, Fig. 3, Table 3), applied to the same examples:
-``all`` | ``no_basic`` (basic features dropped) | ``no_history`` (behaviour history dropped) |
-``no_basic_history`` (both) | ``no_personal`` (Table 3: every piece of personalized
-information removed from the instruction: no profile section at all).
+Profile variants (PTBench Table 2, Fig. 3, Table 3), applied to the same examples: ``all`` | ``no_basic`` (basic
+features dropped) | ``no_history`` (behaviour history dropped) | ``no_basic_history`` (both) | ``no_personal`` (Table 3:
+every piece of personalized information removed from the instruction: no profile section at all).
 
-Layouts (``pfc.run.prompts.LAYOUTS``): ``paper`` as above; ``prefix`` moves the profile after
-the platforms, the APIs and the answer format (the official wording: its profile sentence moves
-to the end), so a scenario's prompts share everything but the profile and the query, and one
-user's prompts in a scenario everything but the query.
+Layouts (``pfc.run.prompts.LAYOUTS``): ``paper`` as above; ``prefix`` moves the profile after the platforms, the APIs
+and the answer format (the official wording: its profile sentence moves to the end), so a scenario's prompts share
+everything but the profile and the query, and one user's prompts in a scenario everything but the query.
 
     >>> FORMAT
     'platform:[func1(param1_name=param1_value, param2_name=param2_value), func2(...)]'
@@ -166,8 +163,8 @@ def _canonical():
 
 def template_identity() -> dict:
     """PTBench's official prompt (``PFC_PTBENCH_DIR``) or our wording, by content hash of what it renders: a
-    fixed example's prompts under every profile variant and layout and each strategy. A changed word (in a
-    template or in code) is a new run; moved code is not."""
+    fixed example's prompts under every profile variant and layout and each strategy. A changed word (in a template or
+    in code) is a new run; moved code is not."""
     source = "own" if _wording("auto") is None else "official"
     ex, pool = _canonical()
 

@@ -1,38 +1,36 @@
 """ToolSpectrum adapter: the public release (read in place, never copied) into the schema; F1 levels.
 
-Release files: ``data/dataset_{persona,environment,persona_environment}.json`` (subsets
-profile, environment, both) and ``api/API_description*.json``. Tool specs come from the
-``"name (type)"`` keys, enumerations from "Available values", argument roles from
-``required_arguments`` (RP), ``personalized_arguments`` and ``environmental_arguments`` (OP);
-app policies are attached to their app's tools; ``toolCall: null`` is a refusal.
+Release files: ``data/dataset_{persona,environment,persona_environment}.json`` (subsets profile, environment, both) and
+``api/API_description*.json``. Tool specs come from the ``"name (type)"`` keys, enumerations from "Available values",
+argument roles from ``required_arguments`` (RP), ``personalized_arguments`` and ``environmental_arguments`` (OP); app
+policies are attached to their app's tools; ``toolCall: null`` is a refusal.
 
-F1 definition (the paper, §4.1, says only "F1 at APP, API, RP and OP levels"; ours):
-for each example and level, a gold item set G and a predicted item set P:
+F1 definition (the paper, §4.1, says only "F1 at APP, API, RP and OP levels"; ours): for each example and level, a gold
+item set G and a predicted item set P:
 
 - APP: {app} (names compared case-insensitively, ``_``/space equivalent); API: {API name};
-- RP: the required arguments, OP: the personalized + environmental arguments, as
-  (name, value) items; a predicted argument counts at the level of its role in the tool
-  spec (unknown names count at OP); a wrong value is one FP and one FN;
-- a refusal (gold ``null``, or a predicted ``null``) is the single item ⊥ at every level,
-  so a correct refusal is a true positive and a missed one a false negative;
+- RP: the required arguments, OP: the personalized + environmental arguments, as (name, value) items; a predicted
+  argument counts at the level of its role in the tool spec (unknown names count at OP); a wrong value is one FP and one
+  FN;
+- a refusal (gold ``null``, or a predicted ``null``) is the single item ⊥ at every level, so a correct refusal is a true
+  positive and a missed one a false negative;
 - an unparsable output predicts nothing (only false negatives).
 
-Counts are summed over the examples and F1 = 2·TP / (2·TP + FP + FN) (micro). Levels are
-independent: a right API under a wrong app still scores at API, RP and OP.
+Counts are summed over the examples and F1 = 2·TP / (2·TP + FP + FN) (micro). Levels are independent: a right API under
+a wrong app still scores at API, RP and OP.
 
-Paper-compatible mode (keys ``APP_paper`` … ``OP_paper``, always reported beside ours):
-the AppBench-style micro F1 the paper cites (§4.1), where a refusal is not an item:
+Paper-compatible mode (keys ``APP_paper`` … ``OP_paper``, always reported beside ours): the AppBench-style micro F1 the
+paper cites (§4.1), where a refusal is not an item:
 
-- APP/API: G = {gold app/API} for a sample with a gold call, ∅ for a refusal sample;
-  P = {predicted app/API} for a predicted call, ∅ for a predicted refusal or an
-  unparsable output. So a call on a refusal sample is a false positive, a refusal on a
-  call sample a false negative, and a correct refusal earns nothing (no TP);
-- RP/OP: the same (name, value) items as ours, summed over the samples with a gold call
-  only (refusal samples contribute nothing, whatever was predicted);
+- APP/API: G = {gold app/API} for a sample with a gold call, ∅ for a refusal sample; P = {predicted app/API} for a
+  predicted call, ∅ for a predicted refusal or an unparsable output. So a call on a refusal sample is a false positive,
+  a refusal on a call sample a false negative, and a correct refusal earns nothing (no TP);
+- RP/OP: the same (name, value) items as ours, summed over the samples with a gold call only (refusal samples contribute
+  nothing, whatever was predicted);
 - F1 from the summed counts; a level with no item at all is 1.0 (``pfc.eval.metrics``).
 
-On the "both" subset (240 of 333 samples expect a refusal) the two modes differ most:
-"always refuse" scores APP F1 ≈ 0.72 ours but 0.0 paper-compatible.
+On the "both" subset (240 of 333 samples expect a refusal) the two modes differ most: "always refuse" scores APP F1 ≈
+0.72 ours but 0.0 paper-compatible.
 
     >>> DOMAINS["Didi_Chuxing"]
     'Travel'
@@ -262,8 +260,8 @@ _TEMPLATE_KEYS = {"APP", "API", "params", "explanation"}
 
 def strict_template(output) -> str | None:
     """Strict scoring's template (``pfc.eval.strict``): one ``{"APP", "API", "params"}`` object, optionally with the ``"explanation"`` string that the
-    release's template asks for; a refusal is ``null`` or that object with APP, API and params all null
-    (requirement 4 of the release's prompt; our own template asks for the same)."""
+    release's template asks for; a refusal is ``null`` or that object with APP, API and params all null (requirement 4
+    of the release's prompt; our own template asks for the same)."""
     text = text_of(output)
     if text is None:
         return not_native(output)

@@ -1,6 +1,6 @@
 """ToolSpectrum's steps of ``make reproduce`` (``pfc.report.pipeline.planning``): on the release, when configured,
-the oracle's and the two history baselines' runs, ``BACKEND``'s run, and the release views
-(toolspectrum.ipynb). Plans only."""
+the oracle's and the two history baselines' runs, ``BACKEND``'s run, and the release views (toolspectrum.ipynb). Plans
+only."""
 from __future__ import annotations
 
 import sys

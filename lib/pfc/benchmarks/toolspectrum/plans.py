@@ -1,6 +1,6 @@
 """ToolSpectrum's entries in the real-model plan (``pfc.plans.real_models``): ``n`` seeded samples per subset
-of the release (profile, environment, both, read in place), strategies zero-shot and hierarchical; none when
-the release is not found. Plans only."""
+of the release (profile, environment, both, read in place), strategies zero-shot and hierarchical; none when the release
+is not found. Plans only."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -42,8 +42,8 @@ def reference_data() -> Path | None:
 
 def reference(run, lora, data_dir: Path | None) -> list:
     """The reference plan's ToolSpectrum step: every example of the release (its three subsets in one run, so
-    Table 3 gets one row across them), zero-shot, ``--layout prefix`` (toolset first: the ~13k-token prefix is
-    shared by the whole subset); none without the release."""
+    Table 3 gets one row across them), zero-shot, ``--layout prefix`` (toolset first: the ~13k-token prefix is shared by
+    the whole subset); none without the release."""
     if data_dir is None or not (data_dir / "data").is_dir():
         return []
     return [run(REFERENCE_RUNS[0], data_dir, layout="prefix")]

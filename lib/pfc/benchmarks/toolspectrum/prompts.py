@@ -1,24 +1,21 @@
 """ToolSpectrum prompts: the release's own templates filled at run time, or our own wording.
 
 Paper-faithful mode (a release directory is given): the subset's template
-(``prompts/prompt_call_api{_persona,_environment,}.txt``) is read at run time — never
-copied into this repository — and its placeholders are replaced: the instruction as is;
-persona, environment and toolset (the subset's raw ``API_description*.json``) as
-``json.dumps(value, ensure_ascii=False, indent=4)``. The template is used exactly as
-published, including the stray file name in the persona template (``clean=True`` removes it;
-``pfc run`` always cleans it: real models copy it into their answers).
-Without a release, an own-worded template with the same sections is used, and the
-toolset is rebuilt from :class:`~pfc.schema.Tool` objects in the release's structure.
+(``prompts/prompt_call_api{_persona,_environment,}.txt``) is read at run time — never copied into this repository — and
+its placeholders are replaced: the instruction as is; persona, environment and toolset (the subset's raw
+``API_description*.json``) as ``json.dumps(value, ensure_ascii=False, indent=4)``. The template is used exactly as
+published, including the stray file name in the persona template (``clean=True`` removes it; ``pfc run`` always cleans
+it: real models copy it into their answers). Without a release, an own-worded template with the same sections is used,
+and the toolset is rebuilt from :class:`~pfc.schema.Tool` objects in the release's structure.
 
-Layouts (``pfc.run.prompts.LAYOUTS``): ``paper`` fills the template as published; ``prefix``
-moves the template's ``## Toolset`` section to the start of ``### Input`` and puts the user
-instruction last (toolset, persona, environment, instruction), so every prompt of a subset
-shares the instructions and the toolset (~13k tokens) as a prefix. Nothing else changes.
+Layouts (``pfc.run.prompts.LAYOUTS``): ``paper`` fills the template as published; ``prefix`` moves the template's ``##
+Toolset`` section to the start of ``### Input`` and puts the user instruction last (toolset, persona, environment,
+instruction), so every prompt of a subset shares the instructions and the toolset (~13k tokens) as a prefix. Nothing
+else changes.
 
-Strategies (``pfc.run.prompts.STRATEGIES``): zero_shot, few_shot (k demonstrations from other
-samples of the subset, seeded; never the sample itself or one with the same instruction),
-cot, hierarchical (step 1 predicts the domain, step 2 shows only that domain's apps —
-App. B.3, Fig. 5) and flat (step-by-step over the full toolset).
+Strategies (``pfc.run.prompts.STRATEGIES``): zero_shot, few_shot (k demonstrations from other samples of the subset,
+seeded; never the sample itself or one with the same instruction), cot, hierarchical (step 1 predicts the domain, step 2
+shows only that domain's apps — App. B.3, Fig. 5) and flat (step-by-step over the full toolset).
 
     >>> OWN_TEMPLATE.count("PLACEHOLDER>") > 0
     True
@@ -242,9 +239,9 @@ def domain_request(rb, example) -> Prompt:
 
 def template_identity() -> dict:
     """The ToolSpectrum release's prompt and API files and what our code renders from them, by content hash:
-    a fixed sample's prompts in each subset, layout and strategy (and hierarchical step 1), from the
-    release (``release``) or our template (``own``, no release). A changed release file or a changed
-    word in code is a new run; moved code is not."""
+    a fixed sample's prompts in each subset, layout and strategy (and hierarchical step 1), from the release
+    (``release``) or our template (``own``, no release). A changed release file or a changed word in code is a new run;
+    moved code is not."""
     d = release_dir()
     texts = [] if d is None else [(Path(d) / sub / name).read_text(encoding="utf-8", errors="surrogateescape")
                                   if (Path(d) / sub / name).exists() else "" for tpl, api in FILES.values()

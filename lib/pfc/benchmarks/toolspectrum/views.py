@@ -1,9 +1,9 @@
 """ToolSpectrum's release views (its package's ``views``, report stage; toolspectrum.ipynb and its ``section``):
 Table 2 statistics, data quality, Table 3, Fig. 4, taxonomy, Table 8.
 
-Functions take examples, tools or per-example tables and return pandas DataFrames; the
-notebook draws them. The paper's own numbers come from ``data/paper_results/toolspectrum.json``
-and are always labelled ``paper``; ours are always computed and labelled ``ours``.
+Functions take examples, tools or per-example tables and return pandas DataFrames; the notebook draws them. The paper's
+own numbers come from ``data/paper_results/toolspectrum.json`` and are always labelled ``paper``; ours are always
+computed and labelled ``ours``.
 
     >>> sorted(paper_results())[:2]
     ['label', 'notes']

@@ -1,10 +1,8 @@
 """TRACEBench adapter: unified-schema examples (built by our pipeline, or converted); metric set.
 
-Metrics are the paper's App. C.1 eqs. 3–8 (format, app, function name, parameter names,
-parameter values, overall), plus value accuracy by provenance source (query, profile,
-environment, long-term history, recent context), which the paper does not report.
-Reported by vagueness level, history-length bin and personalization type when ``meta``
-carries them.
+Metrics are the paper's App. C.1 eqs. 3–8 (format, app, function name, parameter names, parameter values, overall), plus
+value accuracy by provenance source (query, profile, environment, long-term history, recent context), which the paper
+does not report. Reported by vagueness level, history-length bin and personalization type when ``meta`` carries them.
 
     >>> ADAPTER.scoring.metric_keys["function_param_values"]
     'function_param_values'

@@ -1,20 +1,20 @@
 """TRACEBench's ask-allowed prompt (issue 64): call a tool, ask the user one question, or say it cannot help.
 
-The same prompt as its package's ``prompts`` (history in the system text, then the tools, the current
-time and the request) with another instruction: infer what the history supports, but when a required value
-is neither in the request nor supported by the history, ask one short question instead of guessing, and
-when no offered tool can do the job, say so instead of calling one. Both answer routes:
+The same prompt as its package's ``prompts`` (history in the system text, then the tools, the current time and the
+request) with another instruction: infer what the history supports, but when a required value is neither in the request
+nor supported by the history, ask one short question instead of guessing, and when no offered tool can do the job, say
+so instead of calling one. Both answer routes:
 
-- native tools (``--native``, the default): the candidate tools plus a pseudo-tool ``ask_user(question)``;
-  "cannot" is a plain-text reply;
-- prompt format: one JSON object, a call ``{"name", "arguments"}``, ``{"ask": "<question>"}`` or
-  ``{"cannot": "<reason>"}``.
+- native tools (``--native``, the default): the candidate tools plus a pseudo-tool ``ask_user(question)``; "cannot" is a
+  plain-text reply;
+- prompt format: one JSON object, a call ``{"name", "arguments"}``, ``{"ask": "<question>"}`` or ``{"cannot":
+  "<reason>"}``.
 
-Variants (``RunConfig.prompt_variant``): ``ask`` (first turn) and ``ask-followup`` (second turn: the first
-turn's messages, the model's own first reply as the assistant turn, then the replayable user's answer,
-``pfc.data.followup``; the example carries both in ``meta.followup``). Each has its own template identity
-(:func:`template_identity`; the follow-up's names the user simulator's version), so their runs never share an
-identity with the standard prompt's. Replies are read by ``pfc.eval.action``. It calls no model.
+Variants (``RunConfig.prompt_variant``): ``ask`` (first turn) and ``ask-followup`` (second turn: the first turn's
+messages, the model's own first reply as the assistant turn, then the replayable user's answer, ``pfc.data.followup``;
+the example carries both in ``meta.followup``). Each has its own template identity (:func:`template_identity`; the
+follow-up's names the user simulator's version), so their runs never share an identity with the standard prompt's.
+Replies are read by ``pfc.eval.action``. It calls no model.
 
     >>> ASK_TOOL["function"]["name"]
     'ask_user'

@@ -1,7 +1,7 @@
 """TRACEBench's builder (``pfc.benchmarks.adapter.Builder``): ``pfc build tracebench`` and a sweep's ``build``.
 
-Both go through ``pfc.data.build.build_tracebench`` (simulated or given logs -> anchors -> queries); this
-module only hands it the parsed arguments or the sweep's parameters (``Building.params``).
+Both go through ``pfc.data.build.build_tracebench`` (simulated or given logs -> anchors -> queries); this module only
+hands it the parsed arguments or the sweep's parameters (``Building.params``).
 """
 from __future__ import annotations
 

@@ -1,24 +1,23 @@
 """TRACEBench's prompt axes (issue 65): registered prompt variants, each a setting of one axis, composable.
 
-A prompt variant (``pfc run --prompt-variant``) names one level per axis, the default levels left out:
-``all`` is every axis at its default (today's prompt, byte for byte), ``history=json,order=newest`` two axes
-moved. The axes, in :data:`AXES` (the first level of each is the default):
+A prompt variant (``pfc run --prompt-variant``) names one level per axis, the default levels left out: ``all`` is every
+axis at its default (today's prompt, byte for byte), ``history=json,order=newest`` two axes moved. The axes, in
+:data:`AXES` (the first level of each is the default):
 
-- ``history``: how each history record is written: ``calls`` (``<time> App__function(k="v")``, today's),
-  ``json`` (one JSON object a line: time, app, function, arguments), ``table`` (a Markdown table) or
-  ``sentences`` (``At <time> the user called <function> in <App> with k = "v".``);
+- ``history``: how each history record is written: ``calls`` (``<time> App__function(k="v")``, today's), ``json`` (one
+  JSON object a line: time, app, function, arguments), ``table`` (a Markdown table) or ``sentences`` (``At <time> the
+  user called <function> in <App> with k = "v".``);
 - ``order``: ``oldest`` first (today's) or ``newest`` first;
-- ``answer``: ``json``, a JSON call: through the chat template's native tools (``<tool_call>``, the default
-  of ``pfc run``) or, with ``--prompt-format``, the JSON object the prompt asks for; ``python``: one Python call
-  line ``App.function(k="v")`` (tools in the prompt, so it needs ``--prompt-format``). The robust parser reads
-  that line as a call (``pfc.eval.parse_bracket``: an AST of literals, never evaluated; anything else is a
-  typed failure).
+- ``answer``: ``json``, a JSON call: through the chat template's native tools (``<tool_call>``, the default of ``pfc
+  run``) or, with ``--prompt-format``, the JSON object the prompt asks for; ``python``: one Python call line
+  ``App.function(k="v")`` (tools in the prompt, so it needs ``--prompt-format``). The robust parser reads that line as a
+  call (``pfc.eval.parse_bracket``: an AST of literals, never evaluated; anything else is a typed failure).
 
 Another axis is one :func:`register` call (its levels, default first); every combination is then a variant
-(:data:`VARIANTS` is recomputed) and its name lists the axes in registration order. Every rendering shows
-exactly the record's values: the time, app, function and each argument's value, strings through
-``json``'s string encoder (quoted, escaped), nothing else taken from the record and nothing derived
-(no weekday). This module renders and names; the prompt itself is ``pfc.benchmarks.tracebench.prompts``.
+(:data:`VARIANTS` is recomputed) and its name lists the axes in registration order. Every rendering shows exactly the
+record's values: the time, app, function and each argument's value, strings through ``json``'s string encoder (quoted,
+escaped), nothing else taken from the record and nothing derived (no weekday). This module renders and names; the prompt
+itself is ``pfc.benchmarks.tracebench.prompts``.
 
     >>> settings("history=json,order=newest")["answer"], name({"history": "calls", "order": "newest"})
     ('json', 'order=newest')

@@ -1,6 +1,6 @@
 """TRACEBench's steps of ``make reproduce`` (``pfc.report.pipeline.planning``): preprocess (01), the build (02) and
-every built-in baseline's run on it (:func:`build_steps`, which the studies after it read), and ``BACKEND``/
-``MODEL``'s run on it (:func:`steps`). Plans only: running them is ``pfc.report.pipeline.running``'s job."""
+every built-in baseline's run on it (:func:`build_steps`, which the studies after it read), and ``BACKEND``/ ``MODEL``'s
+run on it (:func:`steps`). Plans only: running them is ``pfc.report.pipeline.running``'s job."""
 from __future__ import annotations
 
 from pathlib import Path

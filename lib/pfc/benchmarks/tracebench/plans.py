@@ -1,18 +1,16 @@
 """TRACEBench's entries in the real-model plan (``pfc.plans.real_models``): ``n`` examples covering every
-vagueness level and history bin (``pfc.plans.sampling.tracebench_sample``), history ``last_k`` and
-``retrieved``; and its ask-or-infer runs in the reference plan (issue 64, :func:`ask_runs`, which
-``pfc.plans.evidence`` adds; their sets are ``pfc.plans.ask``'s), under ``ask/``, beside the accuracy tables,
-never in them:
+vagueness level and history bin (``pfc.plans.sampling.tracebench_sample``), history ``last_k`` and ``retrieved``; and
+its ask-or-infer runs in the reference plan (issue 64, :func:`ask_runs`, which ``pfc.plans.evidence`` adds; their sets
+are ``pfc.plans.ask``'s), under ``ask/``, beside the accuracy tables, never in them:
 
 - ``ask/tracebench-originals``, ``…-ask``, ``…-cannot``: the ask-allowed prompt (``prompt_variant="ask"``);
-- ``ask/tracebench-originals-standard``: the standard prompt on the same originals (what allowing a question
-  costs; no committed run shows these requests with k = W);
-- ``ask/tracebench-followup``: the second turn (``prompt_variant="ask-followup"``) of every first-turn row read
-  as a question, on the set ``pfc.plans.ask.build_followup`` writes from the three first-turn runs once they
-  are complete.
+- ``ask/tracebench-originals-standard``: the standard prompt on the same originals (what allowing a question costs; no
+  committed run shows these requests with k = W);
+- ``ask/tracebench-followup``: the second turn (``prompt_variant="ask-followup"``) of every first-turn row read as a
+  question, on the set ``pfc.plans.ask.build_followup`` writes from the three first-turn runs once they are complete.
 
-Every ask run shows the last W records (``--history last_k --k W``, W the evidence window). Plans only: running
-them is ``pfc.plans.real_models.execute``'s and ``pfc.plans.reference``'s job."""
+Every ask run shows the last W records (``--history last_k --k W``, W the evidence window). Plans only: running them is
+``pfc.plans.real_models.execute``'s and ``pfc.plans.reference``'s job."""
 from __future__ import annotations
 
 from dataclasses import replace

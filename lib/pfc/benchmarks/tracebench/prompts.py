@@ -1,17 +1,16 @@
 """TRACEBench prompts: the user's history, the current time and the request, with the
-candidate tools as native function-calling specs (names ``App__function``) or, in prompt
-format, as JSON in the user message with a JSON answer format.
+candidate tools as native function-calling specs (names ``App__function``) or, in prompt format, as JSON in the user
+message with a JSON answer format.
 
-Layout (prefix reuse): system = instructions + the user's history (records written
-``<time> App__function(...)``, the same name form as the tools); then the template's tool
-block (native) or, in prompt format, the tools at the start of the user message; then the
-current time and the request. A user's consecutive requests therefore share the system text
-up to the end of the shorter history. This order already puts the invariant parts first, so
-both layouts (``pfc.run.prompts.LAYOUTS``: ``paper``, ``prefix``) give the same bytes here: the
-candidate tools differ per anchor and the chat template places them after the system text.
+Layout (prefix reuse): system = instructions + the user's history (records written ``<time> App__function(...)``, the
+same name form as the tools); then the template's tool block (native) or, in prompt format, the tools at the start of
+the user message; then the current time and the request. A user's consecutive requests therefore share the system text
+up to the end of the shorter history. This order already puts the invariant parts first, so both layouts
+(``pfc.run.prompts.LAYOUTS``: ``paper``, ``prefix``) give the same bytes here: the candidate tools differ per anchor and
+the chat template places them after the system text.
 
-Prompt variants (``--prompt-variant``; :data:`VARIANTS`): the axes of ``pfc.benchmarks.tracebench.formats``
-(how history records are written and ordered, the answer format); ``all`` is the prompt above, byte for byte.
+Prompt variants (``--prompt-variant``; :data:`VARIANTS`): the axes of ``pfc.benchmarks.tracebench.formats`` (how history
+records are written and ordered, the answer format); ``all`` is the prompt above, byte for byte.
 
     >>> SYSTEM.startswith("You are")
     True
@@ -98,9 +97,9 @@ def build(example, tools_by_key: dict, native: bool = True, history: str = "full
           domain: str | None = None, layout: str = "paper", variant: str = formats.DEFAULT_NAME,
           system: str | None = None, prompt_format: str | None = None) -> tuple[Prompt, list[dict] | None]:
     """(prompt, tool specs or None). ``tools_by_key``: tool key -> Tool; ``pool``: few-shot sources;
-    ``domain``: hierarchical step 2 keeps only that scenario's tools (all of them when None); ``variant``: a
-    prompt variant (``pfc.benchmarks.tracebench.formats``); ``system``, ``prompt_format``: another
-    instruction's wording (``pfc.benchmarks.tracebench.ask_prompts``)."""
+    ``domain``: hierarchical step 2 keeps only that scenario's tools (all of them when None); ``variant``: a prompt
+    variant (``pfc.benchmarks.tracebench.formats``); ``system``, ``prompt_format``: another instruction's wording
+    (``pfc.benchmarks.tracebench.ask_prompts``)."""
     check_layout(layout)
     chosen = formats.settings(variant)
     formats.check(variant, native)
@@ -157,11 +156,10 @@ def _canonical() -> tuple[list, dict, list]:
 
 def template_identity(variant: str = formats.DEFAULT_NAME) -> dict:
     """Our TRACEBench wording, by content hash of what it renders: a fixed example's prompts in every
-    history mode (k=2), both tool formats, each strategy and hierarchical step 1. Any change to the
-    wording, the history record form or the tool names changes it; moving code does not (a
-    run's identity must not change when no request does). A prompt ``variant`` other than ``all`` renders
-    the same prompts under it (tools in the prompt where it needs them) and hashes them with its name: the
-    default's hash is the one runs recorded before variants existed."""
+    history mode (k=2), both tool formats, each strategy and hierarchical step 1. Any change to the wording, the history
+    record form or the tool names changes it; moving code does not (a run's identity must not change when no request
+    does). A prompt ``variant`` other than ``all`` renders the same prompts under it (tools in the prompt where it needs
+    them) and hashes them with its name: the default's hash is the one runs recorded before variants existed."""
     (ex,), tools, pool = _canonical()
     out = [domain_prompt(ex, tools).messages]
     python = formats.settings(variant)["answer"] == "python"

@@ -1,19 +1,16 @@
 """Queries and solutions (PTBench §4.3): user agent, assistant agent, validation, annotation.
 
-- *User agent*: role-plays the user to write a request for APIs of the scenario on a
-  chosen platform. Usually that is the user's preferred platform and the request names no
-  platform; sometimes the request states a need that only another platform's
-  characteristics meet (the platform then follows from the query). Profile values are
-  never written into the request (profile-dependent queries). Offline: the catalogue's
-  templates; with an LLM: a rewrite of the template request, kept only if it still states
-  every query value and leaks no profile value.
-- *Assistant agent*: writes the solution ``[platform, [{function: {param: [values]}}]]``
-  from the full profile (implicit preferences included). Offline: exact; with an LLM: its
-  answer in PTBench's bracket format, kept when it passes :func:`validate`.
-- :func:`validate`: rule-based checks (format round trip, hallucinated platforms, tools or
-  parameters, missing required parameters, types and enumerations).
-- :func:`verify`: model-based verification (LLM only): profile, query and solution in,
-  yes/no out.
+- *User agent*: role-plays the user to write a request for APIs of the scenario on a chosen platform. Usually that is
+  the user's preferred platform and the request names no platform; sometimes the request states a need that only another
+  platform's characteristics meet (the platform then follows from the query). Profile values are never written into the
+  request (profile-dependent queries). Offline: the catalogue's templates; with an LLM: a rewrite of the template
+  request, kept only if it still states every query value and leaks no profile value.
+- *Assistant agent*: writes the solution ``[platform, [{function: {param: [values]}}]]`` from the full profile (implicit
+  preferences included). Offline: exact; with an LLM: its answer in PTBench's bracket format, kept when it passes
+  :func:`validate`.
+- :func:`validate`: rule-based checks (format round trip, hallucinated platforms, tools or parameters, missing required
+  parameters, types and enumerations).
+- :func:`verify`: model-based verification (LLM only): profile, query and solution in, yes/no out.
 - :func:`annotate`: each argument query- or profile-dependent (PTBench App. B.2).
 
     >>> validate(["P", [{"f": {"x": [1]}}]], {"f": {"x": {"type": "integer"}}}, ["P"])
@@ -166,8 +163,8 @@ def validate(answer, specs: dict, platforms: list[str]) -> list[str]:
 def annotate(query: str, answer, query_values: list[dict]) -> tuple[list[str], list[str], list[str]]:
     """(query_params, profile_params, problems): query-dependent when the query states the value.
 
-    Names are listed once per occurrence, so oracle answers score exactly 1.0 under the
-    published evaluator's per-parameter counting."""
+    Names are listed once per occurrence, so oracle answers score exactly 1.0 under the published evaluator's
+    per-parameter counting."""
     qp, pp, problems = [], [], []
     for f, stated in zip(answer[1], query_values):
         for p, vals in next(iter(f.values())).items():

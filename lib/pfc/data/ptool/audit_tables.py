@@ -1,9 +1,9 @@
 """Tables of the PTBench synthesis audits for notebook ``ptbench``: Table 5 against the paper with the
-ratio, the overlap audits (``stats.json`` -> ``overlap``, :mod:`pfc.data.ptool.overlap`) of several
-syntheses side by side, and request diversity beside the official release's samples.
+ratio, the overlap audits (``stats.json`` -> ``overlap``, :mod:`pfc.data.ptool.overlap`) of several syntheses side by
+side, and request diversity beside the official release's samples.
 
-Functions take stats dicts (and record lists) and return pandas DataFrames; they build nothing and
-run no model (``nearest-train`` runs are the notebook's, through ``pfc.run.runner``).
+Functions take stats dicts (and record lists) and return pandas DataFrames; they build nothing and run no model
+(``nearest-train`` runs are the notebook's, through ``pfc.run.runner``).
 
     >>> t = table5_ratio({"table5": {"Train": {"scenarios": 5, "platforms": 15, "apis": 360, "users": 74,
     ...                                         "queries": 7096}}})

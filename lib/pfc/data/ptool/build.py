@@ -1,12 +1,11 @@
 """A PTBench build: the synthesis' records on disk, Table 5 statistics, and a build made once per seed and version.
 
-``synthesize`` runs a :class:`~pfc.data.ptool.synthesis.Synthesis`: records in the official
-``data.json`` shape (``user_profile``, ``platforms``, ``tools``, ``query``, ``answer`` =
-``[platform, [{function: {param: [values]}}]]``, ``query_params``, ``profile_params``; plus ``id``,
-``user_id``, ``scenario``) for the four splits ``train``, ``test_trained_user``,
-``test_untrained_user`` and ``unseen`` (PTBench §5.1, Table 5). ``write`` puts them on disk with
-the unified schema (``unified/<split>/examples.jsonl``), the feature tree and ``stats.json``;
-``train.jsonl`` (chat messages for SFT, built with the run stage's prompts) is ``pfc.train.sft``.
+``synthesize`` runs a :class:`~pfc.data.ptool.synthesis.Synthesis`: records in the official ``data.json`` shape
+(``user_profile``, ``platforms``, ``tools``, ``query``, ``answer`` = ``[platform, [{function: {param: [values]}}]]``,
+``query_params``, ``profile_params``; plus ``id``, ``user_id``, ``scenario``) for the four splits ``train``,
+``test_trained_user``, ``test_untrained_user`` and ``unseen`` (PTBench §5.1, Table 5). ``write`` puts them on disk with
+the unified schema (``unified/<split>/examples.jsonl``), the feature tree and ``stats.json``; ``train.jsonl`` (chat
+messages for SFT, built with the run stage's prompts) is ``pfc.train.sft``.
 """
 from __future__ import annotations
 
@@ -80,11 +79,11 @@ STATS_FIELDS = ("seed", "synthesis", "table5", "counts", "overlap", "audits")
 
 def build_once(out, seed: int = 0, version: int = DEFAULT_VERSION) -> Path:
     """``pfc build ptbench --seed SEED --synthesis VERSION --out OUT`` unless ``OUT/stats.json`` already
-    exists and records that synthesis and seed (same seed, same bytes, so an existing build is that build);
-    returns ``OUT``. Used by ``make reproduce`` and the real reference runs so both score the same synthesized
-    data. A build of another synthesis version or seed in ``OUT`` is refused (one line), never mixed or
-    overwritten; one whose stats.json lacks a field of :data:`STATS_FIELDS` (written by older code, before that
-    field) is built again in place, stats.json last, saying so on stderr."""
+    exists and records that synthesis and seed (same seed, same bytes, so an existing build is that build); returns
+    ``OUT``. Used by ``make reproduce`` and the real reference runs so both score the same synthesized data. A build of
+    another synthesis version or seed in ``OUT`` is refused (one line), never mixed or overwritten; one whose stats.json
+    lacks a field of :data:`STATS_FIELDS` (written by older code, before that field) is built again in place, stats.json
+    last, saying so on stderr."""
     out = Path(out)
     st = out / "stats.json"
     if st.exists():

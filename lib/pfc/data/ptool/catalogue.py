@@ -1,17 +1,16 @@
 """Tool generation (PTBench §4.1): the seed catalogue -> platforms and typed APIs per scenario.
 
-A catalogue lists scenarios, each with platforms that have distinct characteristics and APIs
-shared by every platform of the scenario (functionally interchangeable tools, which is what
-tool personalization needs). Each parameter says whether its value comes from the query or
-from the user's profile. One file per synthesis version (:data:`CATALOGUES`):
+A catalogue lists scenarios, each with platforms that have distinct characteristics and APIs shared by every platform of
+the scenario (functionally interchangeable tools, which is what tool personalization needs). Each parameter says whether
+its value comes from the query or from the user's profile. One file per synthesis version (:data:`CATALOGUES`):
 
-- v1 (``data/ptool/catalogue.json``): 4-5 APIs per scenario, each with request templates; with an
-  LLM configured, :func:`expand` asks it for more APIs per scenario (depth-first: scenario ->
-  function group -> API) and keeps only the ones that pass :func:`check_function`;
-- v2 (``data/ptool/catalogue_v2.json``, PTBench Table 5 scale): 8 scenarios x 3 platforms x 24
-  APIs, each an *action* on an *object* (:class:`Api`), platforms with request hints (paraphrase
-  families for :mod:`pfc.data.ptool.phrasing`); value pools written compactly (``combine``, ``ids``,
-  ``ints``, ``dates``, ``times``) and expanded by :func:`expand_pool`, in a fixed order.
+- v1 (``data/ptool/catalogue.json``): 4-5 APIs per scenario, each with request templates; with an LLM configured,
+  :func:`expand` asks it for more APIs per scenario (depth-first: scenario -> function group -> API) and keeps only the
+  ones that pass :func:`check_function`;
+- v2 (``data/ptool/catalogue_v2.json``, PTBench Table 5 scale): 8 scenarios x 3 platforms x 24 APIs, each an *action* on
+  an *object* (:class:`Api`), platforms with request hints (paraphrase families for :mod:`pfc.data.ptool.phrasing`);
+  value pools written compactly (``combine``, ``ids``, ``ints``, ``dates``, ``times``) and expanded by
+  :func:`expand_pool`, in a fixed order.
 
 This module does not make users or queries and draws nothing at random.
 

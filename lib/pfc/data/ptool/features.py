@@ -1,19 +1,16 @@
 """Bottom-up feature tree (PTBench §4.2): tool parameters and platform characteristics -> features.
 
-Leaves are the profile-sourced parameters of every API (one leaf per parameter name) and
-the platforms' characteristics. Each leaf is first classified (PTBench: "we categorize
-features during initial clustering"): an *explicit basic feature* when it names a personal
-fact (``basic_keys`` in the catalogue: address, city, language, name, email, ...) and has no
-enumeration, an *implicit preference* otherwise. Within each class, leaves are clustered
-bottom-up (scikit-learn agglomerative clustering over TF-IDF of their names and
-descriptions, cosine distance) and the merging repeats level by level until each level has
-at most ``max_parents`` nodes. Feature names are offline the top TF-IDF terms of a
-cluster; with an LLM configured, its one-line summary (``summarize``).
+Leaves are the profile-sourced parameters of every API (one leaf per parameter name) and the platforms' characteristics.
+Each leaf is first classified (PTBench: "we categorize features during initial clustering"): an *explicit basic feature*
+when it names a personal fact (``basic_keys`` in the catalogue: address, city, language, name, email, ...) and has no
+enumeration, an *implicit preference* otherwise. Within each class, leaves are clustered bottom-up (scikit-learn
+agglomerative clustering over TF-IDF of their names and descriptions, cosine distance) and the merging repeats level by
+level until each level has at most ``max_parents`` nodes. Feature names are offline the top TF-IDF terms of a cluster;
+with an LLM configured, its one-line summary (``summarize``).
 
-Implicit features carry a *tier* (0 = lowest option): each of its enumerated parameters
-maps the tier to one of its values (enumerations are listed low -> high), so a feature
-such as "price level / seat class / coverage" varies coherently across APIs.
-This module does not assign values to users (``pfc.data.ptool.profiles``).
+Implicit features carry a *tier* (0 = lowest option): each of its enumerated parameters maps the tier to one of its
+values (enumerations are listed low -> high), so a feature such as "price level / seat class / coverage" varies
+coherently across APIs. This module does not assign values to users (``pfc.data.ptool.profiles``).
 
     >>> from pfc.data.ptool.catalogue import load
     >>> t = build_tree(load(), seen=True); t.basic and t.implicit and True

@@ -1,18 +1,16 @@
 """How much of a PTBench test split a lookup of the training split can answer: overlap audits.
 
-- :class:`Index`: TF-IDF (word unigrams, fit on the training requests) over the training
-  requests; :meth:`Index.nearest` gives each request its most similar training request and
-  the cosine. The ``nearest-train`` baseline (``pfc.benchmarks.ptbench.baselines``) and the
-  audits below use this one definition.
-- :func:`audit`: for one test split against the training split, the verbatim and near-duplicate
-  rates (TF-IDF cosine > 0.9; word 3-gram Jaccard >= 0.8 from ``pfc.data.audits``), the share of
-  the test answers' (function, parameter, value) triples seen in training answers, vocabulary
-  sizes (APIs called, values per parameter), the lexical diversity of the requests
-  (:func:`diversity`) and how often the nearest training request's answer equals the gold
-  (platform, function names, whole answer): what template recall gets, before any scorer.
+- :class:`Index`: TF-IDF (word unigrams, fit on the training requests) over the training requests; :meth:`Index.nearest`
+  gives each request its most similar training request and the cosine. The ``nearest-train`` baseline
+  (``pfc.benchmarks.ptbench.baselines``) and the audits below use this one definition.
+- :func:`audit`: for one test split against the training split, the verbatim and near-duplicate rates (TF-IDF cosine >
+  0.9; word 3-gram Jaccard >= 0.8 from ``pfc.data.audits``), the share of the test answers' (function, parameter, value)
+  triples seen in training answers, vocabulary sizes (APIs called, values per parameter), the lexical diversity of the
+  requests (:func:`diversity`) and how often the nearest training request's answer equals the gold (platform, function
+  names, whole answer): what template recall gets, before any scorer.
 
-Records are official-shape dicts (``query``, ``answer`` = ``[platform, [{fn: {param: [values]}}]]``).
-It reads data only; it does not run or score models (``pfc.eval``).
+Records are official-shape dicts (``query``, ``answer`` = ``[platform, [{fn: {param: [values]}}]]``). It reads data
+only; it does not run or score models (``pfc.eval``).
 
     >>> Index(["book a flight to Rome", "order two pizzas"]).nearest(["a flight to Rome please"])[0][0]
     0

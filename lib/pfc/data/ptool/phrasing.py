@@ -1,15 +1,14 @@
 """Request phrasing of the PTool v2 synthesis: a grammar whose paraphrase families are split train/test.
 
-A request is ``opener + wrapper(core) + closer``; the core is an action's verb phrase with the
-object mention and the extra slots (date, time, party size, ...) placed after it or, fronted,
-before the wrapper; a second call joins with a connector, a platform hint with a hint frame.
-Every list below is a set of *paraphrase families*: item ``i`` of a list belongs to the test
-side when ``i % 3 == 2`` and to the train side otherwise (:func:`side_of`), and slot orders are
-split by placement and permutation parity, so a test request shares no frame, verb phrase,
-slot realization or slot order with any training request. Values are stated verbatim.
+A request is ``opener + wrapper(core) + closer``; the core is an action's verb phrase with the object mention and the
+extra slots (date, time, party size, ...) placed after it or, fronted, before the wrapper; a second call joins with a
+connector, a platform hint with a hint frame. Every list below is a set of *paraphrase families*: item ``i`` of a list
+belongs to the test side when ``i % 3 == 2`` and to the train side otherwise (:func:`side_of`), and slot orders are
+split by placement and permutation parity, so a test request shares no frame, verb phrase, slot realization or slot
+order with any training request. Values are stated verbatim.
 
-It draws from the ``random.Random`` it is given (seeded by the caller) and never writes
-profile values into a request; it does not choose values, users or platforms.
+It draws from the ``random.Random`` it is given (seeded by the caller) and never writes profile values into a request;
+it does not choose values, users or platforms.
 
     >>> import random
     >>> q = request(random.Random(0), "test", [("search", "flights", "Lisbon", [])], None)

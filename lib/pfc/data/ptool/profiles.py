@@ -2,17 +2,15 @@
 
 Levels of the assignment, top-down over the feature tree:
 
-- level 0: the explicit basic features (home city/address, language, occupation, age,
-  gender), ``k[0]`` distinct combinations;
-- level 1: the implicit preferences (a tier per implicit feature), ``k[1]`` distinct
-  combinations under each level-0 value;
-- level 2: the preferred platform per scenario, ``k[2]`` distinct combinations under each
-  level-1 value.
+- level 0: the explicit basic features (home city/address, language, occupation, age, gender), ``k[0]`` distinct
+  combinations;
+- level 1: the implicit preferences (a tier per implicit feature), ``k[1]`` distinct combinations under each level-0
+  value;
+- level 2: the preferred platform per scenario, ``k[2]`` distinct combinations under each level-1 value.
 
-Siblings never share their level's value, so the ``N = k0*k1*k2`` profiles are distinct
-(PTBench: "for a user feature tree with depth L we obtain N = prod k_l distinct profiles").
-Behaviour histories are generated from the implicit preferences and the platform
-preferences, which are then hidden: the model sees only ``basic_features`` and
+Siblings never share their level's value, so the ``N = k0*k1*k2`` profiles are distinct (PTBench: "for a user feature
+tree with depth L we obtain N = prod k_l distinct profiles"). Behaviour histories are generated from the implicit
+preferences and the platform preferences, which are then hidden: the model sees only ``basic_features`` and
 ``user_history`` (PTBench App. C, Fig. 7).
 
     >>> from pfc.data.ptool.catalogue import load

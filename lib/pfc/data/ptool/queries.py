@@ -1,19 +1,19 @@
 """PTool requests and solutions, per synthesis version: each user's records in the official shape.
 
-Both versions draw a scenario and one or two of its APIs per request, then share the rest
-(:func:`_solved`): the assistant agent's solution (or the LLM's, kept when valid), rule-based
-validation and annotation (a fault is counted and the record left out, never repaired), the
-optional model-based verification, and the record. They differ in how a request is drawn:
+Both versions draw a scenario and one or two of its APIs per request, then share the rest (:func:`_solved`): the
+assistant agent's solution (or the LLM's, kept when valid), rule-based validation and annotation (a fault is counted and
+the record left out, never repaired), the optional model-based verification, and the record. They differ in how a
+request is drawn:
 
-- v1 (:func:`first`): the user agent fills an API's templates (:mod:`pfc.data.ptool.agents`),
-  every API of the scenario is listed, a repeated request is drawn again;
-- v2 (:func:`split_families`): each record's side (train or test) is decided *before* it is
-  phrased, and :mod:`pfc.data.ptool.phrasing` uses only that side's paraphrase families, so no
-  test request is a template instance of a training one; a record lists ``n_tools`` candidate APIs
-  of its scenario (the called ones plus seeded distractors, in catalogue order).
+- v1 (:func:`first`): the user agent fills an API's templates (:mod:`pfc.data.ptool.agents`), every API of the scenario
+  is listed, a repeated request is drawn again;
+- v2 (:func:`split_families`): each record's side (train or test) is decided *before* it is phrased, and
+  :mod:`pfc.data.ptool.phrasing` uses only that side's paraphrase families, so no test request is a template instance of
+  a training one; a record lists ``n_tools`` candidate APIs of its scenario (the called ones plus seeded distractors, in
+  catalogue order).
 
-Every random choice comes from ``random.Random`` seeded by strings (same seed, same bytes). This
-module does not make users or split records (:mod:`pfc.data.ptool.synthesis`).
+Every random choice comes from ``random.Random`` seeded by strings (same seed, same bytes). This module does not make
+users or split records (:mod:`pfc.data.ptool.synthesis`).
 """
 from __future__ import annotations
 
@@ -105,9 +105,9 @@ def _calls(fns, values) -> list:
 
 def split_families(syn, cat, tree, users, scenarios, per_user: int, test_side, counts: dict) -> list[dict]:
     """v2: ``per_user`` drawn records per user (a rejected one is left out); ``test_side(user_id, record_id)
-    -> bool`` decides each record's side. With ``chat``, v1's LLM agents rewrite the request (kept only if it
-    states every value and leaks no profile value), propose the solution (kept when valid) and, with
-    ``llm_verify``, verify it."""
+    -> bool`` decides each record's side. With ``chat``, v1's LLM agents rewrite the request (kept only if it states
+    every value and leaks no profile value), propose the solution (kept when valid) and, with ``llm_verify``, verify
+    it."""
     basic_keys, out = _basic_keys(tree), []
     for u in users:
         rng = random.Random(f"ptool2-queries:{syn.seed}:{u.user_id}")

@@ -1,8 +1,8 @@
 """Tables and figures for the PTBench notebook: Table 5 beside the paper's, the Table 1 layout for
 our runs beside the paper's (labelled), the ablation table, and the Fig. 4 error pies.
 
-Functions take data (stats dicts, metric dicts) and return pandas DataFrames or a matplotlib
-figure; they do not run models (``pfc.run.runner``) or score (``pfc.eval.scoring``).
+Functions take data (stats dicts, metric dicts) and return pandas DataFrames or a matplotlib figure; they do not run
+models (``pfc.run.runner``) or score (``pfc.eval.scoring``).
 
     >>> table5({"table5": {"Train": {"scenarios": 5, "platforms": 15, "apis": 63, "users": 74, "queries": 9}}}).shape[0]
     1

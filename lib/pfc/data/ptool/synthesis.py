@@ -74,8 +74,8 @@ def data_version(record: dict) -> DataVersion:
 @dataclass(frozen=True)
 class Synthesis:
     """The options of one synthesis; ``per_user`` and ``trained_rate`` default to the version's. With an LLM
-    (``chat(messages) -> text``) the agents, feature summaries and (v1, ``expand_tools``) tool expansion go
-    through it; ``llm_verify`` adds model-based verification."""
+    (``chat(messages) -> text``) the agents, feature summaries and (v1, ``expand_tools``) tool expansion go through it;
+    ``llm_verify`` adds model-based verification."""
     seed: int = 0
     ks: tuple = (4, 4, 5)
     per_user: int | None = None

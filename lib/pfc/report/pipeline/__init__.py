@@ -1,10 +1,10 @@
 """The pipeline: ``make reproduce``'s orchestration (``python -m pfc.report.pipeline``, :mod:`.command`).
 
-It plans the steps (:mod:`.planning`, :mod:`.studies`: builds, runs, notebooks, each benchmark's own steps from
-its package), keys and runs or skips each one (:mod:`.step`, :mod:`.running`), executes the notebooks
-(:mod:`.notebook`, :mod:`.executed`) and writes ``reports/index.{md,html}`` (:mod:`.index`, :mod:`.index_html`).
-It draws no table and reads no run itself: the notebooks and report modules it runs do
-(``pfc.report.tables``, ``pfc.report.reference``). Re-exported here: the names notebooks and tests use.
+It plans the steps (:mod:`.planning`, :mod:`.studies`: builds, runs, notebooks, each benchmark's own steps from its
+package), keys and runs or skips each one (:mod:`.step`, :mod:`.running`), executes the notebooks (:mod:`.notebook`,
+:mod:`.executed`) and writes ``reports/index.{md,html}`` (:mod:`.index`, :mod:`.index_html`). It draws no table and
+reads no run itself: the notebooks and report modules it runs do (``pfc.report.tables``, ``pfc.report.reference``).
+Re-exported here: the names notebooks and tests use.
 """
 from pfc import paths  # noqa: F401 - re-exported (pipeline.paths)
 from pfc.report.notebook_helpers import (REAL_MODEL_NAME, out_dir, real_model_dir,  # noqa: F401 - re-exported

@@ -1,10 +1,10 @@
 """``make reproduce``'s ask-or-infer steps (issue 64): the sets and the three ask baselines' runs, then notebook 10.
 
-The sets are ``pfc.plans.ask``'s (the reference plan's requests that admit ``ask@20``, their ask variants, the
-cannot variants of 100 of them), built from the pipeline's TRACEBench; the baselines of
-``pfc.run.backends.ask_baselines`` answer each with the ask-allowed prompt. The notebook is given each reference
-root's committed real-model ask runs (:func:`real_runs`); the pipeline never runs a model. Only plans: running is
-``pfc.report.pipeline.running``'s job; the notebook's readers are ``pfc.report.ask_study``.
+The sets are ``pfc.plans.ask``'s (the reference plan's requests that admit ``ask@20``, their ask variants, the cannot
+variants of 100 of them), built from the pipeline's TRACEBench; the baselines of ``pfc.run.backends.ask_baselines``
+answer each with the ask-allowed prompt. The notebook is given each reference root's committed real-model ask runs
+(:func:`real_runs`); the pipeline never runs a model. Only plans: running is ``pfc.report.pipeline.running``'s job; the
+notebook's readers are ``pfc.report.ask_study``.
 """
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from pfc.report.reference import run as reference
 
 def real_runs(root: Path | None = None) -> tuple[str, str]:
     """Notebook 10's ``real_runs`` and ``standard_runs``: each reference-run root's ask runs (its package's plans:
-    originals, ask, cannot, follow-up) and its (ask-allowed, standard prompt) pair on the originals, committed or
-    not (the notebook leaves out those without answers)."""
+    originals, ask, cannot, follow-up) and its (ask-allowed, standard prompt) pair on the originals, committed or not
+    (the notebook leaves out those without answers)."""
 
     p = benchmarks.get(BENCH).part("plans")  # its package's ask runs (TRACEBench's ask/…)
     runs = (p.ORIGINALS_RUN, p.ASK_RUN, p.CANNOT_RUN, p.FOLLOWUP_RUN)
@@ -41,8 +41,8 @@ def real_runs(root: Path | None = None) -> tuple[str, str]:
 
 def followup_sets(root: Path | None = None) -> list[Path]:
     """Build the follow-up set each committed follow-up run answered, from its folder's committed first turns
-    (``pfc.plans.ask.build_followup``: deterministic, kept when its answers are unchanged), where the reference
-    report reads it (``pfc.report.reference.ask``); returns the sets. Needs the ask and cannot sets built."""
+    (``pfc.plans.ask.build_followup``: deterministic, kept when its answers are unchanged), where the reference report
+    reads it (``pfc.report.reference.ask``); returns the sets. Needs the ask and cannot sets built."""
     p = benchmarks.get(BENCH).part("plans")
     made = []
     for base in reference.plan_roots(Path(root or reference.ROOT)):

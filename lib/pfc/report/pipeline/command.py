@@ -1,22 +1,20 @@
 """``make reproduce``: the notebooks in order under papermill, each step skipped when its inputs are unchanged.
 
-Steps: preprocess (01) → build TRACEBench (02) → model runs (03: the built-in baselines;
-the real small model on a stratified sample when one is available; ``BACKEND``/``MODEL``
-add that model's run on each benchmark: TRACEBench, the ToolSpectrum release when configured,
-PTBench on the official test data when ``PFC_PTBENCH_DIR`` is set, else on our PTool build) →
-the ToolSpectrum release views (toolspectrum.ipynb) and PTBench (ptbench.ipynb) when configured →
-the committed reference runs re-scored → counterfactual contexts (swap-user variants, the baselines
-on them, 08: personalization metrics) → evidence dose (dose and contradict-stated variants of the
-reference plan's sampled requests, history-prior / no-history / always-habit on them, 09:
-dose-response curves, overrides) → evaluate (04: Table 4 with CIs beside the paper) → error
-taxonomy (05) → figures (06: Fig. 3/4) → walkthrough (00) → ``reports/index.{md,html}``.
+Steps: preprocess (01) → build TRACEBench (02) → model runs (03: the built-in baselines; the real small model on a
+stratified sample when one is available; ``BACKEND``/``MODEL`` add that model's run on each benchmark: TRACEBench, the
+ToolSpectrum release when configured, PTBench on the official test data when ``PFC_PTBENCH_DIR`` is set, else on our
+PTool build) → the ToolSpectrum release views (toolspectrum.ipynb) and PTBench (ptbench.ipynb) when configured → the
+committed reference runs re-scored → counterfactual contexts (swap-user variants, the baselines on them, 08:
+personalization metrics) → evidence dose (dose and contradict-stated variants of the reference plan's sampled requests,
+history-prior / no-history / always-habit on them, 09: dose-response curves, overrides) → evaluate (04: Table 4 with CIs
+beside the paper) → error taxonomy (05) → figures (06: Fig. 3/4) → walkthrough (00) → ``reports/index.{md,html}``.
 Executed notebooks go to ``reports/notebooks/`` with an HTML copy.
 
-A step's key is the SHA-256 of its notebook, its parameters, the library source and its
-input files; a step whose key and outputs are unchanged is skipped (``reports/pipeline.json``
-holds the keys). Every step says whether it ran or was skipped and how long it took. The real small
-model's sampled run goes on beside the steps after it until the first one that reads its run (``running``).
-This module is the command line; the package's other modules are named in its docstring.
+A step's key is the SHA-256 of its notebook, its parameters, the library source and its input files; a step whose key
+and outputs are unchanged is skipped (``reports/pipeline.json`` holds the keys). Every step says whether it ran or was
+skipped and how long it took. The real small model's sampled run goes on beside the steps after it until the first one
+that reads its run (``running``). This module is the command line; the package's other modules are named in its
+docstring.
 
     python -m pfc.report.pipeline [--backend vllm --model Qwen/Qwen2.5-7B-Instruct] [--real-model auto|DIR|none]
 """

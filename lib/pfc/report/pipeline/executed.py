@@ -1,13 +1,11 @@
 """What makes an executed notebook clean: the kernel's environment, then the saved file tidied.
 
-``make reproduce`` (``pfc.report.pipeline``) runs each notebook with :func:`kernel_env`
-applied: progress bars go to the terminal (``PFC_PROGRESS=terminal``, see ``pfc.progress``),
-and the libraries that draw their own (huggingface_hub, transformers, datasets, plain tqdm)
-draw none in the kernel. After the run, :func:`tidy` rewrites the saved notebook: papermill's
-``input_path``/``output_path`` metadata become repository-relative, and any absolute
-directory of this machine that a cell printed (a traceback, a library's warning) is shown
-as ``.`` (the repository), ``$PFC_OUTPUT_ROOT``, ``<venv>``, ``~`` or ``$TMPDIR``. It does not run
-notebooks.
+``make reproduce`` (``pfc.report.pipeline``) runs each notebook with :func:`kernel_env` applied: progress bars go to the
+terminal (``PFC_PROGRESS=terminal``, see ``pfc.progress``), and the libraries that draw their own (huggingface_hub,
+transformers, datasets, plain tqdm) draw none in the kernel. After the run, :func:`tidy` rewrites the saved notebook:
+papermill's ``input_path``/``output_path`` metadata become repository-relative, and any absolute directory of this
+machine that a cell printed (a traceback, a library's warning) is shown as ``.`` (the repository), ``$PFC_OUTPUT_ROOT``,
+``<venv>``, ``~`` or ``$TMPDIR``. It does not run notebooks.
 """
 from __future__ import annotations
 
@@ -39,8 +37,8 @@ _SAVED: dict = {}
 @contextlib.contextmanager
 def kernel_env():
     """The environment a kernel started inside this block inherits (restored afterwards). Blocks may overlap
-    across threads (``make reproduce`` runs a step beside the others): the environment is set while any is open
-    and restored when the last one closes, so one block's exit never unsets it under another's kernel start."""
+    across threads (``make reproduce`` runs a step beside the others): the environment is set while any is open and
+    restored when the last one closes, so one block's exit never unsets it under another's kernel start."""
     with _ENV_LOCK:
         if not _env_users:
             _SAVED.clear()

@@ -2,10 +2,10 @@
 
 The grid's cells and requests are the reference plan's (``pfc.plans.format_grid``: 7 cells, 200 of the reference
 sample's 400 TRACEBench requests). The pipeline never runs a real model: it runs the ``history-prior`` and
-``no-history`` baselines in every cell (:func:`baseline_step`, seconds: they read no prompt, so each must score
-the same in every cell, which notebook 11 checks), and gives notebook 11 the committed real-model grid runs
-(:func:`committed_runs`: each reference root's ``format/`` runs holding a finished row), naming none when none
-is committed yet. Only plans: running is ``pfc.report.pipeline.running``'s job.
+``no-history`` baselines in every cell (:func:`baseline_step`, seconds: they read no prompt, so each must score the same
+in every cell, which notebook 11 checks), and gives notebook 11 the committed real-model grid runs
+(:func:`committed_runs`: each reference root's ``format/`` runs holding a finished row), naming none when none is
+committed yet. Only plans: running is ``pfc.report.pipeline.running``'s job.
 """
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """``reports/index.md`` after ``make reproduce``: the steps (ran or skipped, seconds, executed notebooks), every
-table, figure and report of notebooks 04–06, and every run directory with its config; then ``index.html``
-through :mod:`pfc.report.pipeline.index_html`.
+table, figure and report of notebooks 04–06, and every run directory with its config; then ``index.html`` through
+:mod:`pfc.report.pipeline.index_html`.
 
-Only writes the index from the records :func:`pfc.report.pipeline.running.reproduce` returns and the files already
-under ``reports/``; computes no number.
+Only writes the index from the records :func:`pfc.report.pipeline.running.reproduce` returns and the files already under
+``reports/``; computes no number.
 """
 from __future__ import annotations
 

@@ -1,12 +1,11 @@
 """``reports/index.html``: the reproduction's results on one static page, readable offline.
 
-Shows on the page the headline tables from ``reports/evaluate/*.csv`` (those each benchmark's report section
-lists in its ``INDEX``: TRACEBench Table 4, PTBench Tables 1/11/12, ToolSpectrum Table 3 in both F1 modes): our rows and the papers'
-printed rows told apart by class, colour and a label, our 95% bootstrap intervals under
-each value, every column sortable by a click (a few lines of inline JavaScript; no CDN, no
-server). Then every figure with its caption and its paper counterpart, and per run a
-collapsible ``<details>`` block with its configuration, identity and links. Every link is
-relative to ``reports/``. It reads the files the pipeline wrote; it computes no number.
+Shows on the page the headline tables from ``reports/evaluate/*.csv`` (those each benchmark's report section lists in
+its ``INDEX``: TRACEBench Table 4, PTBench Tables 1/11/12, ToolSpectrum Table 3 in both F1 modes): our rows and the
+papers' printed rows told apart by class, colour and a label, our 95% bootstrap intervals under each value, every column
+sortable by a click (a few lines of inline JavaScript; no CDN, no server). Then every figure with its caption and its
+paper counterpart, and per run a collapsible ``<details>`` block with its configuration, identity and links. Every link
+is relative to ``reports/``. It reads the files the pipeline wrote; it computes no number.
 """
 from __future__ import annotations
 

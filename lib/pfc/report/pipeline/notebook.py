@@ -1,8 +1,8 @@
 """Executing one notebook step of ``make reproduce``: papermill runs ``notebooks/<notebook>`` with the step's
 parameters into ``reports/notebooks/<copy_name>.ipynb`` (:func:`execute`), then an HTML copy (:func:`to_html`).
 
-Does not decide whether a step runs (:mod:`pfc.report.pipeline.running`) nor run Python steps; the kernel's
-environment and the executed copy's tidying are :mod:`pfc.report.pipeline.executed`'s.
+Does not decide whether a step runs (:mod:`pfc.report.pipeline.running`) nor run Python steps; the kernel's environment
+and the executed copy's tidying are :mod:`pfc.report.pipeline.executed`'s.
 """
 from __future__ import annotations
 

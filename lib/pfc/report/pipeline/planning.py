@@ -4,8 +4,8 @@
 benchmark's), the committed reference runs, notebooks 08, 09, 10, the prompt-format grid (11,
 ``pfc.report.pipeline.grid``), 04–06 and the walkthrough.
 
-Only plans: builds :class:`~pfc.report.pipeline.step.Step` values and reads no run's output (the committed
-reference runs' configs aside); running them is :mod:`pfc.report.pipeline.running`'s job.
+Only plans: builds :class:`~pfc.report.pipeline.step.Step` values and reads no run's output (the committed reference
+runs' configs aside); running them is :mod:`pfc.report.pipeline.running`'s job.
 """
 from __future__ import annotations
 

@@ -2,15 +2,15 @@
 pipeline state (``reports/pipeline.json``, replaced atomically) under the checkout's pipeline lock
 (``.pfc-pipeline.lock``).
 
-A step planned with ``background`` (the real model's sampled run: minutes of prefill on two cores, while the
-steps after it are mostly single-threaded notebooks) starts in a thread and the loop goes on; the first later
-step that reads or writes its folder (:func:`needs`) waits for it, and so does the end of the loop. Its
-state and record are written when it is waited for, by the loop's own thread, so the state file has one
-writer. A failure elsewhere waits for it too (its finished work is kept); an interrupt ends its kernel
-(:func:`~pfc.report.pipeline.notebook.stop_kernels`), the run's finished rows kept for its resume.
+A step planned with ``background`` (the real model's sampled run: minutes of prefill on two cores, while the steps after
+it are mostly single-threaded notebooks) starts in a thread and the loop goes on; the first later step that reads or
+writes its folder (:func:`needs`) waits for it, and so does the end of the loop. Its state and record are written when
+it is waited for, by the loop's own thread, so the state file has one writer. A failure elsewhere waits for it too (its
+finished work is kept); an interrupt ends its kernel (:func:`~pfc.report.pipeline.notebook.stop_kernels`), the run's
+finished rows kept for its resume.
 
-Does not plan the steps (:mod:`pfc.report.pipeline.planning`) nor write the index (:mod:`pfc.report.pipeline.index`);
-a failed step becomes one :class:`~pfc.report.pipeline.step.StepFailed` naming it, its own exception the cause.
+Does not plan the steps (:mod:`pfc.report.pipeline.planning`) nor write the index (:mod:`pfc.report.pipeline.index`); a
+failed step becomes one :class:`~pfc.report.pipeline.step.StepFailed` naming it, its own exception the cause.
 """
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ PIPELINE_LOCK = ".pfc-pipeline.lock"
 
 def reproduce(steps: list[Step], force: bool = False, log=print, state_path=None) -> list[dict]:
     """Run (or skip) every step in order; returns one record per step, in plan order. One pipeline per checkout
-    at a time: the state's folder is held (``pfc.io.lock``, lock file ``.pfc-pipeline.lock``) for the whole
-    run, so a second ``make reproduce`` is refused naming the first; the state is replaced atomically."""
+    at a time: the state's folder is held (``pfc.io.lock``, lock file ``.pfc-pipeline.lock``) for the whole run, so a
+    second ``make reproduce`` is refused naming the first; the state is replaced atomically."""
     state_path = Path(state_path or paths.REPORTS / "pipeline.json")
     with writer_lock(state_path.parent, "checkout's pipeline", "make reproduce", name=PIPELINE_LOCK):
         return _Loop(steps, force, log, state_path).run()
@@ -151,8 +151,8 @@ class _Loop:
 
     def _say(self, line: str) -> None:
         """One log line. While a background step's progress bar redraws itself on the terminal (carriage returns),
-        a line first clears the bar's half-drawn line, so the two never run together; the bar redraws below. (In a
-        log file the bar is whole lines, ``pfc.progress``, so there is nothing to clear.)"""
+        a line first clears the bar's half-drawn line, so the two never run together; the bar redraws below. (In a log
+        file the bar is whole lines, ``pfc.progress``, so there is nothing to clear.)"""
         self.log(("\r\x1b[K" if self.pending and _tty() else "") + line, flush=True)
 
     def _done(self, i: int, s: Step, key: str, status: str, dt: float, record_state: bool = True) -> None:

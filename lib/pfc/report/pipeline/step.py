@@ -1,10 +1,10 @@
 """A step of ``make reproduce`` and its key: the :class:`Step` type, the library hash, a step's SHA-256 key,
-a notebook path parameter (:func:`rel`), the notebook-03 run step (:func:`run_step`) and the step of several
-built-in baselines' runs on one build (:func:`baseline_runs_step`, through :func:`run_replacing`).
+a notebook path parameter (:func:`rel`), the notebook-03 run step (:func:`run_step`) and the step of several built-in
+baselines' runs on one build (:func:`baseline_runs_step`, through :func:`run_replacing`).
 
-Does not plan the steps (:mod:`pfc.report.pipeline.planning`), run them (:mod:`pfc.report.pipeline.running`) or read
-any benchmark itself; everything here is pure but :func:`lib_hash` and :func:`step_key`, which read the bytes they
-key, and :func:`run_replacing`, which runs one baseline (the runner reads the build).
+Does not plan the steps (:mod:`pfc.report.pipeline.planning`), run them (:mod:`pfc.report.pipeline.running`) or read any
+benchmark itself; everything here is pure but :func:`lib_hash` and :func:`step_key`, which read the bytes they key, and
+:func:`run_replacing`, which runs one baseline (the runner reads the build).
 """
 from __future__ import annotations
 
@@ -75,8 +75,8 @@ def rel(p) -> str:
 
 def run_step(name: str, run_id: str, inputs: list, **params) -> tuple[Path, Step]:
     """A notebook-03 model run into ``data/runs/<run_id>``: its directory and its pipeline step. The pipeline
-    owns these directories: one made by an older plan (another model name, sample, …) moves to ``attic/``
-    and the run is redone, its answers coming from the response cache where the requests are unchanged."""
+    owns these directories: one made by an older plan (another model name, sample, …) moves to ``attic/`` and the run is
+    redone, its answers coming from the response cache where the requests are unchanged."""
     d = paths.RUNS / run_id
     return d, Step(name, "03_run_model.ipynb", {**params, "run_id": run_id, "replace_changed": True}, inputs,
                    [d / "predictions.jsonl"],
@@ -85,8 +85,8 @@ def run_step(name: str, run_id: str, inputs: list, **params) -> tuple[Path, Step
 
 def run_replacing(benchmark: str, examples, backend: str, out: Path, ids=None, **settings) -> None:
     """A built-in baseline's run into a pipeline-owned directory, as notebook 03 with ``replace_changed`` makes it
-    (the same settings, so the same run identity): a run made by an older plan moves to ``attic/`` and is redone
-    (cached answers reused); failed requests stop the step."""
+    (the same settings, so the same run identity): a run made by an older plan moves to ``attic/`` and is redone (cached
+    answers reused); failed requests stop the step."""
     usage = executor.run(Planned(out.name, RunConfig(benchmark, examples, backend, out, ids=ids, progress=False,
                                                             **settings)),
                          replacing=True, tell=None)
@@ -95,10 +95,10 @@ def run_replacing(benchmark: str, examples, backend: str, out: Path, ids=None, *
 
 def baseline_runs_step(name: str, benchmark: str, examples: Path, run_ids: dict, inputs: list) -> Step:
     """One Python step for several built-in baselines' runs on one build (``run_ids``: ``{backend: run_id}``, each
-    into ``data/runs/<run_id>``): the runs notebook 03 would make, in one ``pfc.io.reuse.reading_once`` block, so
-    the build is read and hashed once for all of them. Through notebook 03 each run paid a kernel start and read
-    and hashed the build again (15–23 s a TRACEBench run, most of it those reads). The baselines only read the
-    shared examples; a model's run stays a notebook-03 step (:func:`run_step`), where people watch it."""
+    into ``data/runs/<run_id>``): the runs notebook 03 would make, in one ``pfc.io.reuse.reading_once`` block, so the
+    build is read and hashed once for all of them. Through notebook 03 each run paid a kernel start and read and hashed
+    the build again (15–23 s a TRACEBench run, most of it those reads). The baselines only read the shared examples; a
+    model's run stays a notebook-03 step (:func:`run_step`), where people watch it."""
     dirs = {b: paths.RUNS / r for b, r in run_ids.items()}
 
     def run_all():

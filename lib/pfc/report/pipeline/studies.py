@@ -4,8 +4,8 @@ sets and the baselines' runs on them (notebook 09, :func:`evidence_steps`), and 
 reference runs these notebooks and the tables read (:func:`evidence_real_runs`, :func:`real_pair`,
 :func:`reference_usable`).
 
-Does not order the steps (:mod:`pfc.report.pipeline.planning`) nor run them (:mod:`pfc.report.pipeline.running`);
-the reference runs are only read here, never run (CPU).
+Does not order the steps (:mod:`pfc.report.pipeline.planning`) nor run them (:mod:`pfc.report.pipeline.running`); the
+reference runs are only read here, never run (CPU).
 """
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ EVIDENCE_KINDS = ("dose", "contradict-stated")
 def counterfactual_steps(bench: Path, baselines) -> tuple[list[Step], dict, Path]:
     """Notebook 08's inputs: the swap-user variants of TRACEBench and the baselines' runs on them.
 
-    Returns (steps, {baseline: (run on the originals, run on the variants | None)}, variants dir); the gold
-    oracle gets no variants run (the original's gold ignores the context by construction)."""
+    Returns (steps, {baseline: (run on the originals, run on the variants | None)}, variants dir); the gold oracle gets
+    no variants run (the original's gold ignores the context by construction)."""
     var = paths.BENCHMARKS / f"{EVIDENCE_BENCHMARK}_swap-user"
     steps = [Step("counterfactual variants (swap-user, seed 0)", None, {"kind": "swap-user", "seed": 0},
                   [bench / "examples.jsonl"], [var / "examples.jsonl", var / "perturb.json"],  # manifest: finished
@@ -46,11 +46,11 @@ def counterfactual_steps(bench: Path, baselines) -> tuple[list[Step], dict, Path
 
 def evidence_steps(bench: Path) -> tuple[list[Step], dict, list[Path]]:
     """Notebook 09's inputs: the dose and contradict-stated variants of the reference plan's sampled requests
-    (``pfc.plans.evidence.build_evidence``: the very sets the real models' reference runs answer, 600 and 200
-    variants) and the three baselines' runs on them, in one Python step (seven runner calls; through notebook 03
-    each would pay a kernel start; the sets are read once, in one ``reading_once`` block). The originals runs of the
-    override pairs are the pipeline's ``tb-<baseline>`` runs, and for ``always-habit`` (not one of the table's
-    baselines) a run on the sampled originals only.
+    (``pfc.plans.evidence.build_evidence``: the very sets the real models' reference runs answer, 600 and 200 variants)
+    and the three baselines' runs on them, in one Python step (seven runner calls; through notebook 03 each would pay a
+    kernel start; the sets are read once, in one ``reading_once`` block). The originals runs of the override pairs are
+    the pipeline's ``tb-<baseline>`` runs, and for ``always-habit`` (not one of the table's baselines) a run on the
+    sampled originals only.
 
     Returns (steps, notebook 09's run parameters, the prediction files they read)."""
     sets = {k: evidence_dir(bench, k) for k in EVIDENCE_KINDS}
@@ -84,9 +84,9 @@ def evidence_steps(bench: Path) -> tuple[list[Step], dict, list[Path]]:
 def evidence_real_runs(root: Path | None = None) -> tuple[str, str, list[Path]]:
     """Notebook 09's ``real_dose_runs`` and ``real_override_runs``: each reference-run root's (the top one, each
     ``<model>-<backend>/`` folder of ``root``, default the committed runs) dose run and contradict-stated pair,
-    committed or not (the notebook names those not committed yet and leaves them out), and the run directories
-    named; a root with no run config to name its model by is left out. The roots are where the runs' own plan
-    records put them (``pfc.report.reference.run.plan_roots``)."""
+    committed or not (the notebook names those not committed yet and leaves them out), and the run directories named; a
+    root with no run config to name its model by is left out. The roots are where the runs' own plan records put them
+    (``pfc.report.reference.run.plan_roots``)."""
     root = Path(root or reference.ROOT)
     dose, override, dirs = [], [], []
     for base in reference.plan_roots(root):
@@ -104,8 +104,8 @@ def evidence_real_runs(root: Path | None = None) -> tuple[str, str, list[Path]]:
 
 def reference_pairs() -> list[tuple[Path, Path]]:
     """The committed real-model runs on TRACEBench's originals and on their swap-user variants, for the top-level
-    runs and each model folder (``<model>-<backend>/``) holding both with a finished row each (a run in its first
-    batch is pending, ``pfc.report.reference.run.has_rows``)."""
+    runs and each model folder (``<model>-<backend>/``) holding both with a finished row each (a run in its first batch
+    is pending, ``pfc.report.reference.run.has_rows``)."""
     pairs = [(base / HISTORY_RUNS["last_k"], base / SWAP_RUN) for base in reference.plan_roots(reference.ROOT)]
     return [p for p in pairs if all(reference.has_rows(d) for d in p)]
 

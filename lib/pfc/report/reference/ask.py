@@ -1,22 +1,22 @@
 """The reference plan's ask-or-infer runs (issue 64) in ``metrics.json`` and ``paired.{json,md}``.
 
-Each model folder's ask runs (its benchmark package's ``plans``: the originals, their ask and cannot variants and
-the follow-up turns, all with the ask-allowed prompt; the originals again with the standard prompt) are scored
-with the action columns (``pfc.eval.scoring.score(actions=True)``) on the rows each holds, and the first three
-and the follow-up turns are pooled as one answerer (``pfc.eval.ask.pairs``):
+Each model folder's ask runs (its benchmark package's ``plans``: the originals, their ask and cannot variants and the
+follow-up turns, all with the ask-allowed prompt; the originals again with the standard prompt) are scored with the
+action columns (``pfc.eval.scoring.score(actions=True)``) on the rows each holds, and the first three and the follow-up
+turns are pooled as one answerer (``pfc.eval.ask.pairs``):
 
-- :func:`entries`: ``{"<folder>/ask": entry}`` for ``metrics.json``: every action metric of ``pfc.eval.ask``
-  with its user-clustered 95% interval, items and direction, and each set's rows and planned n (``partial``
-  when a set is missing or unfinished, ``missing`` naming those runs; complete first turns without a question
-  leave no follow-up turn due: its set has 0 rows planned). A folder whose first turns have no row has no entry.
-- :func:`pairs`: two paired questions, entries of ``paired.json`` in the layout of ``pfc.report.reference.pairs``
-  — **ask-model**: the larger model − the smaller on the pooled sets (``pfc.plans.reference.MODEL_PAIRS``, one
-  engine); **ask-prompt**: ask-allowed − standard prompt on the same originals, in each folder (what allowing a
-  question costs in accuracy). A pair whose runs lack rows is ``pending`` and carries the commands that make them.
+- :func:`entries`: ``{"<folder>/ask": entry}`` for ``metrics.json``: every action metric of ``pfc.eval.ask`` with its
+  user-clustered 95% interval, items and direction, and each set's rows and planned n (``partial`` when a set is missing
+  or unfinished, ``missing`` naming those runs; complete first turns without a question leave no follow-up turn due: its
+  set has 0 rows planned). A folder whose first turns have no row has no entry.
+- :func:`pairs`: two paired questions, entries of ``paired.json`` in the layout of ``pfc.report.reference.pairs`` —
+  **ask-model**: the larger model − the smaller on the pooled sets (``pfc.plans.reference.MODEL_PAIRS``, one engine);
+  **ask-prompt**: ask-allowed − standard prompt on the same originals, in each folder (what allowing a question costs in
+  accuracy). A pair whose runs lack rows is ``pending`` and carries the commands that make them.
 
 A follow-up run is read on the set it answered, which is built from its model's committed first turns
-(``pfc.plans.ask.build_followup``; ``pfc.report.pipeline.ask.followup_sets`` builds it before this reads it).
-It runs nothing and draws nothing (notebook 10 draws: ``pfc.report.ask_study``).
+(``pfc.plans.ask.build_followup``; ``pfc.report.pipeline.ask.followup_sets`` builds it before this reads it). It runs
+nothing and draws nothing (notebook 10 draws: ``pfc.report.ask_study``).
 """
 from __future__ import annotations
 
@@ -117,8 +117,8 @@ def paired(a: pd.DataFrame, b: pd.DataFrame, n_boot: int = 1000, seed: int = 0) 
 def _pair(question: str, a: str, b: str, sides_: tuple, got: tuple, commands: list[str], n_boot: int,
           seed: int, what: str, planned: int, unfinished: bool, followed=(None, None)) -> dict:
     """One pair's entry: pending when a side has no row (``commands``: the runs still to make or resume), else the
-    paired table on the ids both answered (partial when a run is still to come or ``unfinished``);
-    ``followed``: each side's follow-up turns are in (``pfc.eval.ask.pairs``)."""
+    paired table on the ids both answered (partial when a run is still to come or ``unfinished``); ``followed``: each
+    side's follow-up turns are in (``pfc.eval.ask.pairs``)."""
     entry = {"question": question, "a": a, "b": b, f"a_{what}": sides_[0], f"b_{what}": sides_[1],
              "commands": commands}
     if any(g is None for g in got):

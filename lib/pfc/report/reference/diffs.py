@@ -3,8 +3,8 @@
 For each pair of ``paired.json`` whose two sides are run directories (``pfc.report.reference.pairs.DIFFABLE`` and the
 ``rule`` pairs, whose B side is the rule's run, ``pfc.plans.rule``) and that is neither pending nor on other data,
 ``pfc.report.diff`` writes ``diff.html`` / ``diff.json`` into ``diffs/<A>--<B>/`` beside ``paired.md``
-(:func:`page_dir`; ``/`` in a run's path becomes ``+``), the path ``paired.md`` links under the pair. The pages are
-not committed (about 2 MB each, rebuilt in about 20 s each from the committed runs). It runs nothing.
+(:func:`page_dir`; ``/`` in a run's path becomes ``+``), the path ``paired.md`` links under the pair. The pages are not
+committed (about 2 MB each, rebuilt in about 20 s each from the committed runs). It runs nothing.
 
     python -m pfc.report.reference.diffs      # make diffs
 """

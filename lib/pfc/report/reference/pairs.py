@@ -2,29 +2,28 @@
 
 Six questions, five of them a pair of run directories under ``reports/reference_runs/`` (:func:`pairs`):
 
-- **prompt layout** (issue 18, item 2): each ``layout/<run>-<other layout>`` ablation run (100 seeded
-  examples of the run under the other layout; ``pfc.plans.reference.layout_ablation``) against its run;
+- **prompt layout** (issue 18, item 2): each ``layout/<run>-<other layout>`` ablation run (100 seeded examples of the
+  run under the other layout; ``pfc.plans.reference.layout_ablation``) against its run;
 - **history mode**: ``tracebench-retrieved`` against ``tracebench-last_k`` (the same 400 examples), in each model's
   folder (the 0.5B on ``hf`` at the root, each model on ``openvino`` in its own): does retrieval help either size;
 - **LoRA**: ``ptbench-<split>-lora`` against the base model's ``ptbench-<split>`` in each model's folder (issue 19's
   base vs LoRA at the root, on the first synthesis; issue 38's on the second, in ``<model>-openvino``);
-- **model size**: each run of ``pfc.plans.reference.paired_runs`` in the larger model's folder against the same run in the smaller
-  model's, on one engine (``pfc.plans.reference.MODEL_PAIRS``: Qwen2.5-Coder-1.5B − 0.5B on ``openvino``);
-- **engine**: one model's rows on two engines (``ENGINE_PAIRS``: the 0.5B on ``openvino`` − on ``hf``), a
-  check that the faster engine answers as the reference one does; PTBench's ``hf`` runs answered the earlier
-  synthesis, so those pairs say "not compared" (the runs' examples hashes differ) rather than pair them;
+- **model size**: each run of ``pfc.plans.reference.paired_runs`` in the larger model's folder against the same run in
+  the smaller model's, on one engine (``pfc.plans.reference.MODEL_PAIRS``: Qwen2.5-Coder-1.5B − 0.5B on ``openvino``);
+- **engine**: one model's rows on two engines (``ENGINE_PAIRS``: the 0.5B on ``openvino`` − on ``hf``), a check that the
+  faster engine answers as the reference one does; PTBench's ``hf`` runs answered the earlier synthesis, so those pairs
+  say "not compared" (the runs' examples hashes differ) rather than pair them;
 - **personalization**: the same sides' context following, request faithfulness and sensitivity on the swap-user
   variants, paired per variant (``pfc.report.reference.personalization``: each side is two runs).
 
-Both runs are scored on the ids both answered (``pfc.eval.scoring.score``: a partial run is compared
-on its finished rows, never counted wrong on the others) and compared with
-``pfc.eval.paired.paired_table``: each run's value, the difference (first − second) with a
-user-clustered paired bootstrap 95% interval, the unpaired interval beside it and an exact McNemar
-p-value for 0/1 metrics. A pair with a run missing is listed as pending, never as a zero.
+Both runs are scored on the ids both answered (``pfc.eval.scoring.score``: a partial run is compared on its finished
+rows, never counted wrong on the others) and compared with ``pfc.eval.paired.paired_table``: each run's value, the
+difference (first − second) with a user-clustered paired bootstrap 95% interval, the unpaired interval beside it and an
+exact McNemar p-value for 0/1 metrics. A pair with a run missing is listed as pending, never as a zero.
 
-TRACEBench has no layout-ablation run because both layouts build the same requests (the tools
-follow the history by the chat template's rule; ``pfc.benchmarks.tracebench.prompts``): this module checks
-that claim on every planned example of ``tracebench-last_k`` instead of assuming it.
+TRACEBench has no layout-ablation run because both layouts build the same requests (the tools follow the history by the
+chat template's rule; ``pfc.benchmarks.tracebench.prompts``): this module checks that claim on every planned example of
+``tracebench-last_k`` instead of assuming it.
 
 It scores and writes ``paired.json`` / ``paired.md`` beside ``metrics.json``; it runs no model.
 """

@@ -1,20 +1,20 @@
 """Paired personalization of the reference runs: does the larger model follow a swapped user's context more?
 
 A side is one model on one engine, read as two committed runs in its folder under ``reports/reference_runs/``:
-``tracebench-last_k`` on the originals and ``counterfactual/tracebench-swap-user`` on their swap-user variants.
-Two sides answer the same variants, so their personalization is paired per variant:
+``tracebench-last_k`` on the originals and ``counterfactual/tracebench-swap-user`` on their swap-user variants. Two
+sides answer the same variants, so their personalization is paired per variant:
 
-- the per-variant columns of ``pfc.eval.personalization`` (through ``pfc.report.counterfactual.personalization``,
-  the path of notebook 08 and ``pfc personalize``) for each side, on the variants that all four runs answered
-  (the variant and its original, for both sides: a run in progress is never counted wrong on the rest);
+- the per-variant columns of ``pfc.eval.personalization`` (through ``pfc.report.counterfactual.personalization``, the
+  path of notebook 08 and ``pfc personalize``) for each side, on the variants that all four runs answered (the variant
+  and its original, for both sides: a run in progress is never counted wrong on the rest);
 - A − B of ``context_following``, ``request_faithfulness`` and ``sensitivity`` with ``pfc.eval.paired.paired_table``:
-  the same users resampled for both sides, the unpaired interval beside it, and McNemar on ``sensitivity``
-  (the one 0/1 column: did the answer change under the other user's context?).
+  the same users resampled for both sides, the unpaired interval beside it, and McNemar on ``sensitivity`` (the one 0/1
+  column: did the answer change under the other user's context?).
 
-The sides: each model pair of ``pfc.plans.reference.MODEL_PAIRS`` (the larger − the smaller, one engine) and each
-engine pair of ``ENGINE_PAIRS`` (one model, two engines). Entries have the shape of
-``pfc.report.reference.pairs.pair``'s (question ``personalization``), pending while a run is missing.
-It reads runs and returns data; it runs no model and writes no file (``pfc.report.reference.pairs`` writes).
+The sides: each model pair of ``pfc.plans.reference.MODEL_PAIRS`` (the larger − the smaller, one engine) and each engine
+pair of ``ENGINE_PAIRS`` (one model, two engines). Entries have the shape of ``pfc.report.reference.pairs.pair``'s
+(question ``personalization``), pending while a run is missing. It reads runs and returns data; it runs no model and
+writes no file (``pfc.report.reference.pairs`` writes).
 """
 from __future__ import annotations
 

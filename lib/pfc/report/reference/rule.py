@@ -1,11 +1,11 @@
 """Where each model stands against the history-prior rule: paired.json's ``rule`` pairs, model − rule.
 
-Each model run the rule answers (``pfc.plans.rule.model_runs``: both models' paired runs) is paired with the rule's
-run on the same ids (``pfc.plans.rule``, made by ``make reproduce`` before this reads it) as every reference pair is
-(``pfc.report.reference.pairs.pair``: on the ids both answered, user-clustered paired intervals, McNemar). The rule
-is a calibration point none of the papers report: a model below it has not used the history as well as a
-hand-written rule reading all of it does. A pair whose model run has no row, or whose rule run is not made yet, is
-pending (naming the command). It runs nothing.
+Each model run the rule answers (``pfc.plans.rule.model_runs``: both models' paired runs) is paired with the rule's run
+on the same ids (``pfc.plans.rule``, made by ``make reproduce`` before this reads it) as every reference pair is
+(``pfc.report.reference.pairs.pair``: on the ids both answered, user-clustered paired intervals, McNemar). The rule is a
+calibration point none of the papers report: a model below it has not used the history as well as a hand-written rule
+reading all of it does. A pair whose model run has no row, or whose rule run is not made yet, is pending (naming the
+command). It runs nothing.
 """
 from __future__ import annotations
 

@@ -67,15 +67,15 @@ def answered(d: Path) -> bool:
 
 def has_rows(d: Path) -> bool:
     """True for a run directory (:func:`is_run`) that holds a finished row (:func:`answered`). A run that has
-    started but not yet finished its first request is pending to the scores and pairs, as a missing one is, not a
-    run of n = 0 (which :func:`present` refuses); it still marks its folder as a plan root."""
+    started but not yet finished its first request is pending to the scores and pairs, as a missing one is, not a run of
+    n = 0 (which :func:`present` refuses); it still marks its folder as a plan root."""
     return is_run(Path(d)) and answered(d)
 
 
 def planned_runs(root: Path) -> list[tuple[Path, dict]]:
     """``(run directory, plan record)`` of every run under ``root`` that records the plan which made it
-    (``run.json``'s ``plan``, ``pfc.run.identity.plan_record``) and sits where that record says, at its run name
-    below a plan root (``root`` itself or a model's folder in it); by depth, then path (``root``'s own runs first)."""
+    (``run.json``'s ``plan``, ``pfc.run.identity.plan_record``) and sits where that record says, at its run name below a
+    plan root (``root`` itself or a model's folder in it); by depth, then path (``root``'s own runs first)."""
     root = Path(root)
     found = []
     for f in root.rglob("run.json"):
@@ -108,8 +108,8 @@ def run_key(run: Path, root: Path) -> str:
 
 def shown(config: dict, run) -> dict:
     """The config a run's label is made from: a run whose plan says so names its engine after the model
-    (``qwen2.5-coder-0.5b · openvino``: every model folder's run of the reference plan, as the top-level ``hf``
-    runs of the same model share its tables)."""
+    (``qwen2.5-coder-0.5b · openvino``: every model folder's run of the reference plan, as the top-level ``hf`` runs of
+    the same model share its tables)."""
     named = plan_record(run).get("names_engine")
     return {**config, "model": f"{config.get('model')} · {config.get('backend')}"} if named else config
 

@@ -1,17 +1,15 @@
 """Score the reference runs under ``reports/reference_runs/`` and write their ``metrics.json``.
 
-Each subdirectory holding a ``pfc run`` output (``config.json``, ``run.json``,
-``predictions.jsonl``, ``usage.json``; written by ``python -m pfc.plans.reference``) is scored on
-exactly the rows it holds with the project's scorer (``pfc.eval.scoring.score``) and bootstrap 95%
-intervals over examples (``pfc.eval.bootstrap.estimates``): the headline metrics of
-each adapter's ``Reporting.headline`` (``pfc.benchmarks``), TRACEBench per vagueness level and per history bin,
-ToolSpectrum per subset (Table 3's columns) with both F1 definitions (ours, ⊥ an item, and the
-paper-compatible ``*_paper``; ``pfc.benchmarks.toolspectrum``), and its strict mode (the headline
-metrics, ours only). A run whose ``usage.json`` says fewer rows
-``done`` than ``n_examples`` is labelled ``partial`` with its n in every entry and label.
+Each subdirectory holding a ``pfc run`` output (``config.json``, ``run.json``, ``predictions.jsonl``, ``usage.json``;
+written by ``python -m pfc.plans.reference``) is scored on exactly the rows it holds with the project's scorer
+(``pfc.eval.scoring.score``) and bootstrap 95% intervals over examples (``pfc.eval.bootstrap.estimates``): the headline
+metrics of each adapter's ``Reporting.headline`` (``pfc.benchmarks``), TRACEBench per vagueness level and per history
+bin, ToolSpectrum per subset (Table 3's columns) with both F1 definitions (ours, ⊥ an item, and the paper-compatible
+``*_paper``; ``pfc.benchmarks.toolspectrum``), and its strict mode (the headline metrics, ours only). A run whose
+``usage.json`` says fewer rows ``done`` than ``n_examples`` is labelled ``partial`` with its n in every entry and label.
 
-It runs nothing (``pfc.plans.reference`` does) and draws no table (the notebooks read ``label`` and
-the intervals from here). A corrupt row is refused with a one-line error naming file, line and field.
+It runs nothing (``pfc.plans.reference`` does) and draws no table (the notebooks read ``label`` and the intervals from
+here). A corrupt row is refused with a one-line error naming file, line and field.
 
     python -m pfc.report.reference            # writes reports/reference_runs/metrics.json
                                               # and paired.{json,md} (pfc.report.reference.pairs)
@@ -41,9 +39,9 @@ from pfc.io.reuse import reading_once
 
 def run_dirs(root: Path | None = None) -> list[Path]:
     """Every run directory of the accuracy tables under ``root`` (default: the committed ``ROOT``), as each run's
-    own plan record says (``pfc.report.reference.run.planned_runs``): the runs at the top (the original 0.5B
-    ``hf`` runs), then each model folder's (``<model>-<backend>/<run>``), by name. The side runs (layout
-    ablation, variants) are the paired comparisons' and notebook 08's. A run with no finished row yet is left out
+    own plan record says (``pfc.report.reference.run.planned_runs``): the runs at the top (the original 0.5B ``hf``
+    runs), then each model folder's (``<model>-<backend>/<run>``), by name. The side runs (layout ablation, variants)
+    are the paired comparisons' and notebook 08's. A run with no finished row yet is left out
     (``pfc.report.reference.run.has_rows``)."""
     return [d for d, rec in planned_runs(Path(root or ROOT)) if rec.get("tables") and has_rows(d)]
 

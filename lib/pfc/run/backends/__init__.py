@@ -108,8 +108,8 @@ class Backend:
 
 class Baseline(Backend):
     """A built-in baseline: it answers from the examples themselves (the oracles from their gold, the
-    others from history and profile), never from a model. The runner calls :meth:`answer_each` with
-    each request's example; through :meth:`generate` (the model backends' path) every request fails."""
+    others from history and profile), never from a model. The runner calls :meth:`answer_each` with each request's
+    example; through :meth:`generate` (the model backends' path) every request fails."""
     reads_examples = True
 
     def answer(self, requests: list[Request], examples: list) -> list[Response]:  # pragma: no cover - interface

@@ -2,23 +2,22 @@
 
 All three are ``history-prior`` (``pfc.run.backends.builtin``) underneath; they differ only in when they ask:
 
-- ``always-call`` never asks: history-prior's call on every item (over-ask 0, guess rate 1, tool
-  hallucination 1: it has no way to refuse);
+- ``always-call`` never asks: history-prior's call on every item (over-ask 0, guess rate 1, tool hallucination 1: it has
+  no way to refuse);
 - ``always-ask`` asks on every item (over-ask 1, guess rate 0), about its weakest slot;
-- ``ask-threshold`` (backend option ``tau``, default :data:`TAU`) asks when the evidence for its weakest slot
-  is below τ, else calls. Swept over τ (``pfc.eval.ask.risk_coverage`` over an ``always-call`` run and
-  :func:`evidence`) it draws the risk–coverage curve; a run at one τ is a point on it.
+- ``ask-threshold`` (backend option ``tau``, default :data:`TAU`) asks when the evidence for its weakest slot is below
+  τ, else calls. Swept over τ (``pfc.eval.ask.risk_coverage`` over an ``always-call`` run and :func:`evidence`) it draws
+  the risk–coverage curve; a run at one τ is a point on it.
 
-**Evidence** (:func:`evidence`): a *slot* is a parameter of history-prior's chosen tool that the request does
-not state (``pfc.run.backends.query_values.stated_values``) and that the call fills or the tool requires; its
-evidence is how many of the example's last :data:`WINDOW` history records (what the ask runs show a model)
-support the value the call gives it
-(``pfc.data.counterfactual_ask.supports``, the rule that made the ask items), 0 when unfilled. The weakest
-slot has the least (ties: by name); with no slot the evidence is infinite and no policy but always-ask asks.
-A question is ``{"ask": "Which <slot words> would you like?"}`` (read by ``pfc.eval.action``).
+**Evidence** (:func:`evidence`): a *slot* is a parameter of history-prior's chosen tool that the request does not state
+(``pfc.run.backends.query_values.stated_values``) and that the call fills or the tool requires; its evidence is how many
+of the example's last :data:`WINDOW` history records (what the ask runs show a model) support the value the call gives
+it (``pfc.data.counterfactual_ask.supports``, the rule that made the ask items), 0 when unfilled. The weakest slot has
+the least (ties: by name); with no slot the evidence is infinite and no policy but always-ask asks. A question is
+``{"ask": "Which <slot words> would you like?"}`` (read by ``pfc.eval.action``).
 
-Each class declares its ``ask_policy`` (``call`` | ``ask`` | ``threshold``); notebook 10 and the pipeline pick
-a baseline by it (:data:`BY_POLICY`), never by position. It calls no model.
+Each class declares its ``ask_policy`` (``call`` | ``ask`` | ``threshold``); notebook 10 and the pipeline pick a
+baseline by it (:data:`BY_POLICY`), never by position. It calls no model.
 
     >>> BY_POLICY
     {'call': 'always-call', 'ask': 'always-ask', 'threshold': 'ask-threshold'}

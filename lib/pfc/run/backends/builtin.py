@@ -2,24 +2,21 @@
 
 ``history-prior`` (none of the papers reports such a calibration point):
 
-1. *function*: TF-IDF similarity between the request and each candidate function's
-   documentation (name, description, parameter names), plus how many of the user's past
-   values for that function appear in the request, plus how often the user did it at this
-   time of day;
-2. *app*: the app the request names, if it names one; else the user's usual app for that
-   function in the most similar earlier context (``pfc.data.context``: same weekday/weekend,
-   part of day and category or exercise, relaxed step by step), else their most used app
-   for it, else the first candidate;
-3. *arguments*: every value the request states (``pfc.run.backends.query_values``), always;
-   for the rest, the user's usual value when they usually set that parameter, or, for
-   places, the most recent related value from another app within six hours.
+1. *function*: TF-IDF similarity between the request and each candidate function's documentation (name, description,
+   parameter names), plus how many of the user's past values for that function appear in the request, plus how often the
+   user did it at this time of day;
+2. *app*: the app the request names, if it names one; else the user's usual app for that function in the most similar
+   earlier context (``pfc.data.context``: same weekday/weekend, part of day and category or exercise, relaxed step by
+   step), else their most used app for it, else the first candidate;
+3. *arguments*: every value the request states (``pfc.run.backends.query_values``), always; for the rest, the user's
+   usual value when they usually set that parameter, or, for places, the most recent related value from another app
+   within six hours.
 
-``no-history`` is the same with the history hidden; ``always-habit`` the same with every strong
-habit used even over a value the request states (a control that overrules the user). ``query-oracle`` knows the gold app and
-function but only the values the query states (gold arguments whose provenance is the
-query): the ceiling of a model that ignores the user's history. Outputs are rendered as
-text in the benchmark's own format (PTBench brackets, JSON otherwise) and go through the
-same parser as any model's.
+``no-history`` is the same with the history hidden; ``always-habit`` the same with every strong habit used even over a
+value the request states (a control that overrules the user). ``query-oracle`` knows the gold app and function but only
+the values the query states (gold arguments whose provenance is the query): the ceiling of a model that ignores the
+user's history. Outputs are rendered as text in the benchmark's own format (PTBench brackets, JSON otherwise) and go
+through the same parser as any model's.
 
     >>> sorted(BUILTINS)
     ['always-habit', 'history-prior', 'no-history', 'oracle', 'query-oracle', 'random']
@@ -228,8 +225,8 @@ class NoHistory(HistoryPrior):
 
 class AlwaysHabit(HistoryPrior):
     """history-prior, except that a parameter with a strong habit (the anchors' rule) in the user's calls of
-    that app and function takes the habit's value even where the request states another: a model that
-    overrules the user (the positive control of ``contradict-stated``; not one of ``BASELINES``)."""
+    that app and function takes the habit's value even where the request states another: a model that overrules the user
+    (the positive control of ``contradict-stated``; not one of ``BASELINES``)."""
     name = "always-habit"
     on_large_data = False
 

@@ -1,17 +1,15 @@
 """Local transformers generation (CPU, MPS or GPU) for small models, with prompt-prefix KV reuse.
 
-``model`` is a local model directory or a registry name (``qwen2.5-coder-0.5b``,
-``smollm2-135m``: ``pfc.models.registry``). The chat template renders messages and tools; decoding
-keeps tool-call tags so the parser sees what the model wrote. Sampling follows the request
-(temperature 0 = greedy; else temperature + top-p), seeded per request.
+``model`` is a local model directory or a registry name (``qwen2.5-coder-0.5b``, ``smollm2-135m``:
+``pfc.models.registry``). The chat template renders messages and tools; decoding keeps tool-call tags so the parser sees
+what the model wrote. Sampling follows the request (temperature 0 = greedy; else temperature + top-p), seeded per
+request.
 
-Prefix reuse: our prompts put the user's history first and runs are ordered by user, so
-consecutive prompts share long prefixes. The backend keeps the previous prompt's KV cache,
-crops it to the longest common token prefix with the next prompt and prefills only the rest
-(``prefix_reuse=False`` prefills every prompt from scratch). Each response's ``usage``
-records ``prefill_s``, ``decode_s`` and ``reused_tokens``. Reuse changes only how the same
-forward pass is chunked: logits agree to floating-point rounding (bf16 rounding can flip a
-near-tie token, as batching does on any server).
+Prefix reuse: our prompts put the user's history first and runs are ordered by user, so consecutive prompts share long
+prefixes. The backend keeps the previous prompt's KV cache, crops it to the longest common token prefix with the next
+prompt and prefills only the rest (``prefix_reuse=False`` prefills every prompt from scratch). Each response's ``usage``
+records ``prefill_s``, ``decode_s`` and ``reused_tokens``. Reuse changes only how the same forward pass is chunked:
+logits agree to floating-point rounding (bf16 rounding can flip a near-tie token, as batching does on any server).
 
 Engines (:mod:`pfc.run.backends.hf_engines`, one interface): ``continuous`` (default), ``batch`` and
 ``single``, as docs/models.md's backend table describes them (:mod:`pfc.run.backends.hf_engine`,

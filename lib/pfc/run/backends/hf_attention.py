@@ -1,26 +1,23 @@
 """Attention over a prefix shared by every row of a batch, read once per step (the ``hf`` engine on CPU).
 
-The throughput engine (:mod:`pfc.run.backends.hf_engine`) decodes the rows of a group
-together after one common prefix (a ToolSpectrum subset's 15k-token toolset, a TRACEBench
-user's history). Copying that prefix's KV cache into every row makes each decode step read
-it once per row: with 8 rows and a 15k-token prefix that is ~1.5 GB per step on a
+The throughput engine (:mod:`pfc.run.backends.hf_engine`) decodes the rows of a group together after one common prefix
+(a ToolSpectrum subset's 15k-token toolset, a TRACEBench user's history). Copying that prefix's KV cache into every row
+makes each decode step read it once per row: with 8 rows and a 15k-token prefix that is ~1.5 GB per step on a
 memory-bound CPU. Here the prefix stays a batch-1 cache and attention is split in two:
 
-- **prefix part**: every row's queries (and the query heads that share one KV head, GQA)
-  are folded into one long query against the shared keys: one kernel call, the prefix read
-  once per step;
-- **suffix part**: each row against its own keys (its prompt suffix and its generated
-  tokens), with the row's causal and padding mask (while decoding, a few hundred keys per row:
-  plain float32 matmuls, ~30× cheaper here than a kernel call per row);
-- the two partial softmaxes are merged exactly with their log-sum-exp
-  (``o = o₁·e^{l₁−l} + o₂·e^{l₂−l}``, ``l = log(e^{l₁} + e^{l₂})``).
+- **prefix part**: every row's queries (and the query heads that share one KV head, GQA) are folded into one long query
+  against the shared keys: one kernel call, the prefix read once per step;
+- **suffix part**: each row against its own keys (its prompt suffix and its generated tokens), with the row's causal and
+  padding mask (while decoding, a few hundred keys per row: plain float32 matmuls, ~30× cheaper here than a kernel call
+  per row);
+- the two partial softmaxes are merged exactly with their log-sum-exp (``o = o₁·e^{l₁−l} + o₂·e^{l₂−l}``, ``l =
+  log(e^{l₁} + e^{l₂})``).
 
-This is the same attention as over the concatenated keys; only the rounding of the two
-partial outputs (bf16) differs. It uses torch's CPU flash-attention kernel, which returns
-the log-sum-exp (``aten._scaled_dot_product_flash_attention_for_cpu``); on other devices
-the engine keeps the copied prefix. Registered with transformers' ``AttentionInterface``
-under :data:`NAME`; a forward pass without the ``shared_prefix`` keyword is plain ``sdpa``,
-so the model behaves as before everywhere else. It does not plan groups or sample tokens.
+This is the same attention as over the concatenated keys; only the rounding of the two partial outputs (bf16) differs.
+It uses torch's CPU flash-attention kernel, which returns the log-sum-exp
+(``aten._scaled_dot_product_flash_attention_for_cpu``); on other devices the engine keeps the copied prefix. Registered
+with transformers' ``AttentionInterface`` under :data:`NAME`; a forward pass without the ``shared_prefix`` keyword is
+plain ``sdpa``, so the model behaves as before everywhere else. It does not plan groups or sample tokens.
 
     >>> NAME
     'pfc_shared_prefix'
@@ -40,8 +37,8 @@ def _flash(q, k, v, mask, scale):
 
 def split_attention(query, key, value, prefix_key, prefix_value, suffix_mask, scale):
     """Attention of ``query`` [b, hq, q, d] over a shared prefix [1, hk, P, d] then per-row keys
-    [b, hk, S, d] (``suffix_mask`` additive [b, 1, q, S]); returns [b, q, hq, d] like transformers'
-    attention functions."""
+    [b, hk, S, d] (``suffix_mask`` additive [b, 1, q, S]); returns [b, q, hq, d] like transformers' attention
+    functions."""
     b, hq, q, d = query.shape
     hk, s = key.shape[1], key.shape[2]
     g = hq // hk  # query heads per KV head: query head h reads KV head h // g

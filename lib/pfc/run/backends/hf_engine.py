@@ -1,29 +1,27 @@
 """Throughput engine for the ``hf`` backend: several requests decoded together on one shared prefix.
 
-What it does, for the requests one ``generate_each`` call hands over (the runner's batch, in
-run order: by subset, user, anchor):
+What it does, for the requests one ``generate_each`` call hands over (the runner's batch, in run order: by subset, user,
+anchor):
 
-1. **Groups** consecutive requests while a joining row costs at most ``join_tokens`` more
-   prefill than a group of its own (:func:`pfc.run.backends.grouping.plan_groups`; at most ``max_batch`` rows and
-   ``max_tokens_kv`` cached positions per group).
-2. **Prefills the group's common prefix once**, on a batch-1 cache that is kept between
-   groups and calls (cropped to the longest common prefix with the next group: the old
-   one-sequence reuse, now across groups), in chunks of ``chunk`` tokens.
-3. **Prefills the per-request suffixes together** (right padding; padded positions are masked
-   and every row keeps its own position ids), then **decodes all rows together**, one token per
-   row per step; a row leaves the batch when it stops (stop token or ``max_tokens``). On CPU the
-   rows' cache holds their suffixes only and attention reads the one prefix cache for all rows
-   (:mod:`pfc.run.backends.hf_attention`: a 15k-token prefix is read once per step, not once per
-   row); elsewhere the prefix cache is copied to each row.
+1. **Groups** consecutive requests while a joining row costs at most ``join_tokens`` more prefill than a group of its
+   own (:func:`pfc.run.backends.grouping.plan_groups`; at most ``max_batch`` rows and ``max_tokens_kv`` cached positions
+   per group).
+2. **Prefills the group's common prefix once**, on a batch-1 cache that is kept between groups and calls (cropped to the
+   longest common prefix with the next group: the old one-sequence reuse, now across groups), in chunks of ``chunk``
+   tokens.
+3. **Prefills the per-request suffixes together** (right padding; padded positions are masked and every row keeps its
+   own position ids), then **decodes all rows together**, one token per row per step; a row leaves the batch when it
+   stops (stop token or ``max_tokens``). On CPU the rows' cache holds their suffixes only and attention reads the one
+   prefix cache for all rows (:mod:`pfc.run.backends.hf_attention`: a 15k-token prefix is read once per step, not once
+   per row); elsewhere the prefix cache is copied to each row.
 
-KV caches are preallocated (:class:`GrowCache`): ``DynamicCache`` concatenates the whole cache
-on every decode step, which on a 15k-token context copies ~180 MB per token.
+KV caches are preallocated (:class:`GrowCache`): ``DynamicCache`` concatenates the whole cache on every decode step,
+which on a 15k-token context copies ~180 MB per token.
 
-Each row picks its tokens with the backend's own sampler and its own seeded generator, so
-outputs equal the one-at-a-time path up to floating-point rounding of batched matmuls (a
-near-tie can flip under bf16; ``tests/test_hf_engine.py`` checks agreement on a fixed
-sample). Per-row ``prefill_s``/``decode_s`` are the group's seconds split equally over its
-rows. It does not tokenize, pick models or cache responses (``pfc.run.backends.hf``,
+Each row picks its tokens with the backend's own sampler and its own seeded generator, so outputs equal the
+one-at-a-time path up to floating-point rounding of batched matmuls (a near-tie can flip under bf16;
+``tests/test_hf_engine.py`` checks agreement on a fixed sample). Per-row ``prefill_s``/``decode_s`` are the group's
+seconds split equally over its rows. It does not tokenize, pick models or cache responses (``pfc.run.backends.hf``,
 ``pfc.run.runner``).
 """
 from __future__ import annotations
@@ -173,9 +171,9 @@ def run_group(dec: Decoder, prefix_cache, prompts: list[list[int]], samplings: l
     """Decode ``prompts`` (each = the cached prefix + its suffix) together; returns (tokens, prefill_s,
     decode_s) per row; ``on_row(i, tokens, prefill_s, decode_s)`` is called as each row finishes.
 
-    With split attention (:func:`shares_prefix`) the rows' cache holds their suffixes only and every
-    forward pass reads the prefix from ``prefix_cache`` (:mod:`pfc.run.backends.hf_attention`);
-    otherwise the prefix is copied into each row."""
+    With split attention (:func:`shares_prefix`) the rows' cache holds their suffixes only and every forward pass reads
+    the prefix from ``prefix_cache`` (:mod:`pfc.run.backends.hf_attention`); otherwise the prefix is copied into each
+    row."""
     t0 = time.perf_counter()
     rows = len(prompts)
     max_new = [int(s.get("max_tokens", 256)) for s in samplings]
@@ -226,8 +224,8 @@ def _prefill_group(dec: Decoder, prefix_cache, prompts: list[list[int]], max_new
 def _decode_group(dec: Decoder, state: tuple, samplings: list[dict], max_new: list[int],
                   extra: dict) -> list[list[int]]:
     """One token per live row per step until every row has stopped (a stop token or its ``max_tokens``); a
-    stopped row leaves the cache. ``state``: the prefilled (cache, visible positions, last logits, next position
-    ids). Returns each row's tokens."""
+    stopped row leaves the cache. ``state``: the prefilled (cache, visible positions, last logits, next position ids).
+    Returns each row's tokens."""
     from pfc.run.backends.hf_attention import additive
     lm, pick, stop, pad, device = dec.lm, dec.pick, dec.stop, dec.pad, dec.device
     cache, valid, logits, nxt = state

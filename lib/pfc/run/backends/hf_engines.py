@@ -8,16 +8,15 @@ loaded model (:class:`Loaded`), samples with :func:`pick` (temperature 0 = greed
 top-p, a generator seeded per request) and keeps the last prompt's KV cache for the next call
 (:meth:`Engine.reset` forgets it). :func:`engine_for` picks one:
 
-- :class:`OneByOne` (``engine="single"``, and any engine with ``prefix_reuse=False``): one sequence at a
-  time, each prompt prefilled after the part it shares with the previous prompt (with prefix reuse), then
-  decoded alone;
+- :class:`OneByOne` (``engine="single"``, and any engine with ``prefix_reuse=False``): one sequence at a time, each
+  prompt prefilled after the part it shares with the previous prompt (with prefix reuse), then decoded alone;
 - :class:`Grouped` (``engine="batch"``, ``"continuous"``): requests sharing a prefix planned into groups
   (:func:`pfc.run.backends.grouping.plan_groups`), the prefix prefilled once, the rows decoded together by
-  :func:`pfc.run.backends.hf_engine.run_group` (fixed groups) or :func:`pfc.run.backends.hf_stream.run_stream`
-  (at most ``max_batch`` live rows, a stopped row's place taken at once).
+  :func:`pfc.run.backends.hf_engine.run_group` (fixed groups) or :func:`pfc.run.backends.hf_stream.run_stream` (at most
+  ``max_batch`` live rows, a stopped row's place taken at once).
 
-An engine changes only how the same computation is batched. This module imports torch only when an engine
-runs; it does not load models, render prompts or cache responses.
+An engine changes only how the same computation is batched. This module imports torch only when an engine runs; it does
+not load models, render prompts or cache responses.
 
     >>> [type(engine_for(name, reuse, None, 8)).__name__ for name, reuse in
     ...  (("single", True), ("batch", True), ("continuous", False))]

@@ -6,20 +6,18 @@ stops, so one answer that runs to ``max_tokens`` keeps a whole group waiting: on
 they were in spent ~60 % of their decode steps on one or two live rows. Here at most ``live``
 rows decode together and, as soon as one stops, the next request of the group joins:
 
-1. **admit**: the newcomer's suffix (its prompt after the shared prefix) is prefilled alone,
-   reading the prefix through the split attention (:mod:`pfc.run.backends.hf_attention`); no
-   right padding, so no position is computed for nothing;
-2. **merge**: the live rows' own caches are compacted (each row keeps only its valid positions,
-   left-aligned: keys already carry their rotary positions, so their order in the cache does not
-   matter to attention) and the newcomer's is stacked beside them;
+1. **admit**: the newcomer's suffix (its prompt after the shared prefix) is prefilled alone, reading the prefix through
+   the split attention (:mod:`pfc.run.backends.hf_attention`); no right padding, so no position is computed for nothing;
+2. **merge**: the live rows' own caches are compacted (each row keeps only its valid positions, left-aligned: keys
+   already carry their rotary positions, so their order in the cache does not matter to attention) and the newcomer's is
+   stacked beside them;
 3. **decode**: one token per live row per step, as ``run_group`` does; a row that stops leaves.
 
-Each row samples with its own seeded generator, so its tokens depend only on its own prompt
-(up to the rounding of batched matmuls, as in ``run_group``). Per-row ``prefill_s`` is the row's
-own admission; ``decode_s`` is its share of each step it was live for (a step's seconds over its
-live rows). Only the CPU shared-prefix path streams (:func:`pfc.run.backends.hf_engine.shares_prefix`);
-elsewhere :func:`run_stream` runs ``run_group`` on consecutive slices of ``live`` rows. It does
-not plan groups, tokenize or cache responses.
+Each row samples with its own seeded generator, so its tokens depend only on its own prompt (up to the rounding of
+batched matmuls, as in ``run_group``). Per-row ``prefill_s`` is the row's own admission; ``decode_s`` is its share of
+each step it was live for (a step's seconds over its live rows). Only the CPU shared-prefix path streams
+(:func:`pfc.run.backends.hf_engine.shares_prefix`); elsewhere :func:`run_stream` runs ``run_group`` on consecutive
+slices of ``live`` rows. It does not plan groups, tokenize or cache responses.
 """
 from __future__ import annotations
 
@@ -128,8 +126,8 @@ def _in_slices(dec: Decoder, prefix_cache, prompts, samplings, live, on_row):
 def run_stream(dec: Decoder, prefix_cache, prompts: list[list[int]], samplings: list[dict], live: int = 8,
                on_row=None) -> list[tuple[list[int], float, float]]:
     """Decode ``prompts`` (each = the cached prefix + its suffix), at most ``live`` at a time, a stopped row
-    replaced at once by the next; returns (tokens, prefill_s, decode_s) per row, ``on_row(i, tokens,
-    prefill_s, decode_s)`` called as each row finishes (in finishing order)."""
+    replaced at once by the next; returns (tokens, prefill_s, decode_s) per row, ``on_row(i, tokens, prefill_s,
+    decode_s)`` called as each row finishes (in finishing order)."""
     lm, pick, stop, chunk, device = dec.lm, dec.pick, dec.stop, dec.chunk, dec.device
     p = prefix_cache.get_seq_length()
     if not (shares_prefix(lm, device) and p > 0):  # no split attention: fixed groups of `live` rows

@@ -1,16 +1,14 @@
 """Any OpenAI-compatible endpoint (OpenAI, DeepSeek, ``vllm serve``, ``transformers serve``).
 
-Base URL and key come from the environment only (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``;
-a local server needs any non-empty key) — never from a parameter, notebook or file.
-Requests run concurrently (bounded by ``concurrency``) with retries and exponential
-backoff on 429, 5xx, timeouts, connection errors and malformed replies (``"choices": []``, an
-HTML page, cut-off JSON, a choice without a message: :func:`parse_reply` says what is wrong);
-other 4xx fail at once. A request that still fails is a ``Response`` with ``error`` (recorded
-in ``failures.jsonl`` by the runner), never an exception. Latency is
-measured from when a request gets a concurrency slot (the client's own queueing is not the
-server's latency); ``timeout`` and ``concurrency`` come from ``pfc run --timeout/--concurrency``. Native
-function calling passes ``tools``; without tools the prompt carries the format. Usage,
-latency and cost (``data/prices.json``, per million tokens) are recorded per request.
+Base URL and key come from the environment only (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``; a local server needs any
+non-empty key) — never from a parameter, notebook or file. Requests run concurrently (bounded by ``concurrency``) with
+retries and exponential backoff on 429, 5xx, timeouts, connection errors and malformed replies (``"choices": []``, an
+HTML page, cut-off JSON, a choice without a message: :func:`parse_reply` says what is wrong); other 4xx fail at once. A
+request that still fails is a ``Response`` with ``error`` (recorded in ``failures.jsonl`` by the runner), never an
+exception. Latency is measured from when a request gets a concurrency slot (the client's own queueing is not the
+server's latency); ``timeout`` and ``concurrency`` come from ``pfc run --timeout/--concurrency``. Native function
+calling passes ``tools``; without tools the prompt carries the format. Usage, latency and cost (``data/prices.json``,
+per million tokens) are recorded per request.
 
     >>> OpenAIBackend.name
     'openai'

@@ -1,29 +1,27 @@
 """OpenVINO GenAI on CPU: continuous batching with prefix caching, for the registered small models.
 
-``model`` is a registry name (its IR from ``make models-openvino``, :mod:`pfc.models.openvino_ir`) or an
-IR directory that holds its tokenizer files too. ``adapter`` (a LoRA directory from :mod:`pfc.train.lora`)
-cannot be applied at run time here: it is merged into a registered model's weights and that model exported
-once (:func:`pfc.models.openvino_ir.merged_ir`), and the model's name carries the adapter's hash.
+``model`` is a registry name (its IR from ``make models-openvino``, :mod:`pfc.models.openvino_ir`) or an IR directory
+that holds its tokenizer files too. ``adapter`` (a LoRA directory from :mod:`pfc.train.lora`) cannot be applied at run
+time here: it is merged into a registered model's weights and that model exported once
+(:func:`pfc.models.openvino_ir.merged_ir`), and the model's name carries the adapter's hash.
 
-Prompts are rendered and answers decoded by the model's own transformers tokenizer and chat template, with
-the ``hf`` backend's own helper (:mod:`pfc.run.backends.chat_template`), so both backends see the same token
-ids; only the forward pass differs. The requests of one call go to
-``openvino_genai.ContinuousBatchingPipeline`` at once: it schedules them together, prefills only what a
-cached block-aligned prefix does not cover (``enable_prefix_caching``) and decodes the live sequences as one
-batch. The shared prefixes of a call are prefilled first, one at a time and cut to whole KV-cache blocks
-(:func:`warm_prefixes`), so that requests handed over together do not each prefill the same prefix.
+Prompts are rendered and answers decoded by the model's own transformers tokenizer and chat template, with the ``hf``
+backend's own helper (:mod:`pfc.run.backends.chat_template`), so both backends see the same token ids; only the forward
+pass differs. The requests of one call go to ``openvino_genai.ContinuousBatchingPipeline`` at once: it schedules them
+together, prefills only what a cached block-aligned prefix does not cover (``enable_prefix_caching``) and decodes the
+live sequences as one batch. The shared prefixes of a call are prefilled first, one at a time and cut to whole KV-cache
+blocks (:func:`warm_prefixes`), so that requests handed over together do not each prefill the same prefix.
 
-Its CPU kernels (paged attention, bf16 compute; the KV cache in bf16 here, OpenVINO's CPU default being u8,
-which measured slower on TRACEBench: 4.9 against 3.9 s per example) are OpenVINO's, so outputs can differ
-from ``hf``'s where two tokens nearly tie, as any two engines do; ``benchmarks/bench_throughput.py``
-measures how often. Sampling follows the request (temperature 0 = greedy; else temperature + top-p, seeded
-per request by ``rng_seed``). Each response's ``latency_s`` is its share of the call's wall time (``usage``:
-``batch_s``, ``batch_rows``); OpenVINO reports no per-request prefill/decode split inside a batch, so rows
-carry no ``generation`` cost.
+Its CPU kernels (paged attention, bf16 compute; the KV cache in bf16 here, OpenVINO's CPU default being u8, which
+measured slower on TRACEBench: 4.9 against 3.9 s per example) are OpenVINO's, so outputs can differ from ``hf``'s where
+two tokens nearly tie, as any two engines do; ``benchmarks/bench_throughput.py`` measures how often. Sampling follows
+the request (temperature 0 = greedy; else temperature + top-p, seeded per request by ``rng_seed``). Each response's
+``latency_s`` is its share of the call's wall time (``usage``: ``batch_s``, ``batch_rows``); OpenVINO reports no
+per-request prefill/decode split inside a batch, so rows carry no ``generation`` cost.
 
-What decides the outputs besides the request — the IR (its source fingerprint and exporter), the OpenVINO
-version, the inference and KV-cache precisions, the block-aligned warm prefill — is :meth:`identity`.
-Needs ``requirements-openvino.txt`` (the runtime only; the export has its own environment).
+What decides the outputs besides the request — the IR (its source fingerprint and exporter), the OpenVINO version, the
+inference and KV-cache precisions, the block-aligned warm prefill — is :meth:`identity`. Needs
+``requirements-openvino.txt`` (the runtime only; the export has its own environment).
 
     >>> OpenVINOBackend.name
     'openvino'
@@ -50,19 +48,18 @@ BLOCK = 32  # tokens per KV-cache block of OpenVINO GenAI's CPU plugin: warm pre
 def warm_prefixes(prompts: list[list[int]], min_new: int = 64, block: int = BLOCK) -> list[list[int]]:
     """The prefixes to prefill, one at a time and in order, before ``prompts`` go to the pipeline together.
 
-    Requests handed over at once all start prefilling at once, before any of them is in the prefix cache, so
-    four variants of one TRACEBench anchor would each prefill the anchor's thousands of tokens. Here a prompt
-    that shares more with the next prompt than with the one before starts a new shared prefix: that prefix
-    (its common part with the next prompt, cut down to a whole number of ``block``-token cache blocks) is
-    prefilled first, alone, so the whole batch finds it cached and prefills only its own suffix. Neighbours
-    only: runs order requests so that those sharing a prefix are adjacent. A prefix adding fewer than
-    ``min_new`` tokens to what the previous one covers is skipped.
+    Requests handed over at once all start prefilling at once, before any of them is in the prefix cache, so four
+    variants of one TRACEBench anchor would each prefill the anchor's thousands of tokens. Here a prompt that shares
+    more with the next prompt than with the one before starts a new shared prefix: that prefix (its common part with the
+    next prompt, cut down to a whole number of ``block``-token cache blocks) is prefilled first, alone, so the whole
+    batch finds it cached and prefills only its own suffix. Neighbours only: runs order requests so that those sharing a
+    prefix are adjacent. A prefix adding fewer than ``min_new`` tokens to what the previous one covers is skipped.
 
-    Why whole blocks (measured 2026-11-27, Qwen2.5-Coder-1.5B, OpenVINO 2026.4): a warm prefix that ends
-    inside a block left that partial block in the prefix cache, and requests reusing it then decoded garbage
-    (``<|im_start|>`` repeated, or the user's text continued) on 12 of the first 80 TRACEBench reference
-    examples; the same four prompts of one anchor answered normally alone, in a batch without warm prefixes,
-    and in a batch with block-aligned warm prefixes.
+    Why whole blocks (measured 2026-11-27, Qwen2.5-Coder-1.5B, OpenVINO 2026.4): a warm prefix that ends inside a block
+    left that partial block in the prefix cache, and requests reusing it then decoded garbage (``<|im_start|>``
+    repeated, or the user's text continued) on 12 of the first 80 TRACEBench reference examples; the same four prompts
+    of one anchor answered normally alone, in a batch without warm prefixes, and in a batch with block-aligned warm
+    prefixes.
 
     >>> warm_prefixes([[1, 2, 3, 9], [1, 2, 3, 8], [1, 2, 3, 7], [1, 5, 6, 9], [1, 5, 6, 8]], min_new=1, block=1)
     [[1, 2, 3], [1, 5, 6]]

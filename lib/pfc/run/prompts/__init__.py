@@ -1,7 +1,7 @@
 """Prompt building: one :class:`Prompt` type and the named prompt strategies.
 
-Benchmark-specific builders live beside this file (``pfc.benchmarks.toolspectrum.prompts``). This
-module holds what they share; it does not call models.
+Benchmark-specific builders live beside this file (``pfc.benchmarks.toolspectrum.prompts``). This module holds what they
+share; it does not call models.
 
     >>> "hierarchical" in STRATEGIES
     True
@@ -69,12 +69,11 @@ def _words(text: str) -> set[str]:
 def match_domain(text, domains: dict[str, dict[str, str]]) -> tuple[str | None, str]:
     """The domain a hierarchical step-1 answer names, and how it was read.
 
-    ``domains`` maps each domain name to the apps the prompt showed under it, ``{app: description}``.
-    In order: (1) ``"name"`` — a domain name as a whole word (the earliest wins); (2) ``"app"`` — an
-    app name, read as that app's domain; (3) ``"overlap"`` — the one domain whose name, apps and
-    descriptions share the most content words with the answer (a small model answers "Fitness" for
-    the Health domain, whose Keep app is "a popular fitness app"). A tie or no shared word gives
-    ``(None, "none")``: the caller falls back to the full toolset. Reasoning blocks (``<think>``)
+    ``domains`` maps each domain name to the apps the prompt showed under it, ``{app: description}``. In order: (1)
+    ``"name"`` — a domain name as a whole word (the earliest wins); (2) ``"app"`` — an app name, read as that app's
+    domain; (3) ``"overlap"`` — the one domain whose name, apps and descriptions share the most content words with the
+    answer (a small model answers "Fitness" for the Health domain, whose Keep app is "a popular fitness app"). A tie or
+    no shared word gives ``(None, "none")``: the caller falls back to the full toolset. Reasoning blocks (``<think>``)
     are dropped first; the answer is only read, never executed.
 
         >>> match_domain("Fitness", {"Health": {"Keep": "A popular fitness app"}, "News": {"Weibo": ""}})
