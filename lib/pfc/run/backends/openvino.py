@@ -1,27 +1,14 @@
 """OpenVINO GenAI on CPU: continuous batching with prefix caching, for the registered small models.
 
 ``model`` is a registry name (its IR from ``make models-openvino``, :mod:`pfc.models.openvino_ir`) or an IR directory
-that holds its tokenizer files too. ``adapter`` (a LoRA directory from :mod:`pfc.train.lora`) cannot be applied at run
-time here: it is merged into a registered model's weights and that model exported once
-(:func:`pfc.models.openvino_ir.merged_ir`), and the model's name carries the adapter's hash.
-
-Prompts are rendered and answers decoded by the model's own transformers tokenizer and chat template, with the ``hf``
-backend's own helper (:mod:`pfc.run.backends.chat_template`), so both backends see the same token ids; only the forward
-pass differs. The requests of one call go to ``openvino_genai.ContinuousBatchingPipeline`` at once: it schedules them
-together, prefills only what a cached block-aligned prefix does not cover (``enable_prefix_caching``) and decodes the
-live sequences as one batch. The shared prefixes of a call are prefilled first, one at a time and cut to whole KV-cache
-blocks (:func:`warm_prefixes`), so that requests handed over together do not each prefill the same prefix.
-
-Its CPU kernels (paged attention, bf16 compute; the KV cache in bf16 here, OpenVINO's CPU default being u8, which
-measured slower on TRACEBench: 4.9 against 3.9 s per example) are OpenVINO's, so outputs can differ from ``hf``'s where
-two tokens nearly tie, as any two engines do; ``benchmarks/bench_throughput.py`` measures how often. Sampling follows
-the request (temperature 0 = greedy; else temperature + top-p, seeded per request by ``rng_seed``). Each response's
-``latency_s`` is its share of the call's wall time (``usage``: ``batch_s``, ``batch_rows``); OpenVINO reports no
-per-request prefill/decode split inside a batch, so rows carry no ``generation`` cost.
-
-What decides the outputs besides the request — the IR (its source fingerprint and exporter), the OpenVINO version, the
-inference and KV-cache precisions, the block-aligned warm prefill — is :meth:`identity`. Needs
-``requirements-openvino.txt`` (the runtime only; the export has its own environment).
+that holds its tokenizer files too; a LoRA ``adapter`` is merged into the weights and exported once
+(:func:`pfc.models.openvino_ir.merged_ir`), never applied at run time. Prompts go through the model's own tokenizer and
+chat template (:mod:`pfc.run.backends.chat_template`, as ``hf``); a call's requests go to
+``openvino_genai.ContinuousBatchingPipeline`` together, with block-aligned prefix caching, their shared prefixes
+prefilled first (:func:`warm_prefixes`). Sampling follows the request (greedy at temperature 0, else seeded per
+request); a response's ``latency_s`` is its share of the call's wall time (no per-row ``generation`` cost). What decides
+the outputs besides the request is :meth:`identity`. Needs ``requirements-openvino.txt``. Precision, speed and agreement
+with ``hf``: docs/models.md (the backend table, "Performance").
 
     >>> OpenVINOBackend.name
     'openvino'
