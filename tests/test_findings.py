@@ -22,6 +22,14 @@ def test_a_hand_changed_number_in_the_readme_section_is_detected(tmp_path, capsy
     assert readme.read_text() == changed  # --check writes nothing
 
 
+def test_a_readme_that_is_not_utf8_is_refused_in_one_line_naming_it(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_bytes(b"# x\n\xff\xfe\n")
+    assert main(["--check", "--readme", str(readme)]) != 0
+    err = capsys.readouterr().err
+    assert "README.md" in err and "not UTF-8" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
 def test_an_interval_touching_zero_does_not_exclude_it():
     assert side({"paired_lo": 0.0, "paired_hi": 0.014}) == 0
     assert side({"paired_lo": 0.0004, "paired_hi": 0.014}) == 0  # printed [+0.000, +0.014]

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from pfc import benchmarks, paths
-from pfc.errors import UserError, entry
+from pfc.errors import UserError, entry, read_text
 from pfc.io import atomic
 from pfc.plans.reference import SWAP_RUN, paired_runs
 from pfc.report.reference.pairs import _ci
@@ -187,7 +187,7 @@ def _main(argv=None) -> int:
     ap.add_argument("--root", type=Path, default=ROOT, help="folder of metrics.json and paired.json")
     ap.add_argument("--readme", type=Path, default=README)
     args = ap.parse_args(argv)
-    text = args.readme.read_text(encoding="utf-8")
+    text = read_text(args.readme)  # a missing or non-UTF-8 README: one line naming it
     new = splice(text, section(*_load(args.root)))
     if args.check:
         if new != text:
