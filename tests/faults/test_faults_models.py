@@ -120,6 +120,7 @@ def test_a_work_folder_left_by_a_killed_install_is_removed_by_the_next(fake):
     assert [p.name for p in root.iterdir() if p.name.startswith(".fake-")] == [other.name]
 
 
+@pytest.mark.model  # loads transformers: the model tier, not the fast one
 @pytest.mark.parametrize("files", [{}, {"notes.txt": "hello"}, {"config.json": "{}"}])
 def test_hf_on_a_directory_that_is_not_a_model_is_one_line(bench, tmp_path, capsys, files):
     pytest.importorskip("transformers")
