@@ -1,6 +1,6 @@
-"""README's "What the evidence says" against the committed ``metrics.json`` and ``paired.json``: equal to what
-``python -m pfc.report.findings`` generates (no model, no build), a hand-changed number caught, and an interval
-that touches zero never said to exclude it."""
+"""README's "What the evidence says" against the committed ``metrics.json``, ``paired.json`` and ``format_grid.json``:
+equal to what ``python -m pfc.report.findings`` generates (no model, no build), a hand-changed number caught, an interval
+that touches zero never said to exclude it, and the prompt-format grid's lines (hand-made grids)."""
 import shutil
 
 from pfc import paths
@@ -63,3 +63,46 @@ def test_an_ask_line_counts_follow_up_turns_apart_from_first_turn_items():
          "runs": {"originals": {"n": 200, "planned": 200}, "ask": {"n": 200, "planned": 200},
                   "cannot": {"n": 100, "planned": 100}, "followup": {"n": 8, "planned": 8}}}
     assert ask_line("q/ask", e).startswith("  - 1.5B (`q/ask`, 500 first-turn items, 8 follow-up turns): ")
+
+
+def _grid():
+    acc = lambda cell, v, lo, hi: {"cell": cell, "key": "overall", "value": v, "lo": lo, "hi": hi}  # noqa: E731
+    return {"baselines_identical": {"history-prior": True},
+            "models": {"history-prior": {"accuracy": [acc("default", 0.6, 0.55, 0.65)]},
+                       "qwen2.5-coder-0.5b": {"accuracy": [acc("default", 0.1, 0.063, 0.137)]},
+                       "qwen2.5-coder-1.5b": {"accuracy": [acc("history-json", 0.2, 0.15, 0.25),
+                                                           acc("default", 0.15, 0.1, 0.2)],
+                                              "spread": {"overall": {"sd": 0.035355, "sd_lo": 0.0, "sd_hi": 0.07,
+                                                                     "max_delta": 0.05, "max_delta_lo": 0.0,
+                                                                     "max_delta_hi": 0.1, "cells": 2}}}},
+            "stability": {"a": "qwen2.5-coder-0.5b", "b": "qwen2.5-coder-1.5b",
+                          "rows": [{"cell": "default", "diff": 0.05, "paired_lo": 0.01, "paired_hi": 0.09}],
+                          "summary": {"cells": 1, "same_sign": 1, "excludes_zero": 1}},
+            "baseline_beats": {"baseline": "history-prior", "every_cell": False,
+                               "rows": [{"model": "qwen2.5-coder-0.5b", "cell": "default", "beats": True},
+                                        {"model": "qwen2.5-coder-1.5b", "cell": "default", "beats": True},
+                                        {"model": "qwen2.5-coder-1.5b", "cell": "history-json", "beats": False}]}}
+
+
+def test_a_grid_line_gives_each_model_its_finished_cells_in_plan_order_and_names_the_ones_to_run():
+    from pfc.report.findings import grid_lines
+    lines = grid_lines(_grid())
+    assert lines[1] == ("  - 0.5B, 1 of 7 cells (to run: history-json, history-table, history-sentences, order-newest, "
+                        "answer-prompt-json, answer-python): default 0.100 [0.063, 0.137].")
+    assert lines[2].startswith("  - 1.5B, 2 of 7 cells (to run: history-table,")
+    assert lines[2].endswith(": default 0.150 [0.100, 0.200], history-json 0.200 [0.150, 0.250]; across them SD 0.035 "
+                             "[0.000, 0.070], max-Δ 0.050 [0.000, 0.100].")
+
+
+def test_a_grid_line_says_where_the_larger_model_keeps_its_lead_and_whether_the_rule_beats_both():
+    from pfc.report.findings import grid_lines
+    lines = grid_lines(_grid())
+    assert lines[3] == ("  - 1.5B − 0.5B, overall, paired, in the 1 cell both have: the default's sign kept in 1, the "
+                        "interval excluding zero in 1 (default +0.050 [+0.010, +0.090]).")
+    assert lines[4] == ("  - The `history-prior` rule (it reads no prompt: the same answers in every cell) beats "
+                               "every model in every cell measured: no (3 model-cells; not in 1.5B history-json).")
+
+
+def test_no_committed_grid_is_said_not_measured_yet():
+    from pfc.report.findings import grid_lines
+    assert grid_lines(None)[0].endswith(": not measured yet.") and len(grid_lines(None)) == 1

@@ -91,3 +91,16 @@ def test_compute_pairs_the_two_models_and_the_baseline_as_the_golden_grid():
     assert grid["models"]["m-a"]["strict_overall"] == {"default": 0.0, "x": 0.0}
     assert grid["models"]["m-a"]["spread"]["overall"]["max_delta"] == 0.0
     assert "m-b − m-a: default's sign kept in 1 of 2 cells" in G.table(grid)
+
+
+def test_an_unfinished_run_is_refused_naming_its_predictions_file(grid_runs, tmp_path, capsys):
+    """A run with a planned request unanswered would score that request as wrong: the command refuses it instead."""
+    import shutil
+    done = grid_runs["history-prior", "default"].out_dir
+    part = tmp_path / "partial"
+    shutil.copytree(done, part)
+    lines = (part / "predictions.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (part / "predictions.jsonl").write_text("".join(lines[:5]), encoding="utf-8")
+    assert G.main([str(part), str(grid_runs["history-prior", "history-table"].out_dir)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "5 of 12 planned requests answered" in err[0] and "predictions.jsonl" in err[0]

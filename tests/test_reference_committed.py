@@ -85,6 +85,26 @@ def test_committed_paired_comparisons_recompute_to_the_committed_file(committed_
         "reports/reference_runs/paired.json is stale: run python -m pfc.report.reference"
 
 
+def test_the_committed_format_grid_is_the_grid_command_on_the_committed_runs(committed_data, tmp_path, monkeypatch):
+    """Issue 65: ``reports/reference_runs/format_grid.json`` is, byte for byte, ``python -m pfc.report.format_grid
+    --reference --json`` on the committed grid runs whose every request has a row and the grid baselines (made here,
+    on the fresh build, in a temporary directory): the runs notebook 11 reads under ``make reproduce``, through the same
+    ``compute``."""
+    from pfc import paths
+    from pfc.report import format_grid as G
+    from pfc.report.format_grid_views import usable
+    from pfc.report.pipeline.grid import committed_runs
+    committed = reference.ROOT / "format_grid.json"
+    finished, _ = usable(committed_runs())
+    assert committed.is_file() or not finished, "finished grid runs are committed but format_grid.json is not"
+    if not committed.is_file():
+        return
+    monkeypatch.setattr(paths, "BENCHMARKS", paths.OUTPUT_ROOT / "data" / "benchmarks")  # committed_data's build
+    monkeypatch.setattr(paths, "RUNS", tmp_path / "runs")
+    assert G.main(["--reference", "--json", str(tmp_path / "grid.json")]) == 0
+    assert (tmp_path / "grid.json").read_bytes() == committed.read_bytes()
+
+
 def test_the_committed_lora_pair_of_trained_users_has_a_narrower_paired_interval(committed_data):
     """Issue 19: on the committed base-vs-LoRA pair of trained users (433 examples, 73 users) the paired
     interval (the same users drawn for both runs) is narrower than the unpaired one. Widths are compared at

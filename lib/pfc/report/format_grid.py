@@ -10,6 +10,13 @@ sampling, history, k, examples) are refused in one line naming the field (``pfc.
 statistics are ``pfc.eval.format_sensitivity``'s.
 
     python -m pfc.report.format_grid reports/reference_runs/*-openvino/format/* data/runs/grid-hp/*
+
+``--reference`` takes the runs ``make reproduce``'s notebook 11 reads: the grid baselines in every cell (made first,
+seconds, no model: ``pfc.report.pipeline.grid``) and the committed real-model grid runs whose every planned request
+has a row (the others are named, one line each, and left out); the committed ``reports/reference_runs/format_grid.json``
+is this with ``--json``:
+
+    python -m pfc.report.format_grid --reference --json reports/reference_runs/format_grid.json
 """
 from __future__ import annotations
 
@@ -20,10 +27,11 @@ import sys
 from pathlib import Path
 
 from pfc import benchmarks
-from pfc.errors import entry
+from pfc.errors import UserError, entry
 from pfc.eval import format_sensitivity as F
 from pfc.eval.bootstrap import N_BOOT
 from pfc.io import atomic
+from pfc.plans import format_grid as G
 from pfc.report.format_grid_runs import load
 from pfc.run.backends.builtin import BASELINES
 
@@ -120,14 +128,30 @@ def table(grid: dict) -> str:
     return "\n".join(lines)
 
 
+def reference_runs() -> list[Path]:
+    """``--reference``'s runs (see the module docstring): the baselines' cells, then the finished committed ones."""
+    from pfc import paths
+    from pfc.report.format_grid_views import usable
+    from pfc.report.pipeline import grid as pipeline_grid  # the pipeline's own plan of notebook 11's runs
+    pipeline_grid.run_baselines(paths.BENCHMARKS / G.GRID_BENCHMARK)
+    real, left_out = usable(pipeline_grid.committed_runs())
+    for line in left_out:
+        print(line, file=sys.stderr)
+    return [pipeline_grid.baseline_dir(b, c) for b in pipeline_grid.GRID_BASELINES for c, _, _ in G.cells()] + real
+
+
 def _main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m pfc.report.format_grid", description=__doc__.splitlines()[0])
-    ap.add_argument("runs", nargs="+", help="run directories (each a cell of one model, or of a baseline)")
+    ap.add_argument("runs", nargs="*", help="run directories (each a cell of one model, or of a baseline)")
+    ap.add_argument("--reference", action="store_true",
+                    help="the baselines in every cell and the finished committed grid runs (notebook 11's)")
     ap.add_argument("--n-boot", type=int, default=N_BOOT)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", help="also write the grid's JSON here")
     args = ap.parse_args(argv)
-    grid = compute(load(args.runs), args.n_boot, args.seed)
+    if bool(args.runs) == args.reference:
+        raise UserError("give run directories or --reference (not both, not neither)")
+    grid = compute(load(reference_runs() if args.reference else args.runs), args.n_boot, args.seed)
     text = json.dumps(grid, indent=1, ensure_ascii=False, sort_keys=True)
     print(table(grid))
     print(text)

@@ -1,12 +1,13 @@
 """The runs of a prompt-format grid: read, checked to differ in prompt settings only, scored both ways.
 
-:func:`check` reads each run's identity (``run.json``, ``pfc.run.identity``) and refuses, in one line naming
-the run and the field, a run that differs from the first in anything but the prompt settings
-(:data:`PROMPT_FIELDS`) and the model (:data:`MODEL_FIELDS`: a grid holds one or more models, each a full set
-of cells; a baseline is a model too), and two runs of one model in one cell. :func:`load` scores each run on the
-examples it was planned on (its ``ids``) with the robust and the strict rules (``pfc.eval.scoring``; the
-``official`` rules exist for benchmarks with a published evaluator only, ``Scoring.official_compat``), and reads
-what its prompts cost (:func:`cost`: its rows' ``generation``, else its ``usage.json``). The statistics are ``pfc.eval.format_sensitivity``'s; the command is ``pfc.report.format_grid``.
+:func:`check` reads each run's identity (``run.json``, ``pfc.run.identity``) and refuses, in one line naming the run and
+the field, a run that differs from the first in anything but the prompt settings (:data:`PROMPT_FIELDS`) and the model
+(:data:`MODEL_FIELDS`: a grid holds one or more models, each a full set of cells; a baseline is a model too), and two
+runs of one model in one cell. :func:`load` scores each run on the examples it was planned on (its ``ids``; a run with a
+row missing is refused: it is not finished) with the robust and the strict rules (``pfc.eval.scoring``; the ``official``
+rules exist for benchmarks with a published evaluator only, ``Scoring.official_compat``), and reads what its prompts
+cost (:func:`cost`: its rows' ``generation``, else its ``usage.json``). The statistics are
+``pfc.eval.format_sensitivity``'s; the command is ``pfc.report.format_grid``.
 """
 from __future__ import annotations
 
@@ -126,12 +127,22 @@ def cost(run_dir: Path) -> dict:
             "s_per_example": latency.get("p50") if calls else None}
 
 
+def _finished(run_dir: Path, planned: int) -> None:
+    """Refuse a run with fewer rows than requests planned: scoring it would count each missing row as a wrong answer."""
+    f = run_dir / "predictions.jsonl"
+    rows = sum(1 for line in f.read_text(encoding="utf-8").splitlines() if line.strip()) if f.is_file() else 0
+    if rows < planned:
+        raise UserError(f"{rows} of {planned} planned requests answered: a grid compares finished runs (resume it, "
+                        "or leave it out)", file=paths.relative(f))
+
+
 def load(run_dirs) -> list[GridRun]:
     """:func:`check`, then each run scored robust and strict (``user_id`` attached) and its cost."""
     runs = check(run_dirs)
     with reading_once():
         for r in runs:
             config, exs, tools = _planned(r.run_dir)
+            _finished(r.run_dir, len(exs))
             adapter = benchmarks.get(config["benchmark"])
             outputs = adapter.scoring.load_predictions(r.run_dir / "predictions.jsonl", exs)
             users = {e.id: e.user_id for e in exs}

@@ -2,7 +2,7 @@
 
 The grid's cells and requests are the reference plan's (``pfc.plans.format_grid``: 7 cells, 200 of the reference
 sample's 400 TRACEBench requests). The pipeline never runs a real model: it runs the ``history-prior`` and
-``no-history`` baselines in every cell (:func:`baseline_step`, seconds: they read no prompt, so each must score the same
+``no-history`` baselines in every cell (:func:`baseline_step`, :func:`run_baselines`, seconds: they read no prompt, so each must score the same
 in every cell, which notebook 11 checks), and gives notebook 11 the committed real-model grid runs
 (:func:`committed_runs`: each reference root's ``format/`` runs holding a finished row), naming none when none is
 committed yet. Only plans: running is ``pfc.report.pipeline.running``'s job.
@@ -27,7 +27,8 @@ def baseline_dir(baseline: str, cell: str) -> Path:
     return paths.RUNS / f"grid-{baseline}" / cell
 
 
-def _run_baselines(bench: Path) -> None:
+def run_baselines(bench: Path) -> None:
+    """Every grid baseline in every cell on the build ``bench`` (resumed; redone when the plan changed)."""
     with reading_once():
         exs, _ = benchmarks.get(G.GRID_BENCHMARK).scoring.load(bench, None)
         ids = tuple(G.grid_ids(exs, tracebench_ids(exs)))
@@ -42,7 +43,7 @@ def baseline_step(bench: Path) -> Step:
     outs = [baseline_dir(b, c) / "predictions.jsonl" for b in GRID_BASELINES for c, _, _ in G.cells()]
     return Step(f"format grid: {', '.join(GRID_BASELINES)} in each of the {len(G.cells())} prompt cells", None,
                 {"baselines": list(GRID_BASELINES), "cells": [c for c, _, _ in G.cells()]},
-                [bench / "examples.jsonl"], outs, fn=lambda: _run_baselines(bench))
+                [bench / "examples.jsonl"], outs, fn=lambda: run_baselines(bench))
 
 
 def committed_runs(root: Path | None = None) -> list[Path]:
