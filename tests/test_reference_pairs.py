@@ -203,3 +203,21 @@ def test_an_interval_over_too_few_users_is_flagged_rough(root, tiny_tracebench):
     assert m["clusters"] < P.MIN_USERS and m["paired_lo"] is not None
     md = P.markdown(result)
     assert "] †" in md and f"fewer than {P.MIN_USERS} users" in md and f"| {m['clusters']} |" in md
+
+
+def test_a_rerun_pair_is_scored_on_the_cells_ids_and_names_each_sides_batch_size(tmp_path, monkeypatch, tiny_tracebench):
+    """The re-run question (issue 65): the format grid's default cell, planned on a subset, against the full run of the
+    same prompts in another batch size; a deterministic baseline answers the same, so the difference is 0."""
+    from pfc import benchmarks
+    root = tmp_path / "reference_runs"
+    monkeypatch.setattr(P, "pairs", lambda: [("rerun", P.RERUN_RUN, B)])
+    exs, _ = benchmarks.get("tracebench").scoring.load(tiny_tracebench, None)
+    ids = tuple(sorted(e.id for e in exs)[:5])
+    execute(RunConfig("tracebench", tiny_tracebench, "history-prior", root / P.RERUN_RUN, history="last_k", k=5,
+                      ids=ids, batch_size=64))
+    execute(RunConfig("tracebench", tiny_tracebench, "history-prior", root / B, history="last_k", k=5, batch_size=16))
+    result = P.compute(root)
+    entry = result["pairs"][0]
+    assert (entry["n"], entry["partial"], entry["a_batch_size"], entry["b_batch_size"]) == (5, False, 64, 16)
+    assert _metric(entry, "overall")["diff"] == 0
+    assert f"`{P.RERUN_RUN}` (64) − `{B}` (16), n = 5 paired examples." in P.markdown(result)

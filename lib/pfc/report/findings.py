@@ -105,7 +105,7 @@ def section(metrics: dict, paired: dict, grid: dict | None = None) -> str:
         folder, run = p["a"].split("/", 1)
         size = _size(folder.rsplit("-", 1)[0])
         lines.append(pair_line(p, f"{size} `{run}`", size, "the rule"))
-    lines += asks(metrics, ps) + grid_lines(grid) + papers(metrics)
+    lines += asks(metrics, ps) + grid_lines(grid, [p for p in ps if p["question"] == "rerun"]) + papers(metrics)
     models = sorted({str(e.get("model")).split("+")[0] for e in metrics.values() if e.get("model")})
     return "\n".join(lines + [CANNOT.format(models=", ".join(models))]) + "\n"
 
@@ -173,16 +173,21 @@ def _ci3(lo, hi) -> str:
     return "" if lo is None else f" [{lo:.3f}, {hi:.3f}]"
 
 
-def grid_lines(grid: dict | None) -> list[str]:
+def grid_lines(grid: dict | None, reruns: list[dict] = ()) -> list[str]:
     """The prompt-format grid (``format_grid.json``: ``python -m pfc.report.format_grid --reference``): each model's
     overall accuracy in the cells it has finished and its spread across them (BFCL's SD and max-Δ), larger − smaller in
     every cell both have (the default's sign kept? the interval excluding zero?), whether the history-prior rule beats
-    every model in every cell; the cells still to run named."""
+    every model in every cell; the cells still to run named. ``reruns``: ``paired.json``'s re-run pairs (the default cell
+    − the same model's ``tracebench-last_k`` on the same ids: what a re-run alone moves)."""
     head = ("- **Does it hold in another prompt format?** (TRACEBench's prompt-format grid, `format_grid.json`: the same "
             "200 requests, 50 per vagueness level, under 7 prompts that change one axis of the default at a time; "
             "overall accuracy, robust rules, user-clustered 95% intervals; a cell counts once its run answered all 200)")
     if not grid:
         return [head + ": not measured yet."]
+    said_rerun = [pair_line(p, f"{_size(p['a'].split('/', 1)[0].rsplit('-', 1)[0])} re-run: the default cell − the same "
+                            "model's `tracebench-last_k` on the same requests, batch size "
+                            f"{p.get('a_batch_size')} vs {p.get('b_batch_size')}", "the default cell", "last_k")
+                  for p in reruns if not p.get("pending")]
     order = [c for c, _, _ in grid_cells()]
     real = [m for m in grid["models"] if m not in grid.get("baselines_identical", {})]
     lines = [head + ":"]
@@ -209,7 +214,7 @@ def grid_lines(grid: dict | None) -> list[str]:
         lines.append(f"  - The `{bb['baseline']}` rule (it reads no prompt: the same answers in every cell) beats "
                      f"every model in every cell measured: {'yes' if bb['every_cell'] else 'no'} "
                      f"({len(bb['rows'])} model-cell{'s' * (len(bb['rows']) != 1)}" + (f"; not in {', '.join(short)}" if short else "") + ").")
-    return lines
+    return lines + said_rerun
 
 
 def splice(readme: str, body: str) -> str:

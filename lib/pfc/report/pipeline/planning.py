@@ -76,6 +76,8 @@ def _reference(planned: set[str]) -> tuple[list[Step], list[Path]]:
         asks = [reference.ROOT / r for r in ask_report.runs()  # issue 64's, as committed
                 if (reference.ROOT / r / "predictions.jsonl").is_file()]
         abl += f", {len(asks)} ask-or-infer run{'s' * (len(asks) != 1)}" if asks else ""
+        asks += [reference.ROOT / a for q, a, _ in pairs_report.pairs()  # the re-run pairs' format-grid default cells
+                 if q == "rerun" and (reference.ROOT / a / "predictions.jsonl").is_file()]
         steps.append(Step(f"reference runs: metrics.json, paired comparisons ({len(refs)} run{'s' * (len(refs) != 1)}{abl})", None, {},
                           [p for d in refs + ablations + asks for p in (d / "predictions.jsonl", d / "config.json")],
                           [paths.REPORTS / "reference_runs" / n

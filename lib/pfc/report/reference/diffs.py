@@ -22,7 +22,7 @@ from pfc.report.reference.run import ROOT
 
 DIRS = "diffs"
 COMMAND = "python -m pfc.report.reference.diffs"
-SIDED = ("layout", "history", "lora", "model", "engine", "ask-prompt", "rule")  # both sides are run directories
+SIDED = ("layout", "history", "lora", "model", "engine", "rerun", "ask-prompt", "rule")  # both sides are run directories
 
 
 def page_dir(a: str, b: str) -> str:

@@ -1,6 +1,6 @@
 """Paired comparisons of the committed reference runs, each on the ids both runs answered.
 
-Six questions, five of them a pair of run directories under ``reports/reference_runs/`` (:func:`pairs`):
+Seven questions, six of them a pair of run directories under ``reports/reference_runs/`` (:func:`pairs`):
 
 - **prompt layout** (issue 18, item 2): each ``layout/<run>-<other layout>`` ablation run (100 seeded examples of the
   run under the other layout; ``pfc.plans.reference.layout_ablation``) against its run;
@@ -13,6 +13,10 @@ Six questions, five of them a pair of run directories under ``reports/reference_
 - **engine**: one model's rows on two engines (``ENGINE_PAIRS``: the 0.5B on ``openvino`` − on ``hf``), a check that the
   faster engine answers as the reference one does; PTBench's ``hf`` runs answered the earlier synthesis, so those pairs
   say "not compared" (the runs' examples hashes differ) rather than pair them;
+- **re-run**: the prompt-format grid's ``format/tracebench-default`` cell (issue 65: today's prompt and settings on 200 of
+  the 400) against the same model's ``tracebench-last_k`` on those 200, in each model folder of ``MODEL_PAIRS``: the
+  runs differ in batch size alone (the engine batches other requests together), so this is what a re-run moves, the
+  floor under any format effect;
 - **personalization**: the same sides' context following, request faithfulness and sensitivity on the swap-user
   variants, paired per variant (``pfc.report.reference.personalization``: each side is two runs).
 
@@ -44,12 +48,14 @@ from pfc.report.reference import run as reference
 from pfc.report.reference.run import examples_hash, has_rows, present
 from pfc.io import atomic
 from pfc.plans.evidence import EVIDENCE_BENCHMARK
+from pfc.plans.format_grid import run_name
 from pfc.plans.reference import (ENGINE_PAIRS, HISTORY_RUNS, MODEL_PAIRS, ablation_run, command, folder, layout_ablation,
                                  lora_pairs, paired_runs)
 from pfc.io.reuse import reading_once
 from pfc.run.requests import RequestBuilder
 
 
+RERUN_RUN = run_name("default")  # the format grid's default cell: today's prompt again, on 200 of the 400
 LAYOUTS = f"{EVIDENCE_BENCHMARK}_layouts"  # the result's check that both layouts build the same requests there
 
 
@@ -60,11 +66,16 @@ def _sides() -> list[tuple[str, str]]:
     return list(dict.fromkeys(sides))
 
 
+def _model_sides() -> list[tuple[str, str]]:
+    """The (model, engine) sides of ``MODEL_PAIRS``, the smaller first: the folders holding the format grid's runs."""
+    return list(dict.fromkeys((m, eng) for a, b, eng in MODEL_PAIRS for m in (b, a)))
+
+
 def _places() -> dict[str, tuple[str, str, str]]:
     """``{path under the root: (run, model, backend)}`` of every run the model, engine and LoRA questions compare
     (where the plan puts each model's runs, ``pfc.plans.reference.folder``)."""
     return {f"{folder(m, e)}/{r}".lstrip("/"): (r, m, e) for m, e in _sides()
-            for r in (*paired_runs(), *(r for p in lora_pairs() for r in p))}
+            for r in (*paired_runs(), *(r for p in lora_pairs() for r in p), RERUN_RUN)}
 
 
 def pairs() -> list[tuple[str, str, str]]:
@@ -76,7 +87,8 @@ def pairs() -> list[tuple[str, str, str]]:
             + [("history", at(m, e, HISTORY_RUNS["retrieved"]), at(m, e, HISTORY_RUNS["last_k"])) for m, e in _sides()]
             + [("lora", *(at(m, e, r) for r in p)) for m, e in _sides() for p in lora_pairs()]
             + [("model", at(a, eng, r), at(b, eng, r)) for a, b, eng in MODEL_PAIRS for r in paired_runs()]
-            + [("engine", at(m, ea, r), at(m, eb, r)) for m, ea, eb in ENGINE_PAIRS for r in paired_runs()])
+            + [("engine", at(m, ea, r), at(m, eb, r)) for m, ea, eb in ENGINE_PAIRS for r in paired_runs()]
+            + [("rerun", at(m, eng, RERUN_RUN), at(m, eng, HISTORY_RUNS["last_k"])) for m, eng in _model_sides()])
 
 
 def pair(root: Path, question: str, a: str, b: str, n_boot: int = N_BOOT, seed: int = 0) -> dict:
@@ -92,7 +104,7 @@ def pair(root: Path, question: str, a: str, b: str, n_boot: int = N_BOOT, seed: 
     cfg_b, exs_b, out_b, _, _, _ = present(b_dir)
     entry.update(benchmark=cfg_b["benchmark"], planned=planned,
                  **{f"{x}_{k}": c.get(k) for x, c in (("a", cfg_a), ("b", cfg_b))
-                    for k in ("layout", "history", "model", "backend")})
+                    for k in ("layout", "history", "model", "backend", "batch_size")})
     common = sorted(set(out_a) & set(out_b))
     if not common:
         return {**entry, "pending": True}
@@ -152,6 +164,9 @@ TITLES = {"layout": "Prompt layout (issue 18, item 2): the other layout − the 
           "model": "Model size: the larger model − the smaller, same engine and settings",
           "personalization": "Personalization under swapped users: one side − the other, on the same variants",
           "engine": "Engine: one model's rows on two engines, same prompts and settings",
+          "rerun": "Re-run (issue 65): the format grid's `default` cell − the same model's `tracebench-last_k` on the "
+                   "200 ids both answered: the same prompts and settings in another batch size, so what a re-run "
+                   "alone moves (the floor under a format effect)",
           "rule": "Against the history-prior rule: each model − the built-in `history-prior` baseline (no model; it "
                   "reads the user's whole history) on the same ids (`pfc.report.reference.rule`)",
           "ask-model": "Ask or infer (issue 64), model size: the larger model − the smaller on the pooled ask-or-infer "
@@ -159,6 +174,7 @@ TITLES = {"layout": "Prompt layout (issue 18, item 2): the other layout − the 
           "ask-prompt": "Ask or infer, prompt: ask-allowed − standard prompt on the same originals (what allowing a "
                         "question costs in accuracy)"}
 WHAT = {"layout": "layout", "history": "history", "lora": "model", "model": "model", "engine": "backend",
+        "rerun": "batch_size",
         "personalization": "side", "rule": "model", "ask-model": "model", "ask-prompt": "prompt"}
 # what a section's tables measure, where their rows alone do not say
 NOTES = {"personalization": (
