@@ -80,3 +80,12 @@ def test_cost_reads_rows_then_usage_json(tmp_path):
                                                      "latency_s": {"p50": 17.5}}))
     assert cost(tmp_path) == {"rows": 3, "measured": 2, "source": "usage.json", "prompt_tokens": 4000.0,
                               "s_per_example": 17.5}
+
+
+def test_the_heatmap_says_not_run_where_a_model_lacks_a_cell():
+    grid = {"cells": ["default", "x"], "models": {
+        "m-a": {"accuracy": [{"cell": "default", "key": "overall", "value": 0.25},
+                             {"cell": "x", "key": "overall", "value": 0.5}]},
+        "m-b": {"accuracy": [{"cell": "default", "key": "overall", "value": 0.75}]}}}
+    texts = sorted(t.get_text() for t in V.heatmap(grid).axes[0].texts)
+    assert texts == ["0.25", "0.50", "0.75", "not run"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from pfc import paths
@@ -80,15 +81,17 @@ def stability_frame(grid: dict) -> pd.DataFrame:
 
 
 def heatmap(grid: dict, key: str = "overall"):
-    """Cells × models, each square its accuracy."""
+    """Cells × models, each square its accuracy; a cell a model has not finished reads "not run"."""
     import matplotlib.pyplot as plt
     frame = accuracy_frame(grid, key)
     fig, ax = plt.subplots(figsize=(1.6 + 1.6 * max(1, frame.shape[1]), 0.5 + 0.45 * max(1, frame.shape[0])))
     im = ax.imshow(frame.to_numpy(dtype=float), vmin=0, vmax=1, cmap="viridis", aspect="auto")
     ax.set_xticks(range(frame.shape[1]), frame.columns, rotation=20, ha="right")
     ax.set_yticks(range(frame.shape[0]), frame.index)
-    for (i, j), v in pd.DataFrame(frame.to_numpy()).stack().items():
-        ax.text(j, i, f"{v:.2f}", ha="center", va="center", color="white" if v < 0.5 else "black", fontsize=8)
+    values = frame.to_numpy(dtype=float)
+    for (i, j), v in ((ij, values[ij]) for ij in np.ndindex(values.shape)):
+        shown, colour = ("not run", "grey") if pd.isna(v) else (f"{v:.2f}", "white" if v < 0.5 else "black")
+        ax.text(j, i, shown, ha="center", va="center", color=colour, fontsize=8)
     fig.colorbar(im, ax=ax, label=f"{key} accuracy")
     ax.set_title(f"{key} accuracy per prompt cell")
     return fig
