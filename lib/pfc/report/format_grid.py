@@ -26,13 +26,15 @@ import math
 import sys
 from pathlib import Path
 
-from pfc import benchmarks
+from pfc import benchmarks, paths
 from pfc.errors import UserError, entry
 from pfc.eval import format_sensitivity as F
 from pfc.eval.bootstrap import N_BOOT
 from pfc.io import atomic
 from pfc.plans import format_grid as G
 from pfc.report.format_grid_runs import load
+from pfc.report.format_grid_views import usable
+from pfc.report.pipeline import grid as pipeline_grid  # the pipeline's own plan of notebook 11's runs
 from pfc.run.backends.builtin import BASELINES
 
 BASELINE = "history-prior"  # the rule the models are measured against (reports/reference_runs: 0.583)
@@ -130,9 +132,6 @@ def table(grid: dict) -> str:
 
 def reference_runs() -> list[Path]:
     """``--reference``'s runs (see the module docstring): the baselines' cells, then the finished committed ones."""
-    from pfc import paths
-    from pfc.report.format_grid_views import usable
-    from pfc.report.pipeline import grid as pipeline_grid  # the pipeline's own plan of notebook 11's runs
     pipeline_grid.run_baselines(paths.BENCHMARKS / G.GRID_BENCHMARK)
     real, left_out = usable(pipeline_grid.committed_runs())
     for line in left_out:
