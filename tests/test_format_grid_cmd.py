@@ -104,3 +104,13 @@ def test_an_unfinished_run_is_refused_naming_its_predictions_file(grid_runs, tmp
     assert G.main([str(part), str(grid_runs["history-prior", "history-table"].out_dir)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "5 of 12 planned requests answered" in err[0] and "predictions.jsonl" in err[0]
+
+
+def test_a_run_whose_predictions_are_not_utf8_is_refused_in_one_line(grid_runs, tmp_path, capsys):
+    import shutil
+    bad = tmp_path / "bad"
+    shutil.copytree(grid_runs["history-prior", "default"].out_dir, bad)
+    (bad / "predictions.jsonl").write_bytes(b"\xff\xfe\n")
+    assert G.main([str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "predictions.jsonl:1: not UTF-8" in err[0]

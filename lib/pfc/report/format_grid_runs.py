@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from pfc import benchmarks, paths
-from pfc.errors import UserError
+from pfc.errors import UserError, read_text
 from pfc.eval.scoring import score
 from pfc.io.reuse import reading_once
 from pfc.report.tables import _examples_path
@@ -130,7 +130,7 @@ def cost(run_dir: Path) -> dict:
 def _finished(run_dir: Path, planned: int) -> None:
     """Refuse a run with fewer rows than requests planned: scoring it would count each missing row as a wrong answer."""
     f = run_dir / "predictions.jsonl"
-    rows = sum(1 for line in f.read_text(encoding="utf-8").splitlines() if line.strip()) if f.is_file() else 0
+    rows = sum(1 for line in read_text(f).splitlines() if line.strip()) if f.is_file() else 0  # non-UTF-8: one line
     if rows < planned:
         raise UserError(f"{rows} of {planned} planned requests answered: a grid compares finished runs (resume it, "
                         "or leave it out)", file=paths.relative(f))
