@@ -184,7 +184,7 @@ def grid_lines(grid: dict | None, reruns: list[dict] = ()) -> list[str]:
             "overall accuracy, robust rules, user-clustered 95% intervals; a cell counts once its run answered all 200)")
     if not grid:
         return [head + ": not measured yet."]
-    said_rerun = [pair_line(p, f"{_size(p['a'].split('/', 1)[0].rsplit('-', 1)[0])} re-run: the default cell − the same "
+    said_rerun = [pair_line(p, f"{_size(p['a_model'])} re-run: the default cell − the same "
                             "model's `tracebench-last_k` on the same requests, batch size "
                             f"{p.get('a_batch_size')} vs {p.get('b_batch_size')}", "the default cell", "last_k")
                   for p in reruns if not p.get("pending")]

@@ -61,9 +61,7 @@ LAYOUTS = f"{EVIDENCE_BENCHMARK}_layouts"  # the result's check that both layout
 
 def _sides() -> list[tuple[str, str]]:
     """Every (model, engine) the model and engine questions name, each once, in order: the root's first."""
-    sides = [(m, e) for m, ea, eb in ENGINE_PAIRS for e in (eb, ea)] + [(m, eng) for a, b, eng in MODEL_PAIRS
-                                                                       for m in (b, a)]
-    return list(dict.fromkeys(sides))
+    return list(dict.fromkeys([(m, e) for m, ea, eb in ENGINE_PAIRS for e in (eb, ea)] + _model_sides()))
 
 
 def _model_sides() -> list[tuple[str, str]]:
