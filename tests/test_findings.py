@@ -74,7 +74,13 @@ def _grid():
                                                            acc("default", 0.15, 0.1, 0.2)],
                                               "spread": {"overall": {"sd": 0.035355, "sd_lo": 0.0, "sd_hi": 0.07,
                                                                      "max_delta": 0.05, "max_delta_lo": 0.0,
-                                                                     "max_delta_hi": 0.1, "cells": 2}}}},
+                                                                     "max_delta_hi": 0.1, "cells": 2}},
+                                              "main_effects": [{"cell": "history-json", "key": "app", "diff": 0.1,
+                                                                "paired_lo": 0.0, "paired_hi": 0.2, "a_only": 30,
+                                                                "b_only": 10, "mcnemar_p": 0.002},
+                                                               {"cell": "history-json", "key": "overall", "diff": 0.05,
+                                                                "paired_lo": 0.01, "paired_hi": 0.09, "a_only": 6,
+                                                                "b_only": 1, "mcnemar_p": 0.125}]}},
             "stability": {"a": "qwen2.5-coder-0.5b", "b": "qwen2.5-coder-1.5b",
                           "rows": [{"cell": "default", "diff": 0.05, "paired_lo": 0.01, "paired_hi": 0.09}],
                           "summary": {"cells": 1, "same_sign": 1, "excludes_zero": 1}},
@@ -90,8 +96,16 @@ def test_a_grid_line_gives_each_model_its_finished_cells_in_plan_order_and_names
     assert lines[1] == ("  - 0.5B, 1 of 7 cells (to run: history-json, history-table, history-sentences, order-newest, "
                         "answer-prompt-json, answer-python): default 0.100 [0.063, 0.137].")
     assert lines[2].startswith("  - 1.5B, 2 of 7 cells (to run: history-table,")
-    assert lines[2].endswith(": default 0.150 [0.100, 0.200], history-json 0.200 [0.150, 0.250]; across them SD 0.035 "
-                             "[0.000, 0.070], max-Δ 0.050 [0.000, 0.100].")
+    assert ": default 0.150 [0.100, 0.200], history-json 0.200 [0.150, 0.250]; across them SD 0.035 [0.000, 0.070], " \
+           "max-Δ 0.050 [0.000, 0.100];" in lines[2]
+
+
+def test_a_grid_line_gives_each_cells_overall_effect_with_the_requests_that_changed_and_their_exact_test():
+    # 6 right only in history-json, 1 only in the default: p = 2 * (1 + 7) / 2**7 = 0.125 (the app effect is not listed)
+    from pfc.report.findings import grid_lines
+    assert grid_lines(_grid())[2].endswith("max-Δ 0.050 [0.000, 0.100]; each cell − default, paired (requests right "
+                                           "only in the cell vs only in the default, exact McNemar p): history-json "
+                                           "+0.050 [+0.010, +0.090] (6 vs 1, p 0.12).")
 
 
 def test_a_grid_line_says_where_the_larger_model_keeps_its_lead_and_whether_the_rule_beats_both():

@@ -175,7 +175,8 @@ def _ci3(lo, hi) -> str:
 
 def grid_lines(grid: dict | None, reruns: list[dict] = ()) -> list[str]:
     """The prompt-format grid (``format_grid.json``: ``python -m pfc.report.format_grid --reference``): each model's
-    overall accuracy in the cells it has finished and its spread across them (BFCL's SD and max-Δ), larger − smaller in
+    overall accuracy in the cells it has finished, its spread across them (BFCL's SD and max-Δ) and each cell − default
+    with the requests that changed (a cluster interval on a handful of them is no finding alone), larger − smaller in
     every cell both have (the default's sign kept? the interval excluding zero?), whether the history-prior rule beats
     every model in every cell; the cells still to run named. ``reruns``: ``paired.json``'s re-run pairs (the default cell
     − the same model's ``tracebench-last_k`` on the same ids: what a re-run alone moves)."""
@@ -198,8 +199,13 @@ def grid_lines(grid: dict | None, reruns: list[dict] = ()) -> list[str]:
         spread = (f"; across them SD {sp['sd']:.3f}{_ci3(sp['sd_lo'], sp['sd_hi'])}, max-Δ {sp['max_delta']:.3f}"
                   f"{_ci3(sp['max_delta_lo'], sp['max_delta_hi'])}") if sp else ""
         cells = ", ".join(f"{c} {acc[c]['value']:.3f}{_ci3(acc[c]['lo'], acc[c]['hi'])}" for c in order if c in acc)
+        me = {e["cell"]: e for e in grid["models"][m].get("main_effects", []) if e["key"] == "overall"}
+        effects = ("; each cell − default, paired (requests right only in the cell vs only in the default, exact "
+                   "McNemar p): " + ", ".join(f"{c} {me[c]['diff']:+.3f} {_ci(me[c]['paired_lo'], me[c]['paired_hi'])} "
+                                              f"({me[c]['a_only']} vs {me[c]['b_only']}, p {me[c]['mcnemar_p']:.2f})"
+                                              for c in order if c in me)) if me else ""
         lines.append(f"  - {_size(m)}, {len(acc)} of {len(order)} cells{' (to run: ' + ', '.join(todo) + ')' if todo else ''}"
-                     f": {cells}{spread}.")
+                     f": {cells}{spread}{effects}.")
     st = grid.get("stability")
     if st:
         rows = sorted(st["rows"], key=lambda r: order.index(r["cell"]) if r["cell"] in order else len(order))
