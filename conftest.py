@@ -39,7 +39,8 @@ MODEL_STACK_MODULES = ("lib/pfc/run/backends/hf_engine.py", "lib/pfc/run/backend
                        "lib/pfc/run/backends/hf_attention.py")
 
 
-EXTRA_MODULES = {"lib/pfc/integrations/inspect_tasks.py": "inspect_ai"}  # an optional extra, imported at the top
+EXTRA_MODULES = {"lib/pfc/integrations/inspect_tasks.py": "inspect_ai",  # optional extras, imported at the top
+                 "lib/pfc/integrations/inspect_logs.py": "inspect_ai"}
 
 
 def pytest_ignore_collect(collection_path, config):
