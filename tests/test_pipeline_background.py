@@ -109,7 +109,9 @@ def test_kernel_env_stays_set_until_the_last_overlapping_block_closes(monkeypatc
     assert "PFC_PROGRESS" not in os.environ
 
 
-def test_the_real_models_sample_run_runs_in_the_background_and_the_walkthrough_waits_for_it(tmp_path):
+def test_the_real_models_sample_run_runs_in_the_background_and_the_walkthrough_waits_for_it(tmp_path, monkeypatch):
+    from pfc.report.pipeline import planning  # a plan, nothing run: the core stack (make test-fast) has no torch
+    monkeypatch.setattr(planning, "_has_torch", lambda: True)
     steps = pipeline.plan(real_model=str(tmp_path / "m"), leave_out=("toolspectrum", "ptbench"))
     run = next(s for s in steps if s.name.startswith("run real model"))
     assert run.background == pipeline.paths.RUNS / run.params["run_id"]
