@@ -120,3 +120,18 @@ def test_a_grid_line_says_where_the_larger_model_keeps_its_lead_and_whether_the_
 def test_no_committed_grid_is_said_not_measured_yet():
     from pfc.report.findings import grid_lines
     assert grid_lines(None)[0].endswith(": not measured yet.") and len(grid_lines(None)) == 1
+
+
+def test_a_grid_missing_a_field_is_one_line_naming_the_field_and_exit_2(tmp_path, capsys):
+    import json
+    root = paths.ROOT / "reports" / "reference_runs"
+    for name in ("metrics.json", "paired.json"):
+        (tmp_path / name).write_text((root / name).read_text(encoding="utf-8"), encoding="utf-8")
+    grid = json.loads((root / "format_grid.json").read_text(encoding="utf-8"))
+    for e in grid["models"]["qwen2.5-coder-0.5b"]["main_effects"]:
+        del e["mcnemar_p"]
+    (tmp_path / "format_grid.json").write_text(json.dumps(grid), encoding="utf-8")
+    readme = shutil.copy(paths.ROOT / "README.md", tmp_path / "README.md")
+    assert main(["--root", str(tmp_path), "--readme", str(readme), "--check"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "lacks the field 'mcnemar_p'" in err

@@ -252,7 +252,12 @@ def _main(argv=None) -> int:
     ap.add_argument("--readme", type=Path, default=README)
     args = ap.parse_args(argv)
     text = read_text(args.readme)  # a missing or non-UTF-8 README: one line naming it
-    new = splice(text, section(*_load(args.root)))
+    try:
+        body = section(*_load(args.root))
+    except (KeyError, TypeError) as e:  # a hand-edited report, or one another version wrote
+        raise UserError(f"a report lacks the field {e}: re-make them (python -m pfc.report.reference; {GRID_COMMAND})",
+                        file=paths.relative(args.root)) from None
+    new = splice(text, body)
     if args.check:
         if new != text:
             print(f"{paths.relative(args.readme)}: its findings section differs from {paths.relative(args.root)}'s "
