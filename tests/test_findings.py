@@ -80,7 +80,9 @@ def _grid():
                                                                 "b_only": 10, "mcnemar_p": 0.002},
                                                                {"cell": "history-json", "key": "overall", "diff": 0.05,
                                                                 "paired_lo": 0.01, "paired_hi": 0.09, "a_only": 6,
-                                                                "b_only": 1, "mcnemar_p": 0.125}]}},
+                                                                "b_only": 1, "mcnemar_p": 0.125,
+                                                                "holm_p": 0.25}]}},
+            "multiplicity": {"method": "Holm", "size": 2},  # as if a second effect had p >= 0.125: 2 * 0.125
             "stability": {"a": "qwen2.5-coder-0.5b", "b": "qwen2.5-coder-1.5b",
                           "rows": [{"cell": "default", "diff": 0.05, "paired_lo": 0.01, "paired_hi": 0.09}],
                           "summary": {"cells": 1, "same_sign": 1, "excludes_zero": 1}},
@@ -101,11 +103,13 @@ def test_a_grid_line_gives_each_model_its_finished_cells_in_plan_order_and_names
 
 
 def test_a_grid_line_gives_each_cells_overall_effect_with_the_requests_that_changed_and_their_exact_test():
-    # 6 right only in history-json, 1 only in the default: p = 2 * (1 + 7) / 2**7 = 0.125 (the app effect is not listed)
+    # 6 right only in history-json, 1 only in the default: p = 2 * (1 + 7) / 2**7 = 0.125 (the app effect is not listed);
+    # Holm's over a family of 2 with this the smaller p: 2 * 0.125
     from pfc.report.findings import grid_lines
     assert grid_lines(_grid())[2].endswith("max-Δ 0.050 [0.000, 0.100]; each cell − default, paired (requests right "
-                                           "only in the cell vs only in the default, exact McNemar p): history-json "
-                                           "+0.050 [+0.010, +0.090] (6 vs 1, p 0.12).")
+                                           "only in the cell vs only in the default, exact McNemar p, Holm's over the "
+                                           "grid's 2 overall main effects): history-json +0.050 [+0.010, +0.090] (6 vs "
+                                           "1, p 0.12, Holm 0.25).")
 
 
 def test_a_grid_line_says_where_the_larger_model_keeps_its_lead_and_whether_the_rule_beats_both():

@@ -93,6 +93,22 @@ def test_compute_pairs_the_two_models_and_the_baseline_as_the_golden_grid():
     assert "m-b − m-a: default's sign kept in 1 of 2 cells" in G.table(grid)
 
 
+def test_compute_adjusts_the_real_models_overall_effects_by_holm_leaving_the_baselines_out():
+    # m-b's x − default: 0 right only in x, 2 only in the default: p = 2 * 1/4 = 0.5; m-a's: 1 vs 1, p = 1;
+    # Holm over those two (the baseline's effect is no claim): 2 * 0.5 = 1.0, then max(1.0, 1 * 1) = 1.0
+    runs = [_run("m-a", "openvino", "default", [1, 1, 0, 0]), _run("m-a", "openvino", "x", [1, 0, 1, 0]),
+            _run("m-b", "openvino", "default", [1, 1, 1, 0]), _run("m-b", "openvino", "x", [0, 0, 1, 0]),
+            _run("history-prior", "history-prior", "default", [1, 1, 1, 1]),
+            _run("history-prior", "history-prior", "x", [1, 1, 1, 1])]
+    grid = G.compute(runs, n_boot=50)
+    overall = {m: next(e for e in grid["models"][m]["main_effects"] if e["key"] == "overall")
+               for m in ("m-a", "m-b", "history-prior")}
+    assert overall["m-b"]["mcnemar_p"] == 0.5 and overall["m-b"]["holm_p"] == 1.0
+    assert overall["m-a"]["holm_p"] == 1.0 and "holm_p" not in overall["history-prior"]
+    assert grid["multiplicity"]["size"] == 2
+    assert "(McNemar p 0.5, Holm 1)" in G.table(grid)
+
+
 def test_an_unfinished_run_is_refused_naming_its_predictions_file(grid_runs, tmp_path, capsys):
     """A run with a planned request unanswered would score that request as wrong: the command refuses it instead."""
     import shutil

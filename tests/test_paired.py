@@ -7,7 +7,7 @@ import pytest
 
 from pfc.errors import UserError
 from pfc.eval.bootstrap import clustered_intervals
-from pfc.eval.paired import mcnemar_exact, paired_metric
+from pfc.eval.paired import holm, mcnemar_exact, paired_metric
 from pfc.report.paired import align
 from pfc.report.tables import Run
 
@@ -70,3 +70,14 @@ def test_rows_without_a_user_count_as_one_cluster_each():
 def test_users_are_counted_once_however_many_rows_they_have():
     a = pd.DataFrame({"user_id": ["u1", "u1", "u2", None], "overall": [1, 1, 0, 0]})
     assert paired_metric(a, a, "overall", n_boot=50)["clusters"] == 3  # u1, u2 and the row without a user
+
+
+def test_holm_multiplies_the_ith_smallest_p_by_m_minus_i_and_keeps_the_order():
+    # by hand: sorted 0.01, 0.03, 0.04, 0.5 -> 4*0.01, 3*0.03, max(0.09, 2*0.04), max(0.09, 1*0.5); returned in input order
+    assert holm([0.01, 0.04, 0.03, 0.5]) == pytest.approx([0.04, 0.09, 0.09, 0.5])
+
+
+def test_holm_never_lets_a_larger_p_fall_below_a_smaller_ones_adjustment_nor_exceed_one():
+    assert holm([0.02, 0.021]) == pytest.approx([0.04, 0.04])  # 1 * 0.021 would fall below 2 * 0.02
+    assert holm([0.6, 0.7]) == [1.0, 1.0]
+    assert holm([]) == []

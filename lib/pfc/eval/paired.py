@@ -5,7 +5,8 @@ is resampled with the *same* users drawn for both runs (a cluster bootstrap, ``p
 removes the between-user variation both runs share; the unpaired interval (each run's users drawn independently) is
 given beside it for comparison. For a 0/1 metric (``mean`` of a 0/1 column) the exact McNemar test uses the discordant
 pairs only: with b examples right in A only and c right in B only, p = min(1, 2 · P[X ≤ min(b, c)]) for X ~ Binomial(b +
-c, 1/2) (p = 1 when b + c = 0). Computed with integers (``math.comb``), no approximation.
+c, 1/2) (p = 1 when b + c = 0). Computed with integers (``math.comb``), no approximation. :func:`holm` adjusts a family
+of such p-values for being read together (Holm 1979, step-down: it controls the family-wise error rate).
 
 It does not load runs (``pfc.report.paired``) and treats the two tables as aligned by row.
 
@@ -31,6 +32,20 @@ def mcnemar_exact(b: int, c: int) -> float:
         return 1.0
     tail = sum(math.comb(n, k) for k in range(min(b, c) + 1))
     return float(min(Fraction(1), Fraction(2 * tail, 2 ** n)))
+
+
+def holm(ps: list[float]) -> list[float]:
+    """Holm's adjusted p-values, in the order given: with the m p-values sorted ascending, p₍ᵢ₎ becomes the largest
+    min(1, (m − j + 1) · p₍ⱼ₎) over j ≤ i (so the order is kept). A claim at level α holds where the adjusted p < α.
+
+    >>> [round(p, 6) for p in holm([0.01, 0.04, 0.03, 0.5])]
+    [0.04, 0.09, 0.09, 0.5]
+    """
+    m, out, run = len(ps), [0.0] * len(ps), 0.0
+    for rank, i in enumerate(sorted(range(m), key=lambda i: ps[i])):
+        run = max(run, min(1.0, (m - rank) * ps[i]))
+        out[i] = run
+    return out
 
 
 def is_binary(df: pd.DataFrame, column: str) -> bool:

@@ -192,6 +192,7 @@ def grid_lines(grid: dict | None, reruns: list[dict] = ()) -> list[str]:
     order = [c for c, _, _ in grid_cells()]
     real = [m for m in grid["models"] if m not in grid.get("baselines_identical", {})]
     lines = [head + ":"]
+    fam = grid.get("multiplicity", {}).get("size")
     for m in real:
         acc = {a["cell"]: a for a in grid["models"][m]["accuracy"] if a["key"] == "overall"}
         todo = [c for c in order if c not in acc]
@@ -201,9 +202,10 @@ def grid_lines(grid: dict | None, reruns: list[dict] = ()) -> list[str]:
         cells = ", ".join(f"{c} {acc[c]['value']:.3f}{_ci3(acc[c]['lo'], acc[c]['hi'])}" for c in order if c in acc)
         me = {e["cell"]: e for e in grid["models"][m].get("main_effects", []) if e["key"] == "overall"}
         effects = ("; each cell − default, paired (requests right only in the cell vs only in the default, exact "
-                   "McNemar p): " + ", ".join(f"{c} {me[c]['diff']:+.3f} {_ci(me[c]['paired_lo'], me[c]['paired_hi'])} "
-                                              f"({me[c]['a_only']} vs {me[c]['b_only']}, p {me[c]['mcnemar_p']:.2f})"
-                                              for c in order if c in me)) if me else ""
+                   f"McNemar p, Holm's over the grid's {fam} overall main effects): " + ", ".join(
+                       f"{c} {me[c]['diff']:+.3f} {_ci(me[c]['paired_lo'], me[c]['paired_hi'])} "
+                       f"({me[c]['a_only']} vs {me[c]['b_only']}, p {me[c]['mcnemar_p']:.2g}, Holm {me[c]['holm_p']:.2g})"
+                       for c in order if c in me)) if me else ""
         lines.append(f"  - {_size(m)}, {len(acc)} of {len(order)} cells{' (to run: ' + ', '.join(todo) + ')' if todo else ''}"
                      f": {cells}{spread}{effects}.")
     st = grid.get("stability")

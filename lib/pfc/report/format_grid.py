@@ -3,11 +3,12 @@
 Prints a table, then the grid as JSON (``--json FILE`` also writes it): per model and cell the accuracy (overall, app,
 values; robust rules, user-clustered 95% intervals), the strict rules' overall beside it (the parser axis), the prompt
 cost where the rows recorded it; per model the main effect of each cell (cell − default, paired) and BFCL's SD and max-Δ
-across cells with intervals; between the two models (B − A, models in name order: B the later name) the sign and
-interval in every cell; whether the ``history-prior`` baseline beats every model in every cell; whether each baseline
-scores the same in every cell (it reads no prompt). Runs that differ in anything else (model settings aside: sample,
-sampling, history, k, examples) are refused in one line naming the field (``pfc.report.format_grid_runs``); the
-statistics are ``pfc.eval.format_sensitivity``'s.
+across cells with intervals; each overall main effect's exact McNemar p adjusted by Holm over the family of every real
+model's overall main effects (``holm_p``; ``multiplicity`` gives the family's size); between the two models (B − A,
+models in name order: B the later name) the sign and interval in every cell; whether the ``history-prior`` baseline
+beats every model in every cell; whether each baseline scores the same in every cell (it reads no prompt). Runs that
+differ in anything else (model settings aside: sample, sampling, history, k, examples) are refused in one line naming
+the field (``pfc.report.format_grid_runs``); the statistics are ``pfc.eval.format_sensitivity``'s.
 
     python -m pfc.report.format_grid reports/reference_runs/*-openvino/format/* data/runs/grid-hp/*
 
@@ -30,6 +31,7 @@ from pfc import benchmarks, paths
 from pfc.errors import UserError, entry
 from pfc.eval import format_sensitivity as F
 from pfc.eval.bootstrap import N_BOOT
+from pfc.eval.paired import holm
 from pfc.io import atomic
 from pfc.plans import format_grid as G
 from pfc.report.format_grid_runs import load
@@ -83,6 +85,12 @@ def compute(runs, n_boot: int = N_BOOT, seed: int = 0) -> dict:
             m["spread"] = {k: F.spread(robust, metric, n_boot, seed) for k, metric in F.KEYS.items()}
         out["models"][model] = m
     real = sorted(m for m in by if m not in baselines)
+    family = [e for m in real for e in out["models"][m].get("main_effects", [])
+              if e["key"] == "overall" and e.get("mcnemar_p") is not None]
+    for e, p in zip(family, holm([e["mcnemar_p"] for e in family])):
+        e["holm_p"] = p
+    out["multiplicity"] = {"method": "Holm", "family": "every real model's overall main effects (cell − default)",
+                           "size": len(family)}
     if len(real) == 2:
         a, b = real
         out["stability"] = {"a": a, "b": b, **F.stability({c: r.robust for c, r in by[a].items()},
@@ -112,7 +120,8 @@ def table(grid: dict) -> str:
     for name, m in grid["models"].items():
         for e in (x for x in m.get("main_effects", []) if x["key"] == "overall"):
             lines.append(f"{name}: {e['cell']} − default {e['diff']:+.3f} [{_pct(e.get('paired_lo'))}, "
-                         f"{_pct(e.get('paired_hi'))}]")
+                         f"{_pct(e.get('paired_hi'))}]" + (f" (McNemar p {e['mcnemar_p']:.3g}, Holm {e['holm_p']:.3g})"
+                                                           if "holm_p" in e else ""))
         s = m.get("spread", {}).get("overall")
         if s:
             lines.append(f"{name}: SD {s['sd']:.3f} [{_pct(s['sd_lo'])}, {_pct(s['sd_hi'])}], max-Δ "
