@@ -121,6 +121,17 @@ def test_a_grid_line_says_where_the_larger_model_keeps_its_lead_and_whether_the_
                                "every model in every cell measured: no (3 model-cells; not in 1.5B history-json).")
 
 
+def test_a_grid_line_says_how_far_each_cells_gap_moves_from_the_defaults():
+    from pfc.report.findings import grid_lines
+    grid = _grid()
+    grid["stability"]["rows"].append({"cell": "history-json", "diff": 0.15, "paired_lo": 0.05, "paired_hi": 0.25,
+                                      "gap_change": 0.1, "gap_change_lo": 0.02, "gap_change_hi": 0.18})
+    grid["stability"]["summary"].update(cells=2, same_sign=2, excludes_zero=2, gap_changes=1)
+    assert grid_lines(grid)[3].endswith("history-json +0.150 [+0.050, +0.250]); the gap − the default's gap, paired, "
+                                        "with an interval excluding zero in 1 of 1 (history-json +0.100 [+0.020, "
+                                        "+0.180]).")
+
+
 def test_no_committed_grid_is_said_not_measured_yet():
     from pfc.report.findings import grid_lines
     assert grid_lines(None)[0].endswith(": not measured yet.") and len(grid_lines(None)) == 1

@@ -85,7 +85,7 @@ def test_compute_pairs_the_two_models_and_the_baseline_as_the_golden_grid():
     grid = G.compute(runs, n_boot=1000)
     assert (grid["stability"]["a"], grid["stability"]["b"]) == ("m-a", "m-b")
     assert grid["stability"]["summary"] == {"cells": 2, "same_sign": 1, "excludes_zero": 0,
-                                            "same_sign_and_excludes_zero": 0}
+                                            "same_sign_and_excludes_zero": 0, "gap_changes": 1}
     assert grid["baseline_beats"]["every_cell"] is False  # m-a's default: user u scores 1 as the baseline does
     assert grid["baselines_identical"] == {"history-prior": True}
     assert grid["models"]["m-a"]["strict_overall"] == {"default": 0.0, "x": 0.0}

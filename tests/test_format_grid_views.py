@@ -37,6 +37,7 @@ def test_frames_hold_the_grids_numbers(grid):
     assert eff.loc[("m-a", "x"), "diff"] == 0 and eff.loc[("m-b", "x"), "diff"] == -0.5
     st = V.stability_frame(grid)
     assert st.loc["default", "m-b − m-a"] == 0.25 and bool(st.loc["x", "same sign"]) is False
+    assert st.loc["x", "− default's gap"] == -0.5 and pd.isna(st.loc["default", "− default's gap"])  # hand: -0.25 - 0.25
     assert bool(st.loc["default", "history-prior beats m-a"]) is False
     sp = V.spread_frame(grid).set_index(["model", "key"])
     assert sp.loc[("m-b", "overall"), "max_delta"] == 0.5

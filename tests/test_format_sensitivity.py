@@ -50,7 +50,17 @@ def test_stability_counts_cells_keeping_the_defaults_sign_and_excluding_zero():
     assert rows["default"]["diff"] == pytest.approx(0.25) and rows["x"]["diff"] == pytest.approx(-0.25)
     # default: (u,u) 0, (v,v) .5 -> [0, .5]; x: (u,u) -.5, (v,v) 0 -> [-.5, 0]: neither excludes 0
     assert (rows["x"]["paired_lo"], rows["x"]["paired_hi"]) == pytest.approx((-0.5, 0.0))
-    assert s["summary"] == {"cells": 2, "same_sign": 1, "excludes_zero": 0, "same_sign_and_excludes_zero": 0}
+    assert s["summary"] == {"cells": 2, "same_sign": 1, "excludes_zero": 0, "same_sign_and_excludes_zero": 0,
+                            "gap_changes": 1}
+
+
+def test_stability_gives_each_cells_gap_minus_the_defaults_with_users_resampled_together():
+    a = {"default": t([1, 1, 0, 0]), "x": t([1, 0, 1, 0])}
+    b = {"default": t([1, 1, 1, 0]), "x": t([0, 0, 1, 0])}
+    x = {r["cell"]: r for r in F.stability(a, b)["rows"]}["x"]
+    # B_x - B_default per request: -1, -1, 0, 0; A_x - A_default: 0, -1, 1, 0. User u: -1 - (-0.5) = -0.5; user v:
+    # 0 - 0.5 = -0.5: every draw gives -0.5, so the interval [-0.5, -0.5] excludes 0 though neither cell's gap does
+    assert (x["gap_change"], x["gap_change_lo"], x["gap_change_hi"]) == pytest.approx((-0.5, -0.5, -0.5))
 
 
 def test_a_baseline_beats_the_models_only_when_every_cells_interval_is_above_zero():

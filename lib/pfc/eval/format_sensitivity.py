@@ -12,7 +12,9 @@ statistic is new here.
   = statistics.stdev(config_accuracies)`` — the sample SD, n − 1 — and ``accuracy_max_delta = max(config_accuracies) -
   min(config_accuracies)``; BFCL prints both × 100, in points), with a percentile interval from resampling users (the
   same users for every cell of one resample); BFCL gives none;
-- :func:`stability`: model B − model A in every cell: does it keep the default cell's sign, does its interval exclude 0;
+- :func:`stability`: model B − model A in every cell: does it keep the default cell's sign, does its interval exclude 0,
+  and how far it moves from the default cell's gap (the model × cell interaction, (B_cell − B_default) − (A_cell −
+  A_default): ``paired_metric`` on the two models' per-request cell − default differences);
 - :func:`baseline_beats`: baseline − each model in every cell (a baseline reads no prompt: one table for all cells);
 - :func:`identical`: whether tables hold the same per-example results (a baseline's cells must).
 
@@ -113,15 +115,31 @@ def _verdict(rows: list[dict], default: str) -> dict:
             "same_sign_and_excludes_zero": sum(r["same_sign"] and r["excludes_zero"] for r in rows)}
 
 
+def _gap_change(a: dict, b: dict, cell: str, default: str, metric: str, n_boot: int, seed: int) -> dict:
+    """(B_cell − B_default) − (A_cell − A_default), users resampled together (a mean metric's per-request differences)."""
+    col = METRICS[metric].columns[0]
+    ac, ad, bc, bd = aligned({"ac": a[cell], "ad": a[default], "bc": b[cell], "bd": b[default]}).values()
+    d = paired_metric(bc.assign(**{col: bc[col] - bd[col]}), ac.assign(**{col: ac[col] - ad[col]}), metric,
+                      "user_id", n_boot, seed)
+    return {"gap_change": d["diff"], "gap_change_lo": d["paired_lo"], "gap_change_hi": d["paired_hi"]}
+
+
 def stability(a: dict[str, pd.DataFrame], b: dict[str, pd.DataFrame], metric: str = "overall",
               default: str = "default", n_boot: int = N_BOOT, seed: int = 0) -> dict:
     """B − A per cell both have (paired): ``{"rows": [...], "summary": counts}``; ``same_sign``: the default
-    cell's sign kept, ``excludes_zero``: the paired interval excludes 0."""
+    cell's sign kept, ``excludes_zero``: the paired interval excludes 0; for a mean metric, each other cell's
+    ``gap_change`` (its gap − the default's, with its interval) and ``summary["gap_changes"]``: the cells where that
+    interval excludes 0."""
     rows = []
     for cell in (c for c in b if c in a):
         ta, tb = aligned({"a": a[cell], "b": b[cell]}).values()
         rows.append({"cell": cell, **paired_metric(tb, ta, metric, "user_id", n_boot, seed)})
-    return {"rows": rows, "summary": _verdict(rows, default)}
+        if cell != default and default in a and default in b and METRICS[metric].aggregation == "mean":
+            rows[-1].update(_gap_change(a, b, cell, default, metric, n_boot, seed))
+    summary = _verdict(rows, default)
+    changed = [r for r in rows if "gap_change" in r]
+    summary["gap_changes"] = sum(bool(r["gap_change_lo"] > 0 or r["gap_change_hi"] < 0) for r in changed)
+    return {"rows": rows, "summary": summary}
 
 
 def baseline_beats(baseline: pd.DataFrame, models: dict[str, dict[str, pd.DataFrame]], metric: str = "overall",

@@ -215,7 +215,11 @@ def grid_lines(grid: dict | None, reruns: list[dict] = ()) -> list[str]:
         lines.append(f"  - {_size(st['b'])} − {_size(st['a'])}, overall, paired, in the {s['cells']} cell"
                      f"{'s' * (s['cells'] != 1)} both have: the default's sign kept in {s['same_sign']}, the interval "
                      f"excluding zero in {s['excludes_zero']} (" + ", ".join(
-                         f"{r['cell']} {r['diff']:+.3f} {_ci(r['paired_lo'], r['paired_hi'])}" for r in rows) + ").")
+                         f"{r['cell']} {r['diff']:+.3f} {_ci(r['paired_lo'], r['paired_hi'])}" for r in rows) + ")"
+                     + (f"; the gap − the default's gap, paired, with an interval excluding zero in {s['gap_changes']} of "
+                        f"{sum('gap_change' in r for r in rows)} (" + ", ".join(
+                            f"{r['cell']} {r['gap_change']:+.3f} {_ci(r['gap_change_lo'], r['gap_change_hi'])}"
+                            for r in rows if "gap_change" in r) + ")" if "gap_changes" in s else "") + ".")
     bb = grid.get("baseline_beats")
     if bb:
         short = [f"{_size(r['model'])} {r['cell']}" for r in bb["rows"] if not r["beats"]]

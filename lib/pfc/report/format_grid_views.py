@@ -65,15 +65,17 @@ def spread_frame(grid: dict) -> pd.DataFrame:
 
 
 def stability_frame(grid: dict) -> pd.DataFrame:
-    """Per cell: B − A with its interval, whether it keeps the default's sign and excludes 0; and whether the
-    baseline beats each model there."""
+    """Per cell: B − A with its interval, whether it keeps the default's sign and excludes 0, its change from the
+    default's gap with that interval; and whether the baseline beats each model there."""
     st, bb = grid.get("stability"), grid.get("baseline_beats")
     rows: dict = {}
     if st:
         for r in st["rows"]:
             rows.setdefault(r["cell"], {}).update({f"{st['b']} − {st['a']}": r["diff"], "lo": r.get("paired_lo"),
                                                    "hi": r.get("paired_hi"), "same sign": r["same_sign"],
-                                                   "excludes 0": r["excludes_zero"]})
+                                                   "excludes 0": r["excludes_zero"],
+                                                   "− default's gap": r.get("gap_change"),
+                                                   "gap lo": r.get("gap_change_lo"), "gap hi": r.get("gap_change_hi")})
     if bb:
         for r in bb["rows"]:
             rows.setdefault(r["cell"], {})[f"{bb['baseline']} beats {r['model']}"] = r["beats"]
