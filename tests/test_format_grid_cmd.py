@@ -76,13 +76,17 @@ def _run(model, backend, cell, overall):
     return GridRun(None, {"backend": backend}, model, cell, df, df.assign(overall=0), {"prompt_tokens": 10.0})
 
 
+def golden_runs():
+    """Two models and a baseline in cells default and x (hand-computed in tests/test_format_sensitivity.py)."""
+    return [_run("m-a", "openvino", "default", [1, 1, 0, 0]), _run("m-a", "openvino", "x", [1, 0, 1, 0]),
+           _run("m-b", "openvino", "default", [1, 1, 1, 0]), _run("m-b", "openvino", "x", [0, 0, 1, 0]),
+           _run("history-prior", "history-prior", "default", [1, 1, 1, 1]),
+           _run("history-prior", "history-prior", "x", [1, 1, 1, 1])]
+
+
 def test_compute_pairs_the_two_models_and_the_baseline_as_the_golden_grid():
     """The same tiny grid as tests/test_format_sensitivity.py (hand-computed there), through the command's code."""
-    runs = [_run("m-a", "openvino", "default", [1, 1, 0, 0]), _run("m-a", "openvino", "x", [1, 0, 1, 0]),
-            _run("m-b", "openvino", "default", [1, 1, 1, 0]), _run("m-b", "openvino", "x", [0, 0, 1, 0]),
-            _run("history-prior", "history-prior", "default", [1, 1, 1, 1]),
-            _run("history-prior", "history-prior", "x", [1, 1, 1, 1])]
-    grid = G.compute(runs, n_boot=1000)
+    grid = G.compute(golden_runs(), n_boot=1000)
     assert (grid["stability"]["a"], grid["stability"]["b"]) == ("m-a", "m-b")
     assert grid["stability"]["summary"] == {"cells": 2, "same_sign": 1, "excludes_zero": 0,
                                             "same_sign_and_excludes_zero": 0, "gap_changes": 1}
@@ -96,11 +100,7 @@ def test_compute_pairs_the_two_models_and_the_baseline_as_the_golden_grid():
 def test_compute_adjusts_the_real_models_overall_effects_by_holm_leaving_the_baselines_out():
     # m-b's x − default: 0 right only in x, 2 only in the default: p = 2 * 1/4 = 0.5; m-a's: 1 vs 1, p = 1;
     # Holm over those two (the baseline's effect is no claim): 2 * 0.5 = 1.0, then max(1.0, 1 * 1) = 1.0
-    runs = [_run("m-a", "openvino", "default", [1, 1, 0, 0]), _run("m-a", "openvino", "x", [1, 0, 1, 0]),
-            _run("m-b", "openvino", "default", [1, 1, 1, 0]), _run("m-b", "openvino", "x", [0, 0, 1, 0]),
-            _run("history-prior", "history-prior", "default", [1, 1, 1, 1]),
-            _run("history-prior", "history-prior", "x", [1, 1, 1, 1])]
-    grid = G.compute(runs, n_boot=50)
+    grid = G.compute(golden_runs(), n_boot=50)
     overall = {m: next(e for e in grid["models"][m]["main_effects"] if e["key"] == "overall")
                for m in ("m-a", "m-b", "history-prior")}
     assert overall["m-b"]["mcnemar_p"] == 0.5 and overall["m-b"]["holm_p"] == 1.0

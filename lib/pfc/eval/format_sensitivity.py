@@ -104,12 +104,16 @@ def spread(tables: dict[str, pd.DataFrame], metric: str = "overall", n_boot: int
     return out
 
 
+def _excludes_zero(lo: float, hi: float) -> bool:
+    return bool(lo > 0 or hi < 0)
+
+
 def _verdict(rows: list[dict], default: str) -> dict:
     ref = next((r["diff"] for r in rows if r["cell"] == default), None)
     sign = 0 if ref is None else int(np.sign(ref))
     for r in rows:
         r["same_sign"] = sign != 0 and int(np.sign(r["diff"])) == sign
-        r["excludes_zero"] = bool(r["paired_lo"] > 0 or r["paired_hi"] < 0)
+        r["excludes_zero"] = _excludes_zero(r["paired_lo"], r["paired_hi"])
     return {"cells": len(rows), "same_sign": sum(r["same_sign"] for r in rows),
             "excludes_zero": sum(r["excludes_zero"] for r in rows),
             "same_sign_and_excludes_zero": sum(r["same_sign"] and r["excludes_zero"] for r in rows)}
@@ -136,10 +140,8 @@ def stability(a: dict[str, pd.DataFrame], b: dict[str, pd.DataFrame], metric: st
         rows.append({"cell": cell, **paired_metric(tb, ta, metric, "user_id", n_boot, seed)})
         if cell != default and default in a and default in b and METRICS[metric].aggregation == "mean":
             rows[-1].update(_gap_change(a, b, cell, default, metric, n_boot, seed))
-    summary = _verdict(rows, default)
-    changed = [r for r in rows if "gap_change" in r]
-    summary["gap_changes"] = sum(bool(r["gap_change_lo"] > 0 or r["gap_change_hi"] < 0) for r in changed)
-    return {"rows": rows, "summary": summary}
+    gap_changes = sum(_excludes_zero(r["gap_change_lo"], r["gap_change_hi"]) for r in rows if "gap_change" in r)
+    return {"rows": rows, "summary": {**_verdict(rows, default), "gap_changes": gap_changes}}
 
 
 def baseline_beats(baseline: pd.DataFrame, models: dict[str, dict[str, pd.DataFrame]], metric: str = "overall",

@@ -173,6 +173,16 @@ def _ci3(lo, hi) -> str:
     return "" if lo is None else f" [{lo:.3f}, {hi:.3f}]"
 
 
+def _gap_text(rows: list[dict], summary: dict) -> str:
+    """Each cell's model gap − the default's (``stability``'s ``gap_change``), or "" for a grid without it."""
+    moved = [r for r in rows if "gap_change" in r]
+    if "gap_changes" not in summary:
+        return ""
+    return (f"; the gap − the default's gap, paired, with an interval excluding zero in {summary['gap_changes']} of "
+            f"{len(moved)} (" + ", ".join(f"{r['cell']} {r['gap_change']:+.3f} "
+                                          f"{_ci(r['gap_change_lo'], r['gap_change_hi'])}" for r in moved) + ")")
+
+
 def grid_lines(grid: dict | None, reruns: list[dict] = ()) -> list[str]:
     """The prompt-format grid (``format_grid.json``: ``python -m pfc.report.format_grid --reference``): each model's
     overall accuracy in the cells it has finished, its spread across them (BFCL's SD and max-Δ) and each cell − default
@@ -216,10 +226,7 @@ def grid_lines(grid: dict | None, reruns: list[dict] = ()) -> list[str]:
                      f"{'s' * (s['cells'] != 1)} both have: the default's sign kept in {s['same_sign']}, the interval "
                      f"excluding zero in {s['excludes_zero']} (" + ", ".join(
                          f"{r['cell']} {r['diff']:+.3f} {_ci(r['paired_lo'], r['paired_hi'])}" for r in rows) + ")"
-                     + (f"; the gap − the default's gap, paired, with an interval excluding zero in {s['gap_changes']} of "
-                        f"{sum('gap_change' in r for r in rows)} (" + ", ".join(
-                            f"{r['cell']} {r['gap_change']:+.3f} {_ci(r['gap_change_lo'], r['gap_change_hi'])}"
-                            for r in rows if "gap_change" in r) + ")" if "gap_changes" in s else "") + ".")
+                     + _gap_text(rows, s) + ".")
     bb = grid.get("baseline_beats")
     if bb:
         short = [f"{_size(r['model'])} {r['cell']}" for r in bb["rows"] if not r["beats"]]
